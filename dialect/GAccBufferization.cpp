@@ -1,0 +1,47 @@
+//===- GAccBufferization.cpp - bufferization of gacc fusion ops -----------===//
+//
+// BufferizableOpInterface of gacc.matmul_accumulate: a destination-style op
+// whose accumulator bufferizes in place; the memref form keeps the op and
+// drops its result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/GAccDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace mlir::bufferization;
+
+namespace {
+struct MatmulAccumulateBufferization
+    : public DstBufferizableOpInterfaceExternalModel<
+          MatmulAccumulateBufferization, MatmulAccumulateOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto mm = cast<MatmulAccumulateOp>(op);
+    FailureOr<Value> a = getBuffer(rewriter, mm.getA(), options, state);
+    FailureOr<Value> b = getBuffer(rewriter, mm.getB(), options, state);
+    FailureOr<Value> c =
+        getBuffer(rewriter, mm.getAccumulator(), options, state);
+    if (failed(a) || failed(b) || failed(c))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    auto newOp = MatmulAccumulateOp::create(
+        rewriter, op->getLoc(), Type(), *a, *b, *c, mm.getFirst(),
+        mm.getTransposeA(), mm.getTransposeB());
+    (void)newOp;
+    replaceOpWithBufferizedValues(rewriter, op, *c);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, GAccDialect *) {
+    MatmulAccumulateOp::attachInterface<MatmulAccumulateBufferization>(*ctx);
+  });
+}

@@ -1,0 +1,57 @@
+//===- GAccDialect.h - the gacc dialect -------------------------*- C++ -*-===//
+//
+// Declares the gacc dialect, its attributes, interfaces and ops. Include
+// this header to use any of them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_DIALECT_GACCDIALECT_H
+#define GACC_DIALECT_GACCDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+
+namespace mlir {
+/// Parses a floating-point parameter of a gacc attribute (`lr = 0.05`) as
+/// an IEEE double.
+template <>
+struct FieldParser<llvm::APFloat> {
+  static FailureOr<llvm::APFloat> parse(AsmParser &parser) {
+    llvm::APFloat value(0.0);
+    if (parser.parseFloat(llvm::APFloat::IEEEdouble(), value))
+      return failure();
+    return value;
+  }
+};
+} // namespace mlir
+
+#include "dialect/GAccDialect.h.inc"
+#include "dialect/GAccEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/GAccAttrs.h.inc"
+
+#include "dialect/GAccInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/GAccOps.h.inc"
+
+namespace mlir::gacc {
+/// Registers the external models of the gacc ops (bufferization of
+/// gacc.matmul_accumulate) with `registry`.
+void registerGAccExternalModels(DialectRegistry &registry);
+} // namespace mlir::gacc
+
+#endif // GACC_DIALECT_GACCDIALECT_H

@@ -1,0 +1,44 @@
+//===- GAccDialect.td - the gacc dialect definition ---------*- tablegen -*-===//
+//
+// The `gacc` dialect expresses one neural-network training step with
+// gradient accumulation: persistent parameters, a training-step op carrying
+// the accumulation schedule and optimizer, and the layer ops of its
+// micro-batch body.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_DIALECT_TD
+#define GACC_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def GAcc_Dialect : Dialect {
+  let name = "gacc";
+  let cppNamespace = "::mlir::gacc";
+  let summary = "Training steps with gradient accumulation";
+  let description = [{
+    The `gacc` dialect describes a training step whose effective batch of
+    `accum_steps × micro_batch` samples is processed as `accum_steps`
+    micro-batches. Gradients of the micro-batches are summed into persistent
+    fp32 accumulators and one deferred optimizer update is applied per
+    optimizer step, so that one accumulated step equals the step on one large
+    batch of the same samples.
+
+    Levels: model (`gacc.param`, `gacc.train_step`, layer ops), gradient
+    (after `gacc-autodiff` the body also yields the parameter gradients),
+    accumulation (`gacc.accumulate`, `gacc.apply_optimizer` inside the
+    function built by `gacc-expand-accumulation`) and fusion
+    (`gacc.matmul_accumulate`).
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+class GAcc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<GAcc_Dialect, mnemonic, traits>;
+
+#endif // GACC_DIALECT_TD

@@ -1,0 +1,51 @@
+//===- GAccInterfaces.td - gacc op interfaces ---------------*- tablegen -*-===//
+//
+// DifferentiableOpInterface: how an op builds its own adjoint (used by
+// gacc-autodiff). LossOpInterface: ops that reduce a model output to a loss.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_INTERFACES_TD
+#define GACC_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def GAcc_DifferentiableOpInterface
+    : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An op that knows its reverse-mode derivative. Given the adjoints of its
+    results (∂L/∂result, same types as the results), `buildAdjoint` emits
+    upstream tensor/linalg/arith ops at the builder's insertion point that
+    compute the adjoint of every operand for which `needed[i]` is true, and
+    stores them in `operandAdjoints` (one entry per operand, null where not
+    needed or not differentiable, e.g. integer labels). It fails, with a
+    diagnostic, when the op cannot be differentiated.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Emit the adjoints of the operands from the adjoints of the results.",
+      "::llvm::LogicalResult", "buildAdjoint",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ValueRange":$resultAdjoints,
+           "::llvm::ArrayRef<bool>":$needed,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandAdjoints)>
+  ];
+}
+
+def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An op that reduces a model output (the prediction, e.g. logits) and
+    targets to a scalar loss summed over the micro-batch. The prediction is
+    what inference functions return.
+  }];
+  let methods = [
+    InterfaceMethod<"The model output this loss reads.",
+      "::mlir::Value", "getPrediction">,
+    InterfaceMethod<"The targets (labels) this loss reads.",
+      "::mlir::Value", "getTargets">
+  ];
+}
+
+#endif // GACC_INTERFACES_TD

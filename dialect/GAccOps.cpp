@@ -1,0 +1,338 @@
+//===- GAccOps.cpp - gacc op verifiers, type inference, helpers -----------===//
+//
+// Verifiers (one clear message per rule), result-type inference of the layer
+// ops, the memory effects of gacc.matmul_accumulate and the helpers of
+// gacc.train_step. Adjoints live in GAccAdjoints.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/GAccDialect.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+static bool isStaticF32Tensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.hasStaticShape() && rt.getElementType().isF32();
+}
+
+//===----------------------------------------------------------------------===//
+// ParamOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  if (!isStaticF32Tensor(getType()))
+    return emitOpError("parameter type must be a statically shaped f32 "
+                       "tensor, got ")
+           << getType();
+  Attribute init = getInitializer();
+  if (!isa<ZerosInitAttr, UniformInitAttr, NormalInitAttr,
+           KaimingUniformInitAttr>(init))
+    return emitOpError("initializer must be #gacc.zeros, #gacc.uniform, "
+                       "#gacc.normal or #gacc.kaiming_uniform, got ")
+           << init;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TrainStepOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TrainStepOp::verify() {
+  if (getAccumSteps() <= 0)
+    return emitOpError("accum_steps must be positive, got ")
+           << getAccumSteps();
+  if (getMicroBatch() <= 0)
+    return emitOpError("micro_batch must be positive, got ")
+           << getMicroBatch();
+  if (auto eff = getEffectiveBatch())
+    if (*eff != getAccumSteps() * getMicroBatch())
+      return emitOpError("effective_batch (")
+             << *eff << ") must equal accum_steps × micro_batch ("
+             << getAccumSteps() << " × " << getMicroBatch()
+             << " = " << getAccumSteps() * getMicroBatch() << ")";
+  if (!isa<SGDAttr>(getOptimizer()))
+    return emitOpError("optimizer must be #gacc.sgd<...>, got ")
+           << getOptimizer();
+  return success();
+}
+
+LogicalResult TrainStepOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  unsigned numParams = getNumParams();
+  if (body.getNumArguments() < numParams + 1)
+    return emitOpError("body needs one argument per parameter (")
+           << numParams << ") followed by at least one input, got "
+           << body.getNumArguments() << " arguments";
+  for (BlockArgument arg : body.getArguments()) {
+    if (!arg.use_empty())
+      continue;
+    if (arg.getArgNumber() < numParams)
+      return emitOpError("parameter ")
+             << getParams()[arg.getArgNumber()]
+             << " is never used by the body";
+    return emitOpError("input #")
+           << arg.getArgNumber() - numParams << " is never used by the body";
+  }
+  for (BlockArgument arg : getInputArguments()) {
+    auto rt = dyn_cast<RankedTensorType>(arg.getType());
+    if (!rt || rt.getRank() < 1)
+      return emitOpError("input #")
+             << arg.getArgNumber() - numParams
+             << " must be a ranked tensor with a leading micro-batch "
+                "dimension, got "
+             << arg.getType();
+    if (!rt.isDynamicDim(0) && rt.getDimSize(0) != getMicroBatch())
+      return emitOpError("input #")
+             << arg.getArgNumber() - numParams << " has leading dimension "
+             << rt.getDimSize(0) << " but micro_batch is " << getMicroBatch();
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 && yield.getNumOperands() != 1 + numParams)
+    return yield.emitOpError("must yield the micro-batch loss, optionally "
+                             "followed by one gradient per parameter (")
+           << numParams << "), got " << yield.getNumOperands() << " values";
+  auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
+  if (!lossType || lossType.getRank() != 0 ||
+      !lossType.getElementType().isF32())
+    return yield.emitOpError("loss must be a scalar tensor<f32>, got ")
+           << yield.getOperand(0).getType();
+  for (unsigned i = 1; i < yield.getNumOperands(); ++i)
+    if (yield.getOperand(i).getType() != body.getArgument(i - 1).getType())
+      return yield.emitOpError("gradient #")
+             << i - 1 << " has type " << yield.getOperand(i).getType()
+             << " but parameter " << getParams()[i - 1] << " has type "
+             << body.getArgument(i - 1).getType();
+  return success();
+}
+
+LogicalResult
+TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  llvm::SmallPtrSet<Attribute, 8> seen;
+  for (auto [i, attr] : llvm::enumerate(getParams())) {
+    auto ref = cast<FlatSymbolRefAttr>(attr);
+    if (!seen.insert(ref).second)
+      return emitOpError("parameter ") << ref << " is listed twice";
+    auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, ref);
+    if (!param)
+      return emitOpError("'") << ref.getValue()
+                              << "' does not name a gacc.param";
+    Type argType = getBodyBlock().getArgument(i).getType();
+    if (param.getType() != argType)
+      return emitOpError("body argument #")
+             << i << " has type " << argType << " but parameter " << ref
+             << " is declared as " << param.getType();
+  }
+  return success();
+}
+
+bool TrainStepOp::isDifferentiated() {
+  return getBodyBlock().getTerminator()->getNumOperands() > 1;
+}
+
+Value TrainStepOp::getLoss() {
+  return getBodyBlock().getTerminator()->getOperand(0);
+}
+
+ValueRange TrainStepOp::getGradients() {
+  return getBodyBlock().getTerminator()->getOperands().drop_front(1);
+}
+
+SmallVector<ParamOp> TrainStepOp::getParamOps() {
+  SmallVector<ParamOp> ops;
+  for (Attribute attr : getParams())
+    ops.push_back(SymbolTable::lookupNearestSymbolFrom<ParamOp>(
+        *this, cast<FlatSymbolRefAttr>(attr)));
+  return ops;
+}
+
+LogicalResult TrainStepOp::setMicroBatchSize(int64_t m) {
+  if (m <= 0)
+    return emitOpError("micro-batch size must be positive, got ") << m;
+  for (BlockArgument arg : getInputArguments()) {
+    auto rt = cast<RankedTensorType>(arg.getType());
+    SmallVector<int64_t> shape(rt.getShape());
+    shape[0] = m;
+    arg.setType(rt.clone(shape));
+  }
+  for (Operation &op : getBodyBlock().without_terminator()) {
+    auto infer = dyn_cast<InferTypeOpInterface>(&op);
+    if (!infer)
+      continue;
+    SmallVector<Type> types;
+    if (failed(infer.inferReturnTypes(
+            getContext(), op.getLoc(), op.getOperands(),
+            op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+            op.getRegions(), types)))
+      return op.emitOpError("cannot be re-typed for micro-batch size ") << m;
+    for (auto [res, t] : llvm::zip(op.getResults(), types))
+      res.setType(t);
+  }
+  setMicroBatch(m);
+  if (getEffectiveBatch())
+    setEffectiveBatch(getAccumSteps() * m);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  auto x = getInput().getType();
+  auto w = getWeight().getType();
+  if (x.getRank() != 2)
+    return emitOpError("input must be rank 2 [batch, in_features], got ") << x;
+  if (w.getRank() != 2)
+    return emitOpError("weight must be rank 2 [out_features, in_features], "
+                       "got ")
+           << w;
+  if (x.getDimSize(1) != w.getDimSize(1))
+    return emitOpError("input has ")
+           << x.getDimSize(1) << " features but weight expects "
+           << w.getDimSize(1) << " (weight layout is [out, in])";
+  if (getBias()) {
+    auto b = getBias().getType();
+    if (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0))
+      return emitOpError("bias must be [") << w.getDimSize(0) << "], got "
+                                           << b;
+  }
+  auto expected = RankedTensorType::get({x.getDimSize(0), w.getDimSize(0)},
+                                        x.getElementType());
+  if (getType() != expected)
+    return emitOpError("result must be ") << expected << ", got " << getType();
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto x = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto w = dyn_cast<RankedTensorType>(operands[1].getType());
+  if (!x || !w || x.getRank() != 2 || w.getRank() != 2)
+    return failure();
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), w.getDimSize(0)}, x.getElementType()));
+  return success();
+}
+
+
+//===----------------------------------------------------------------------===//
+// ReluOp
+//===----------------------------------------------------------------------===//
+
+
+//===----------------------------------------------------------------------===//
+// CrossEntropyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::verify() {
+  auto z = getLogits().getType();
+  auto y = getLabels().getType();
+  if (z.getRank() != 2)
+    return emitOpError("logits must be rank 2 [batch, classes], got ") << z;
+  if (y.getRank() != 1)
+    return emitOpError("labels must be rank 1 [batch], got ") << y;
+  if (z.getDimSize(0) != y.getDimSize(0))
+    return emitOpError("has ")
+           << z.getDimSize(0) << " rows of logits but " << y.getDimSize(0)
+           << " labels";
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location>, ValueRange, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(RankedTensorType::get({}, Float32Type::get(ctx)));
+  return success();
+}
+
+Value CrossEntropyOp::getPrediction() { return getLogits(); }
+Value CrossEntropyOp::getTargets() { return getLabels(); }
+
+//===----------------------------------------------------------------------===//
+// ApplyOptimizerOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ApplyOptimizerOp::verify() {
+  auto sgd = dyn_cast<SGDAttr>(getOptimizer());
+  if (!sgd)
+    return emitOpError("unknown optimizer ") << getOptimizer();
+  if (getState().size() != sgd.getNumStateTensors())
+    return emitOpError("optimizer needs ")
+           << sgd.getNumStateTensors() << " state tensors, got "
+           << getState().size();
+  Type pt = getParam().getType();
+  if (getAccumulator().getType() != pt)
+    return emitOpError("accumulator type ")
+           << getAccumulator().getType() << " differs from parameter type "
+           << pt;
+  for (Value v : getState())
+    if (v.getType() != pt)
+      return emitOpError("state type ")
+             << v.getType() << " differs from parameter type " << pt;
+  if (getNewParam().getType() != pt ||
+      getNewState().size() != getState().size())
+    return emitOpError("results must be the parameter and its state");
+  for (Value v : getNewState())
+    if (v.getType() != pt)
+      return emitOpError("result state type ")
+             << v.getType() << " differs from parameter type " << pt;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulAccumulateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulAccumulateOp::verify() {
+  auto a = cast<ShapedType>(getA().getType());
+  auto b = cast<ShapedType>(getB().getType());
+  auto c = cast<ShapedType>(getAccumulator().getType());
+  bool tensors = isa<RankedTensorType>(a);
+  if (isa<RankedTensorType>(b) != tensors ||
+      isa<RankedTensorType>(c) != tensors)
+    return emitOpError("operands must be all tensors or all memrefs");
+  if (tensors != (getResult() != nullptr))
+    return emitOpError(tensors ? "tensor form must return the accumulator"
+                               : "memref form has no result");
+  if (getResult() && getResult().getType() != c)
+    return emitOpError("result type must be the accumulator type ") << c;
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be rank 2");
+  int64_t m = a.getDimSize(getTransposeA() ? 1 : 0);
+  int64_t k = a.getDimSize(getTransposeA() ? 0 : 1);
+  int64_t kb = b.getDimSize(getTransposeB() ? 1 : 0);
+  int64_t n = b.getDimSize(getTransposeB() ? 0 : 1);
+  auto mismatch = [](int64_t x, int64_t y) {
+    return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
+  };
+  if (mismatch(k, kb))
+    return emitOpError("contraction sizes differ: op(A) has ")
+           << k << " columns, op(B) has " << kb << " rows";
+  if (mismatch(m, c.getDimSize(0)) || mismatch(n, c.getDimSize(1)))
+    return emitOpError("accumulator must be [")
+           << m << ", " << n << "], got " << c;
+  return success();
+}
+
+void MatmulAccumulateOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getResult())
+    return; // tensor form: pure
+  effects.emplace_back(MemoryEffects::Read::get(), &getAMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(), &getBMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(), &getAccumulatorMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getAccumulatorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+#define GET_OP_CLASSES
+#include "dialect/GAccOps.cpp.inc"

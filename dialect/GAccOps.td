@@ -1,0 +1,344 @@
+//===- GAccOps.td - gacc operations -------------------------*- tablegen -*-===//
+//
+// Model level (param, train_step, yield, linear, relu, cross_entropy),
+// accumulation level (accumulate, apply_optimizer) and fusion level
+// (matmul_accumulate) operations of the gacc dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_OPS_TD
+#define GACC_OPS_TD
+
+include "dialect/GAccDialect.td"
+include "dialect/GAccAttrs.td"
+include "dialect/GAccInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+
+def GAcc_F32Tensor : RankedTensorOf<[F32]>;
+def GAcc_LabelTensor : RankedTensorOf<[I32, I64]>;
+def GAcc_ScalarLoss : 0DTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// Model level
+//===----------------------------------------------------------------------===//
+
+def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
+  let summary = "a persistent trainable parameter with its initializer";
+  let description = [{
+    Declares one trainable parameter: a statically shaped fp32 tensor that
+    persists across optimizer steps (torch's layouts: a linear layer's weight
+    is `[out_features, in_features]`). `initializer` is one of
+    `#gacc.zeros`, `#gacc.uniform<low, high>`, `#gacc.normal<mean, std>` or
+    `#gacc.kaiming_uniform<fan_in>`; the runtime draws the values from the
+    training step's `seed`.
+
+    ```mlir
+    gacc.param @fc1_weight : tensor<256x784xf32> = #gacc.kaiming_uniform<fan_in = 784>
+    ```
+
+    Errors: a type that is not a statically shaped f32 tensor, or an
+    initializer that is not a gacc initializer attribute.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<GAcc_F32Tensor>:$type,
+                       AnyAttr:$initializer);
+  let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def GAcc_TrainStepOp : GAcc_Op<"train_step", [
+    Symbol, IsolatedFromAbove, SingleBlock,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "one optimizer step over accum_steps micro-batches";
+  let description = [{
+    A training step whose effective batch of `effective_batch` =
+    `accum_steps` (N) × `micro_batch` (m) samples is processed as N
+    micro-batches of m samples. The single-block region is the micro-batch
+    body: its arguments are the parameters listed in `params` (in order, with
+    their declared types) followed by the micro-batch inputs (each with
+    leading dimension m; class labels are i32 or i64). It yields the loss of
+    the micro-batch summed over its samples as `tensor<f32>`; after
+    `gacc-autodiff` it also yields one gradient per parameter.
+
+    `normalization` says how the summed loss of the whole effective batch is
+    normalized (see `#gacc.normalization`); it is applied exactly once, in
+    the deferred update, by a run-time count of the window's samples.
+    `optimizer` is the update applied once per optimizer step
+    (`#gacc.sgd<...>`). `seed` seeds the parameter initializers and the data
+    order.
+
+    ```mlir
+    gacc.train_step @train params [@w, @b] attributes {
+        accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+        normalization = #gacc.normalization<mean>,
+        optimizer = #gacc.sgd<lr = 0.05, momentum = 0.9>, seed = 0 : i64} {
+    ^bb0(%w: tensor<10x784xf32>, %b: tensor<10xf32>, %x: tensor<32x784xf32>, %y: tensor<32xi32>):
+      %z = gacc.linear %x, %w bias %b : tensor<32x784xf32>, tensor<10x784xf32>, tensor<10xf32> -> tensor<32x10xf32>
+      %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+      gacc.yield %l : tensor<f32>
+    }
+    ```
+
+    Errors: N or m not positive; effective_batch ≠ N × m; a symbol in
+    `params` that is not a `gacc.param`, listed twice, or whose type differs
+    from its block argument; a block argument (parameter or input) that is
+    never used; an input whose leading dimension is not m; a yield that is
+    not a scalar f32 loss (plus, after autodiff, one gradient per parameter
+    of the parameter's type); an optimizer attribute gacc does not know.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefArrayAttr:$params,
+                       I64Attr:$accum_steps,
+                       I64Attr:$micro_batch,
+                       OptionalAttr<I64Attr>:$effective_batch,
+                       GAcc_NormalizationAttr:$normalization,
+                       AnyAttr:$optimizer,
+                       DefaultValuedAttr<I64Attr, "0">:$seed);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `params` $params attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    unsigned getNumParams() { return getParams().size(); }
+    /// Block arguments holding the parameters.
+    ::mlir::Block::BlockArgListType getParamArguments() {
+      return getBodyBlock().getArguments().take_front(getNumParams());
+    }
+    /// Block arguments holding one micro-batch's inputs.
+    ::mlir::Block::BlockArgListType getInputArguments() {
+      return getBodyBlock().getArguments().drop_front(getNumParams());
+    }
+    /// True once gacc-autodiff has added the gradients to the yield.
+    bool isDifferentiated();
+    /// The yielded summed loss of the micro-batch.
+    ::mlir::Value getLoss();
+    /// The yielded gradients (empty before gacc-autodiff).
+    ::mlir::ValueRange getGradients();
+    /// The gacc.param ops named by `params`, in order.
+    ::llvm::SmallVector<ParamOp> getParamOps();
+    /// Re-specializes the body for micro-batch size `m`: sets the leading
+    /// dimension of every input and re-infers the result types of the ops
+    /// that implement InferTypeOpInterface. Fails with a diagnostic when the
+    /// body cannot be re-typed.
+    ::llvm::LogicalResult setMicroBatchSize(int64_t m);
+  }];
+}
+
+def GAcc_YieldOp : GAcc_Op<"yield", [Pure, Terminator, ReturnLike,
+                                     HasParent<"TrainStepOp">]> {
+  let summary = "yields the micro-batch loss (and gradients) of the body";
+  let description = [{
+    Terminates the body of `gacc.train_step`. The first operand is the loss
+    summed over the micro-batch, `tensor<f32>`; after `gacc-autodiff` one
+    gradient per parameter follows, with the parameter's type.
+
+    ```mlir
+    gacc.yield %loss : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let builders = [OpBuilder<(ins), [{ }]>];
+}
+
+def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+  let summary = "fully connected layer y = x·Wᵀ + b";
+  let description = [{
+    Applies the affine map of `torch.nn.Linear`: for `input` [m, in],
+    `weight` [out, in] (torch's layout) and optional `bias` [out], the
+    result [m, out] is `input · weightᵀ + bias`. All fp32.
+
+    Adjoint (∂y = dy): dx = dy · W, dW = dyᵀ · x (its own
+    `linalg.matmul`, so that `gacc-fuse-accumulation` can compute it straight
+    into the accumulator), db = Σ_batch dy.
+
+    ```mlir
+    %y = gacc.linear %x, %w bias %b : tensor<32x784xf32>, tensor<256x784xf32>, tensor<256xf32> -> tensor<32x256xf32>
+    ```
+
+    Errors: an input or weight that is not rank 2, in-features that differ,
+    a bias that is not [out].
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       Optional<GAcc_F32Tensor>:$bias);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GAcc_ReluOp : GAcc_Op<"relu", [Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+  let summary = "rectified linear unit max(x, 0)";
+  let description = [{
+    Elementwise max(x, 0) on an fp32 tensor of any shape (torch.nn.ReLU).
+    Adjoint: dx = dy where x > 0, else 0.
+
+    ```mlir
+    %a = gacc.relu %h : tensor<32x256xf32>
+    ```
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_LossOpInterface>]> {
+  let summary = "softmax cross-entropy with integer class labels, summed";
+  let description = [{
+    For `logits` [m, C] (fp32) and `labels` [m] (i32 or i64 class indices in
+    [0, C)), returns Σ_i −log softmax(logits_i)[labels_i] as `tensor<f32>`,
+    the sum over the micro-batch: `torch.nn.functional.cross_entropy(...,
+    reduction='sum', ignore_index=ignore_index)`. Samples whose label equals
+    `ignore_index` (default −100, as torch) contribute nothing, and are not
+    counted by the step's normalization. The training step divides by the
+    window's count; this op never normalizes.
+
+    The log-sum-exp is computed stably: max_j z_ij + log Σ_j exp(z_ij − max).
+    Adjoint: dz_ij = dL · (softmax(z_i)_j − [j = y_i]) for non-ignored rows.
+
+    ```mlir
+    %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+    ```
+
+    Errors: logits that are not rank 2, labels that are not rank 1 or whose
+    length differs from the logits' rows.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$logits, GAcc_LabelTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs GAcc_ScalarLoss:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
+    type($loss)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Accumulation level
+//===----------------------------------------------------------------------===//
+
+def GAcc_AccumulateOp : GAcc_Op<"accumulate", [Pure,
+    AllTypesMatch<["gradient", "accumulator", "result"]>]> {
+  let summary = "adds one micro-batch's gradient into its accumulator";
+  let description = [{
+    result = first ? gradient : accumulator + gradient, elementwise, fp32.
+    The first micro-batch of a window writes the accumulator (the old
+    contents are never read, so no zero-fill exists) and later ones add.
+    `gacc-fuse-accumulation` turns a matmul-produced gradient into a
+    `gacc.matmul_accumulate` and every other accumulate into one elementwise
+    kernel.
+
+    ```mlir
+    %acc1 = gacc.accumulate %g into %acc0 first %is_first : tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins GAcc_F32Tensor:$gradient, GAcc_F32Tensor:$accumulator,
+                       I1:$first);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $gradient `into` $accumulator `first` $first attr-dict `:` type($result)
+  }];
+}
+
+def GAcc_ApplyOptimizerOp : GAcc_Op<"apply_optimizer", [Pure]> {
+  let summary = "the deferred optimizer update of one parameter";
+  let description = [{
+    Applies `optimizer` once per optimizer step to one parameter. The
+    gradient is `accumulator / count`: the accumulator holds the sum of the
+    window's per-sample gradients and `count` (f32, run time) is the
+    window's normalization count (its real number of samples for `mean`, 1
+    for `sum`), so a short window is normalized by what it holds. `lr` (f32)
+    is this step's learning rate and `step` (i64) the number of optimizer
+    steps already taken (0 on the first, where SGD's momentum buffer is set
+    to the gradient). `state` holds the optimizer's per-parameter state
+    (SGD: the momentum buffer when momentum ≠ 0). Results: the updated
+    parameter, then the updated state, with the operands' types.
+
+    ```mlir
+    %p1, %m1 = gacc.apply_optimizer #gacc.sgd<lr = 0.05, momentum = 0.9> param(%p) accumulator(%acc) state(%m) count(%n) lr(%lr) step(%k) : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, f32, f32, i64) -> (tensor<10xf32>, tensor<10xf32>)
+    ```
+
+    Errors: an unknown optimizer, a state count other than the optimizer's,
+    or types that differ from the parameter's.
+  }];
+  let arguments = (ins AnyAttr:$optimizer, GAcc_F32Tensor:$param,
+                       GAcc_F32Tensor:$accumulator,
+                       Variadic<GAcc_F32Tensor>:$state, F32:$count, F32:$lr,
+                       I64:$step);
+  let results = (outs GAcc_F32Tensor:$new_param,
+                      Variadic<GAcc_F32Tensor>:$new_state);
+  let assemblyFormat = [{
+    $optimizer `param` `(` $param `)` `accumulator` `(` $accumulator `)`
+    (`state` `(` $state^ `)`)? `count` `(` $count `)` `lr` `(` $lr `)`
+    `step` `(` $step `)` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion level
+//===----------------------------------------------------------------------===//
+
+def GAcc_MatmulAccumulateOp : GAcc_Op<"matmul_accumulate", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "a matrix product written straight into an accumulator";
+  let description = [{
+    C = β·C + op(A)·op(B) with β = 0 when `first` is true and β = 1
+    otherwise, where op(X) = Xᵀ when `transpose_a`/`transpose_b` is set. All
+    fp32, rank 2: op(A) is [M, K], op(B) [K, N], C [M, N]. With β = 0 the
+    old contents of C are never read (BLAS semantics), so the first
+    micro-batch of a window writes its accumulator without a zero-fill.
+    It is the weight gradient of a linear layer fused with its accumulate:
+    there is no temporary gradient tensor.
+
+    The op is in destination style and works on tensors (C is the init and
+    the result) or on memrefs after bufferization (no result). On the CPU it
+    becomes `cblas_sgemm` with beta = 0 or 1 (`convert-gacc-to-blas`);
+    elsewhere a loop nest (`convert-gacc-to-scf`).
+
+    ```mlir
+    %acc1 = gacc.matmul_accumulate %dy, %x into %acc0 first %f {transpose_a} : tensor<32x256xf32>, tensor<32x784xf32> into tensor<256x784xf32> -> tensor<256x784xf32>
+    ```
+
+    Errors: operands that are not rank-2 f32, shapes that do not agree,
+    tensors mixed with memrefs, a result on the memref form.
+  }];
+  let arguments = (ins AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$a,
+                       AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$b,
+                       AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$accumulator,
+                       I1:$first, UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Optional<GAcc_F32Tensor>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `into` $accumulator `first` $first attr-dict `:` type($a) `,`
+    type($b) `into` type($accumulator) (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getAccumulatorMutable();
+    }
+  }];
+}
+
+#endif // GACC_OPS_TD

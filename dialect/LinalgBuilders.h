@@ -1,0 +1,62 @@
+//===- LinalgBuilders.h - linalg building blocks of the layer ops -*- C++ -*-===//
+//
+// Small builders that emit upstream linalg/tensor/arith ops for the forward
+// lowering of the layer ops (convert-gacc-to-linalg) and for their adjoints
+// (gacc-autodiff), so both use one definition of each formula.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_DIALECT_LINALGBUILDERS_H
+#define GACC_DIALECT_LINALGBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir::gacc {
+
+/// A tensor of `type` filled with `value` (tensor.empty + linalg.fill).
+Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                  double value);
+
+/// op(A)·op(B) as a `linalg.matmul` (transposes through indexing_maps) whose
+/// init is a zero-filled [M, N] tensor. A, B: rank-2 f32 tensors.
+Value buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
+                  bool transposeA, bool transposeB);
+
+using ScalarBodyFn =
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// An elementwise linalg.generic over same-shaped `inputs`, producing a new
+/// tensor of `resultType`; `body` maps the input scalars to the result.
+Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                       RankedTensorType resultType, ScalarBodyFn body);
+
+/// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n].
+Value buildSumRows(OpBuilder &b, Location loc, Value x);
+
+/// x [m, n] + b [n] broadcast over rows, in place into x's value.
+Value buildAddBias(OpBuilder &b, Location loc, Value x, Value bias);
+
+/// Per-row statistics of softmax cross-entropy for logits z [m, C] and
+/// labels y [m]: rowMax = max_j z_ij, sumExp = Σ_j exp(z_ij − rowMax),
+/// labelLogit = z_i,y_i (0 where y_i is out of [0, C)).
+struct CrossEntropyStats {
+  Value rowMax, sumExp, labelLogit;
+};
+CrossEntropyStats buildCrossEntropyStats(OpBuilder &b, Location loc,
+                                         Value logits, Value labels);
+
+/// Σ_i [y_i ≠ ignore] (rowMax_i + log sumExp_i − labelLogit_i) : tensor<f32>.
+Value buildCrossEntropySum(OpBuilder &b, Location loc,
+                           const CrossEntropyStats &stats, Value labels,
+                           int64_t ignoreIndex);
+
+/// dz_ij = [y_i ≠ ignore] · dL · (exp(z_ij − rowMax_i)/sumExp_i − [j = y_i]).
+Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
+                            Value labels, const CrossEntropyStats &stats,
+                            Value lossAdjoint, int64_t ignoreIndex);
+
+} // namespace mlir::gacc
+
+#endif // GACC_DIALECT_LINALGBUILDERS_H

@@ -1,0 +1,247 @@
+//===- Passes.td - gacc passes ------------------------------*- tablegen -*-===//
+//
+// Every gacc pass, grouped by level: gradient, accumulation, fusion,
+// conversion and target. Pipelines are in Pipelines.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_PASSES_TD
+#define GACC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Gradient level
+//===----------------------------------------------------------------------===//
+
+def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
+  let summary = "Reverse-mode gradients of each training step's body";
+  let description = [{
+    Differentiates the micro-batch body of every `gacc.train_step` with
+    respect to each parameter and appends the gradients to its
+    `gacc.yield`. The loss adjoint is 1 (the body's loss is a sum over the
+    micro-batch; normalization happens once, in the deferred update). Ops are
+    visited in reverse order; each differentiable op builds the adjoints of
+    its operands through `DifferentiableOpInterface`, in upstream
+    linalg/tensor/arith ops; adjoints of a value used several times are
+    added. Only values that depend on a parameter get adjoints (no gradient
+    of the input data is computed).
+
+    Before:
+    ```mlir
+    %y = gacc.linear %x, %w bias %b : ... -> tensor<32x10xf32>
+    %l = gacc.cross_entropy %y, %t : ... -> tensor<f32>
+    gacc.yield %l : tensor<f32>
+    ```
+    After:
+    ```mlir
+    ...
+    %dy = linalg.generic ... // softmax − one-hot
+    %dw = linalg.matmul indexing_maps = [...] ins(%dy, %x ...) outs(...)
+    %db = linalg.generic ... // Σ_batch dy
+    gacc.yield %l, %dw, %db : tensor<f32>, tensor<10x784xf32>, tensor<10xf32>
+    ```
+
+    Errors: an op on the path from a parameter to the loss that does not
+    implement DifferentiableOpInterface; a step that is already
+    differentiated.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Accumulation level
+//===----------------------------------------------------------------------===//
+
+def GAccExpandAccumulationPass
+    : Pass<"gacc-expand-accumulation", "ModuleOp"> {
+  let summary = "Build the micro-batch loop, accumulators and deferred update";
+  let description = [{
+    Replaces every differentiated `gacc.train_step @S` by two functions.
+
+    `func.func @S(params…, accumulators…, optimizer state…, inputs…,
+    %count: f32, %lr: f32, %step: i64) -> f32` runs one optimizer step.
+    All state is passed as memrefs owned by the caller and allocated once
+    for the program (argument attributes `gacc.param`, `gacc.accumulator`,
+    `gacc.optimizer_state`): accumulators persist across optimizer steps and
+    are never zeroed. Each input holds the whole window: a leading dimension
+    N (accum_steps) before the micro-batch's own shape. The body runs in an
+    `scf.for` over the N micro-batches (fully unrolled with `unroll`); each
+    parameter gradient enters its accumulator through `gacc.accumulate`,
+    whose `first` flag is true on the window's first micro-batch (it
+    writes; later ones add). After the loop, one `gacc.apply_optimizer` per
+    parameter divides the accumulated sum once by `%count`, the window's
+    normalization count supplied at run time (its real sample count for
+    `mean`, 1 for `sum`), so a short last window is exact; nothing else
+    divides. The function returns the window's objective, Σ loss / count.
+
+    `func.func @S_predict(params…, inputs…, %out)` writes the model output
+    (the prediction operand of the loss op) for one micro-batch into `%out`.
+
+    ```mlir
+    func.func @train(%w: memref<10x784xf32> {gacc.param = @w}, ...,
+                     %acc_w: memref<10x784xf32> {gacc.accumulator = @w}, ...,
+                     %x: memref<8x32x784xf32>, %y: memref<8x32xi32>,
+                     %count: f32, %lr: f32, %step: i64) -> f32 {
+      %loss = scf.for %i = %c0 to %c8 step %c1 iter_args(...) {
+        %first = arith.cmpi eq, %i, %c0 : index
+        ... body ...
+        %a = gacc.accumulate %dw into %acc first %first : tensor<10x784xf32>
+      }
+      %p1 = gacc.apply_optimizer #gacc.sgd<lr = 0.05> param(%p) accumulator(%a) count(%count) lr(%lr) step(%step) ...
+      bufferization.materialize_in_destination %p1 in restrict writable %w ...
+    }
+    ```
+
+    Errors: a step not yet differentiated (run gacc-autodiff first); a
+    normalization that is not implemented (`token_mean`).
+  }];
+  let options = [
+    Option<"unroll", "unroll", "bool", /*default=*/"false",
+           "Fully unroll the micro-batch loop instead of emitting scf.for">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion level
+//===----------------------------------------------------------------------===//
+
+def GAccFuseAccumulationPass
+    : Pass<"gacc-fuse-accumulation", "ModuleOp"> {
+  let summary = "Fuse the accumulation into the gradient GEMMs and the update "
+                "into one kernel per parameter";
+  let description = [{
+    Three rewrites on the output of gacc-expand-accumulation:
+
+    1. `gacc.accumulate` of a gradient produced by a zero-initialized
+       `linalg.matmul` (a linear layer's weight gradient dW = dyᵀ·x) becomes
+       one `gacc.matmul_accumulate` that writes the product straight into
+       the accumulator (β = 0 on the first micro-batch, 1 afterwards): no
+       temporary gradient tensor remains.
+    2. Every other `gacc.accumulate` becomes one elementwise `linalg.generic`
+       (`first ? g : acc + g`).
+    3. Every `gacc.apply_optimizer` becomes one `linalg.generic` that reads
+       the accumulator, parameter and optimizer state once and writes the
+       parameter and state (normalization by the count, weight decay,
+       momentum, Nesterov and the learning rate folded in).
+
+    Before:
+    ```mlir
+    %dw = linalg.matmul indexing_maps = [...] ins(%dy, %x : ...) outs(%zero : ...)
+    %a = gacc.accumulate %dw into %acc first %first : tensor<10x784xf32>
+    ```
+    After:
+    ```mlir
+    %a = gacc.matmul_accumulate %dy, %x into %acc first %first {transpose_a} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
+  let summary = "Lower the gacc layer ops to linalg, tensor and arith";
+  let description = [{
+    Rewrites `gacc.linear` (linalg.matmul with a transposed weight plus a
+    broadcast bias add), `gacc.relu` (an elementwise max) and
+    `gacc.cross_entropy` (stable log-sum-exp reductions) outside any
+    `gacc.train_step`, i.e. after gacc-expand-accumulation. The formulas are
+    those of the adjoints (dialect/LinalgBuilders.h).
+
+    ```mlir
+    %y = gacc.linear %x, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+    // becomes
+    %y = linalg.matmul indexing_maps = [...] ins(%x, %w : ...) outs(%zero : ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
+  let summary = "Lower memref matmuls to cblas_sgemm calls of the runtime";
+  let description = [{
+    After bufferization, rewrites `gacc.matmul_accumulate` (β = first ? 0 :
+    1) and fp32 `linalg.matmul` on memrefs (C += A·B, β = 1) into calls of
+    `gacc_sgemm`, a runtime function (runtime/Blas.cpp) that calls
+    OpenBLAS's `cblas_sgemm` with the operands' strides. OpenBLAS is the
+    project's choice for CPU GEMMs: accumulate-into (beta = 1) is part of
+    the BLAS contract, and with beta = 0 BLAS never reads C, so the first
+    micro-batch writes its accumulator without a zero-fill.
+
+    ```mlir
+    gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>
+    // becomes
+    func.call @gacc_sgemm(%a_, %b_, %c_, %ta, %tb, %beta) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
+  let summary = "Lower memref gacc.matmul_accumulate to a parallel loop nest";
+  let description = [{
+    After bufferization, rewrites `gacc.matmul_accumulate` into an
+    `scf.parallel` over the [M, N] accumulator whose body reduces over K with
+    `scf.for` from the initial value `first ? 0 : C[i, j]` (fp32 FMAs), so
+    β = 0 never reads C. This is the GEMM of targets without a library call
+    (the NVVM pipeline maps the parallel loop to GPU threads).
+
+    ```mlir
+    gacc.matmul_accumulate %a, %b into %c first %f : memref<4x3xf32>, memref<3x2xf32> into memref<4x2xf32>
+    // becomes
+    scf.parallel (%i, %j) = ... { %init = arith.select %f, %zero, %cij ... scf.for %k ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Target level
+//===----------------------------------------------------------------------===//
+
+def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
+  let summary = "Gather every outlined GPU kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts each kernel in its own `gpu.module`. This
+    pass moves every `gpu.func` into the first `gpu.module` (renamed
+    `@<name>` from the `name` option) and retargets each `gpu.launch_func`,
+    so a training step compiles to one PTX module and one cubin.
+
+    ```mlir
+    gpu.module @a_kernel { gpu.func @a_kernel() kernel { ... } }
+    gpu.module @b_kernel { gpu.func @b_kernel() kernel { ... } }
+    // becomes
+    gpu.module @gacc_kernels { gpu.func @a_kernel() kernel { ... }
+                               gpu.func @b_kernel() kernel { ... } }
+    ```
+  }];
+  let options = [
+    Option<"moduleName", "name", "std::string", /*default=*/"\"gacc_kernels\"",
+           "Symbol name of the merged gpu.module">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+#endif // GACC_PASSES_TD

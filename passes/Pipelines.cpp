@@ -1,0 +1,130 @@
+//===- Pipelines.cpp - gacc pass pipelines --------------------------------===//
+//
+// Builders of gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline and
+// the registration of everything the gacc tools need.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipelines.h"
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
+                                                    bool unroll) {
+  pm.addPass(createGAccAutodiffPass());
+  GAccExpandAccumulationPassOptions expand;
+  expand.unroll = unroll;
+  pm.addPass(createGAccExpandAccumulationPass(expand));
+  pm.addPass(createGAccFuseAccumulationPass());
+  pm.addPass(createConvertGAccToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
+                                         const CPUPipelineOptions &options) {
+  buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  if (options.blas)
+    pm.addPass(createConvertGAccToBLASPass());
+  pm.addPass(createConvertGAccToSCFPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                          const NVVMPipelineOptions &options) {
+  buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  pm.addPass(createConvertGAccToSCFPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Tile the parallel loops so that the inner tile maps to the threads of
+  // a block and the outer loop to the grid.
+  pm.addNestedPass<func::FuncOp>(
+      createParallelLoopTilingPass({options.blockSize}));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuKernelOutliningPass());
+  GAccMergeGPUModulesPassOptions merge;
+  pm.addPass(createGAccMergeGPUModulesPass(merge));
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = options.format;
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+void mlir::gacc::registerGAccPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "gacc-lower-to-cpu-pipeline",
+      "Lower gacc training steps to the LLVM dialect for the CPU (autodiff, "
+      "accumulation, fusion, bufferization, OpenBLAS GEMMs, loops, LLVM)",
+      buildLowerToCPUPipeline);
+  PassPipelineRegistration<NVVMPipelineOptions>(
+      "gacc-lower-to-nvvm-pipeline",
+      "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
+      "ptxas) with host code in the LLVM dialect",
+      buildLowerToNVVMPipeline);
+}
+
+void mlir::gacc::registerGAccDialectsAndInterfaces(DialectRegistry &registry) {
+  registry.insert<GAccDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                  tensor::TensorDialect, vector::VectorDialect>();
+  registerGAccExternalModels(registry);
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerAllToLLVMIRTranslations(registry);
+}

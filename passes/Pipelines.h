@@ -1,0 +1,83 @@
+//===- Pipelines.h - gacc pass pipelines ------------------------*- C++ -*-===//
+//
+// The pass pipelines from the gacc dialect to the CPU (LLVM dialect) and to
+// NVVM (gpu kernels, PTX, cubin). gacc-opt registers them and gacc-run calls
+// the same builders, so what gacc-opt prints is what gacc-run executes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_PASSES_PIPELINES_H
+#define GACC_PASSES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::gacc {
+
+/// Options of gacc-lower-to-cpu-pipeline.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> unroll{
+      *this, "unroll",
+      llvm::cl::desc("Fully unroll the micro-batch loop"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Call OpenBLAS cblas_sgemm (through the runtime's "
+                     "gacc_sgemm) for matrix products; otherwise loops"),
+      llvm::cl::init(true)};
+};
+
+/// Options of gacc-lower-to-nvvm-pipeline.
+struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
+  PassOptions::Option<bool> unroll{
+      *this, "unroll",
+      llvm::cl::desc("Fully unroll the micro-batch loop"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target GPU architecture (sm_XX)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features; sm_90 needs PTX >= 8.0"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel object format: isa (PTX text), bin (cubin, "
+                     "assembled by ptxas) or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block along the innermost parallel "
+                     "dimension"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level for PTX"),
+      llvm::cl::init(3)};
+};
+
+/// gacc-autodiff, gacc-expand-accumulation, gacc-fuse-accumulation,
+/// convert-gacc-to-linalg and one-shot bufferization with buffer
+/// deallocation: the model down to memref-level step functions.
+void buildTrainingStepToBuffersPipeline(OpPassManager &pm, bool unroll);
+
+/// The model down to the LLVM dialect for the CPU.
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const CPUPipelineOptions &options);
+
+/// The model down to gpu kernels serialized for NVIDIA GPUs (NVVM, PTX,
+/// cubin) with host code in the LLVM dialect.
+void buildLowerToNVVMPipeline(OpPassManager &pm,
+                              const NVVMPipelineOptions &options);
+
+/// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.
+void registerGAccPipelines();
+
+/// Everything a gacc tool must register: the gacc dialect, the upstream
+/// dialects the pipelines produce, their bufferization and conversion
+/// interfaces, the NVVM target and the LLVM IR translations.
+void registerGAccDialectsAndInterfaces(DialectRegistry &registry);
+
+} // namespace mlir::gacc
+
+#endif // GACC_PASSES_PIPELINES_H

@@ -1,0 +1,49 @@
+//===- StepSignature.cpp - the ABI of a compiled training step ------------===//
+//
+// Reads the argument layout of the compiled step from a gacc.train_step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/StepSignature.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+MemRefType StepSignature::windowInputType(unsigned j) const {
+  SmallVector<int64_t> shape = {accumSteps};
+  llvm::append_range(shape, inputTypes[j].getShape());
+  return MemRefType::get(shape, inputTypes[j].getElementType());
+}
+
+FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
+  StepSignature sig;
+  sig.name = op.getSymName().str();
+  sig.accumSteps = op.getAccumSteps();
+  sig.microBatch = op.getMicroBatch();
+  sig.numParams = op.getNumParams();
+  auto sgd = dyn_cast<SGDAttr>(op.getOptimizer());
+  if (!sgd)
+    return op.emitOpError("unknown optimizer ") << op.getOptimizer();
+  sig.statePerParam = sgd.getNumStateTensors();
+  for (ParamOp p : op.getParamOps()) {
+    sig.paramNames.push_back(p.getSymName().str());
+    sig.paramTypes.push_back(p.getTensorType());
+    sig.paramInits.push_back(p.getInitializer());
+  }
+  for (BlockArgument arg : op.getInputArguments())
+    sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));
+  auto loss = op.getLoss().getDefiningOp<LossOpInterface>();
+  if (!loss)
+    return op.emitOpError(
+        "the yielded loss must be produced by a loss op (e.g. "
+        "gacc.cross_entropy)");
+  sig.predictionType = cast<RankedTensorType>(loss.getPrediction().getType());
+  auto target = dyn_cast<BlockArgument>(loss.getTargets());
+  if (!target || target.getOwner() != &op.getBodyBlock() ||
+      target.getArgNumber() < sig.numParams)
+    return op.emitOpError("the loss targets must be an input of the body");
+  sig.targetInput = target.getArgNumber() - sig.numParams;
+  return sig;
+}

@@ -1,0 +1,62 @@
+//===- StepSignature.h - the ABI of a compiled training step ----*- C++ -*-===//
+//
+// The argument layout of the function that gacc-expand-accumulation builds
+// from a gacc.train_step, shared by the pass and by the runtime that calls
+// the compiled step, so the two cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_PASSES_STEPSIGNATURE_H
+#define GACC_PASSES_STEPSIGNATURE_H
+
+#include "dialect/GAccDialect.h"
+
+#include <string>
+
+namespace mlir::gacc {
+
+/// Arguments of `func.func @S`, in order:
+///   parameters [P], accumulators [P], optimizer state [P × S]
+///   (state s of parameter i at 2P + i·S + s), window inputs [I]
+///   (a leading dimension N before each micro-batch input's shape),
+///   count: f32, lr: f32, step: i64.  Result: f32, the window's objective.
+/// Arguments of `func.func @S_predict`: parameters [P], micro-batch inputs
+/// [I] (the loss targets are not read), then the output memref.
+struct StepSignature {
+  std::string name;
+  int64_t accumSteps = 0, microBatch = 0;
+  unsigned numParams = 0, statePerParam = 0;
+  llvm::SmallVector<std::string> paramNames;
+  llvm::SmallVector<RankedTensorType> paramTypes;
+  llvm::SmallVector<Attribute> paramInits;
+  /// One micro-batch's inputs (leading dimension m).
+  llvm::SmallVector<RankedTensorType> inputTypes;
+  /// The predict function's output type ([m, ...] model output).
+  RankedTensorType predictionType;
+  /// Index of the loss targets among the inputs (not read by predict).
+  unsigned targetInput = 0;
+
+  unsigned accArg(unsigned i) const { return numParams + i; }
+  unsigned stateArg(unsigned i, unsigned s) const {
+    return 2 * numParams + i * statePerParam + s;
+  }
+  unsigned inputArg(unsigned j) const {
+    return numParams * (2 + statePerParam) + j;
+  }
+  unsigned countArg() const { return inputArg(inputTypes.size()); }
+  unsigned lrArg() const { return countArg() + 1; }
+  unsigned stepArg() const { return countArg() + 2; }
+  unsigned numArgs() const { return countArg() + 3; }
+  /// Memref type of window input j: [N] + micro-batch input shape.
+  MemRefType windowInputType(unsigned j) const;
+  std::string predictName() const { return name + "_predict"; }
+};
+
+/// Reads the signature of a (verified) training step. Fails with a
+/// diagnostic on the op when the body has no loss op implementing
+/// LossOpInterface or the optimizer is unknown.
+FailureOr<StepSignature> getStepSignature(TrainStepOp op);
+
+} // namespace mlir::gacc
+
+#endif // GACC_PASSES_STEPSIGNATURE_H

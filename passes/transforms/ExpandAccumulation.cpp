@@ -1,0 +1,263 @@
+//===- ExpandAccumulation.cpp - gacc-expand-accumulation ------------------===//
+//
+// Turns a differentiated gacc.train_step into the function that runs one
+// optimizer step (micro-batch loop, persistent accumulators, one deferred
+// update normalized by a run-time count) and an inference function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/StepSignature.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "gacc-expand-accumulation"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCEXPANDACCUMULATIONPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+static MemRefType toMemRef(RankedTensorType t) {
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+/// Clones the body for micro-batch `i` of the window (slicing each window
+/// input at `i`) and returns the mapping of the body's values.
+static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
+                            ValueRange params, ValueRange windowInputs,
+                            Value i, IRMapping &mapping) {
+  for (auto [arg, p] : llvm::zip(step.getParamArguments(), params))
+    mapping.map(arg, p);
+  for (auto [arg, win] : llvm::zip(step.getInputArguments(), windowInputs)) {
+    auto mbType = cast<RankedTensorType>(arg.getType());
+    SmallVector<OpFoldResult> offsets = {i}, sizes = {b.getIndexAttr(1)},
+                              strides(mbType.getRank() + 1,
+                                      b.getIndexAttr(1));
+    for (int64_t d : mbType.getShape()) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(d));
+    }
+    Value slice = tensor::ExtractSliceOp::create(b, loc, mbType, win, offsets,
+                                                 sizes, strides);
+    mapping.map(arg, slice);
+  }
+  for (Operation &op : step.getBodyBlock().without_terminator())
+    b.clone(op, mapping);
+}
+
+/// One micro-batch: the body, then one gacc.accumulate per gradient.
+/// Returns the new accumulators followed by the new loss sum.
+static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
+                                        TrainStepOp step, ValueRange params,
+                                        ValueRange windowInputs, Value i,
+                                        Value first, ValueRange accs,
+                                        Value lossSum) {
+  IRMapping mapping;
+  cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping);
+  SmallVector<Value> results;
+  for (auto [g, acc] : llvm::zip(step.getGradients(), accs))
+    results.push_back(AccumulateOp::create(b, loc, acc.getType(),
+                                           mapping.lookup(g), acc, first));
+  Value loss = tensor::ExtractOp::create(b, loc, mapping.lookup(step.getLoss()),
+                                         ValueRange{});
+  results.push_back(arith::AddFOp::create(b, loc, lossSum, loss));
+  return results;
+}
+
+static DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
+  return b.getDictionaryAttr(b.getNamedAttr(name, value));
+}
+
+static LogicalResult expandStep(TrainStepOp step, bool unroll) {
+  if (!step.isDifferentiated())
+    return step.emitOpError("has no gradients: run gacc-autodiff before "
+                            "gacc-expand-accumulation");
+  if (step.getNormalization() == Normalization::token_mean)
+    return step.emitOpError("normalization token_mean is not implemented "
+                            "yet; use mean or sum");
+  FailureOr<StepSignature> sigOr = getStepSignature(step);
+  if (failed(sigOr))
+    return failure();
+  const StepSignature &sig = *sigOr;
+  auto sgd = cast<SGDAttr>(step.getOptimizer());
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  MLIRContext *ctx = b.getContext();
+  unsigned P = sig.numParams, S = sig.statePerParam;
+
+  // --- The step function's signature.
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  for (unsigned i = 0; i < P; ++i) {
+    argTypes.push_back(toMemRef(sig.paramTypes[i]));
+    argAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("gacc.param",
+                        FlatSymbolRefAttr::get(ctx, sig.paramNames[i])),
+         b.getNamedAttr("gacc.initializer", sig.paramInits[i])}));
+  }
+  for (unsigned i = 0; i < P; ++i) {
+    argTypes.push_back(toMemRef(sig.paramTypes[i]));
+    argAttrs.push_back(argAttr(
+        b, "gacc.accumulator", FlatSymbolRefAttr::get(ctx, sig.paramNames[i])));
+  }
+  for (unsigned i = 0; i < P; ++i)
+    for (unsigned s = 0; s < S; ++s) {
+      argTypes.push_back(toMemRef(sig.paramTypes[i]));
+      argAttrs.push_back(
+          argAttr(b, "gacc.optimizer_state",
+                  FlatSymbolRefAttr::get(ctx, sig.paramNames[i])));
+    }
+  for (unsigned j = 0; j < sig.inputTypes.size(); ++j) {
+    argTypes.push_back(sig.windowInputType(j));
+    argAttrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
+  }
+  // count: f32, lr: f32, step: i64 (no attributes: scalar arguments keep
+  // theirs down to LLVM IR, which has no use for them).
+  argTypes.append({b.getF32Type(), b.getF32Type(), b.getI64Type()});
+  argAttrs.append(3, b.getDictionaryAttr({}));
+
+  auto func = func::FuncOp::create(
+      b, loc, sig.name, b.getFunctionType(argTypes, {b.getF32Type()}));
+  func.setAllArgAttrs(argAttrs);
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  auto toTensor = [&](Value memref, bool writable) -> Value {
+    auto mt = cast<MemRefType>(memref.getType());
+    auto tt = RankedTensorType::get(mt.getShape(), mt.getElementType());
+    return bufferization::ToTensorOp::create(b, loc, tt, memref,
+                                             /*restrict=*/true, writable);
+  };
+  SmallVector<Value> params, accs, states, inputs;
+  for (unsigned i = 0; i < P; ++i)
+    params.push_back(toTensor(entry->getArgument(i), true));
+  for (unsigned i = 0; i < P; ++i)
+    accs.push_back(toTensor(entry->getArgument(sig.accArg(i)), true));
+  for (unsigned i = 0; i < P; ++i)
+    for (unsigned s = 0; s < S; ++s)
+      states.push_back(toTensor(entry->getArgument(sig.stateArg(i, s)), true));
+  for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
+    inputs.push_back(toTensor(entry->getArgument(sig.inputArg(j)), false));
+  Value count = entry->getArgument(sig.countArg());
+  Value lr = entry->getArgument(sig.lrArg());
+  Value stepIdx = entry->getArgument(sig.stepArg());
+
+  // --- The micro-batch loop.
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> carried(accs);
+  carried.push_back(zeroF);
+  if (unroll) {
+    for (int64_t k = 0; k < sig.accumSteps; ++k) {
+      Value i = arith::ConstantIndexOp::create(b, loc, k);
+      Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(k == 0));
+      carried = emitMicroBatch(b, loc, step, params, inputs, i, first,
+                               ValueRange(carried).drop_back(),
+                               carried.back());
+    }
+  } else {
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
+    auto loop = scf::ForOp::create(
+        b, loc, c0, n, c1, carried,
+        [&](OpBuilder &lb, Location ll, Value i, ValueRange iter) {
+          Value first =
+              arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, i, c0);
+          SmallVector<Value> next =
+              emitMicroBatch(lb, ll, step, params, inputs, i, first,
+                             iter.drop_back(), iter.back());
+          scf::YieldOp::create(lb, ll, next);
+        });
+    carried.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  ValueRange finalAccs = ValueRange(carried).drop_back();
+  Value lossSum = carried.back();
+
+  // --- The deferred update: once per optimizer step, after the N-th
+  // micro-batch; the only place that normalizes.
+  for (unsigned i = 0; i < P; ++i) {
+    ValueRange st = ValueRange(states).slice(i * S, S);
+    SmallVector<Type> resultTypes(1 + S, params[i].getType());
+    auto upd = ApplyOptimizerOp::create(b, loc, resultTypes, sgd, params[i],
+                                        finalAccs[i], st, count, lr, stepIdx);
+    auto materialize = [&](Value v, Value dest) {
+      bufferization::MaterializeInDestinationOp::create(
+          b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
+    };
+    materialize(upd.getNewParam(), entry->getArgument(i));
+    for (unsigned s = 0; s < S; ++s)
+      materialize(upd.getNewState()[s],
+                  entry->getArgument(sig.stateArg(i, s)));
+    materialize(finalAccs[i], entry->getArgument(sig.accArg(i)));
+  }
+  Value objective = arith::DivFOp::create(b, loc, lossSum, count);
+  func::ReturnOp::create(b, loc, objective);
+
+  // --- The inference function: the loss op's prediction for one
+  // micro-batch, written into the last argument.
+  b.setInsertionPoint(step);
+  auto lossOp = step.getLoss().getDefiningOp<LossOpInterface>();
+  Value prediction = lossOp.getPrediction();
+  SmallVector<Type> predTypes;
+  for (unsigned i = 0; i < P; ++i)
+    predTypes.push_back(toMemRef(sig.paramTypes[i]));
+  for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
+    if (j != sig.targetInput)
+      predTypes.push_back(toMemRef(sig.inputTypes[j]));
+  predTypes.push_back(toMemRef(sig.predictionType));
+  auto predict = func::FuncOp::create(b, loc, sig.predictName(),
+                                      b.getFunctionType(predTypes, {}));
+  Block *pEntry = predict.addEntryBlock();
+  b.setInsertionPointToStart(pEntry);
+  IRMapping mapping;
+  unsigned argIdx = 0;
+  for (BlockArgument arg : step.getParamArguments())
+    mapping.map(arg, toTensor(pEntry->getArgument(argIdx++), false));
+  for (auto [j, arg] : llvm::enumerate(step.getInputArguments()))
+    if (j != sig.targetInput)
+      mapping.map(arg, toTensor(pEntry->getArgument(argIdx++), false));
+  // Clone only what the prediction depends on.
+  llvm::DenseSet<Operation *> needed;
+  if (Operation *def = prediction.getDefiningOp())
+    needed.insert(def);
+  for (Operation &op : llvm::reverse(step.getBodyBlock().without_terminator()))
+    if (needed.contains(&op))
+      for (Value v : op.getOperands())
+        if (Operation *def = v.getDefiningOp())
+          needed.insert(def);
+  for (Operation &op : step.getBodyBlock().without_terminator())
+    if (needed.contains(&op))
+      b.clone(op, mapping);
+  bufferization::MaterializeInDestinationOp::create(
+      b, loc, Type(), mapping.lookup(prediction), pEntry->getArgument(argIdx),
+      b.getUnitAttr(), b.getUnitAttr());
+  func::ReturnOp::create(b, loc);
+  return success();
+}
+
+struct ExpandAccumulationPass
+    : public mlir::gacc::impl::GAccExpandAccumulationPassBase<ExpandAccumulationPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<TrainStepOp> steps;
+    module.walk([&](TrainStepOp s) { steps.push_back(s); });
+    for (TrainStepOp step : steps)
+      if (failed(expandStep(step, unroll)))
+        return signalPassFailure();
+    for (TrainStepOp step : steps)
+      step.erase();
+    // The parameters now live in the step function's arguments (with their
+    // initializers as argument attributes).
+    for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))
+      p.erase();
+  }
+};
+
+} // namespace

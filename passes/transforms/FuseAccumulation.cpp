@@ -1,0 +1,157 @@
+//===- FuseAccumulation.cpp - gacc-fuse-accumulation ----------------------===//
+//
+// Writes matmul-produced gradients straight into their accumulators, turns
+// the remaining accumulates into one elementwise kernel each, and the
+// deferred update into one kernel per parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "gacc-fuse-accumulation"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCFUSEACCUMULATIONPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// True if `v` is `linalg.fill` of constant 0.0.
+static bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return f && f.getValue().isZero();
+}
+
+/// Rewrite 1: accumulate(matmul(A, B, zero-init)) -> matmul_accumulate.
+static bool fuseIntoMatmul(RewriterBase &rewriter, AccumulateOp acc) {
+  auto mm = acc.getGradient().getDefiningOp<linalg::MatmulOp>();
+  if (!mm || !mm->hasOneUse() || !mm.hasPureTensorSemantics() ||
+      !isZeroFill(mm.getOutputs()[0]))
+    return false;
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  auto map = [&](ArrayRef<AffineExpr> e) { return AffineMap::get(3, 0, e, ctx); };
+  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map({d0, d1}))
+    return false;
+  bool transA = maps[0] == map({d2, d0});
+  bool transB = maps[1] == map({d1, d2});
+  if ((!transA && maps[0] != map({d0, d2})) ||
+      (!transB && maps[1] != map({d2, d1})))
+    return false;
+  rewriter.setInsertionPoint(acc);
+  auto fused = MatmulAccumulateOp::create(
+      rewriter, acc.getLoc(), acc.getType(), mm.getInputs()[0],
+      mm.getInputs()[1], acc.getAccumulator(), acc.getFirst(), transA, transB);
+  rewriter.replaceOp(acc, fused.getResult());
+  rewriter.eraseOp(mm);
+  return true;
+}
+
+/// Rewrite 2: accumulate -> one elementwise kernel, first ? g : acc + g.
+static void lowerAccumulate(RewriterBase &rewriter, AccumulateOp acc) {
+  rewriter.setInsertionPoint(acc);
+  auto type = cast<RankedTensorType>(acc.getType());
+  AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+  Value first = acc.getFirst();
+  auto generic = linalg::GenericOp::create(
+      rewriter, acc.getLoc(), TypeRange{type}, ValueRange{acc.getGradient()},
+      ValueRange{acc.getAccumulator()}, SmallVector<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value sum = arith::AddFOp::create(b, loc, args[1], args[0]);
+        Value r = arith::SelectOp::create(b, loc, first, args[0], sum);
+        linalg::YieldOp::create(b, loc, r);
+      });
+  rewriter.replaceOp(acc, generic.getResults());
+}
+
+/// Rewrite 3: apply_optimizer -> one kernel reading accumulator, parameter
+/// and state once and writing parameter and state. SGD as torch.optim.SGD.
+static void lowerApplyOptimizer(RewriterBase &rewriter, ApplyOptimizerOp op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto sgd = cast<SGDAttr>(op.getOptimizer());
+  auto type = cast<RankedTensorType>(op.getParam().getType());
+  AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+  Value zero64 = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getI64IntegerAttr(0));
+  Value firstStep = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, op.getStep(), zero64);
+  Value count = op.getCount(), lr = op.getLr();
+  SmallVector<Value> outs = {op.getParam()};
+  llvm::append_range(outs, op.getState());
+  SmallVector<AffineMap> maps(1 + outs.size(), id);
+  SmallVector<Type> types(outs.size(), type);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, types, ValueRange{op.getAccumulator()}, outs, maps,
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        auto cst = [&](double v) -> Value {
+          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+        };
+        Value p = args[1];
+        // The one normalization: the window's summed gradient / its count.
+        Value g = arith::DivFOp::create(b, l, args[0], count);
+        if (sgd.getWeightDecay().convertToDouble() != 0.0)
+          g = arith::AddFOp::create(
+              b, l, g,
+              arith::MulFOp::create(b, l, cst(sgd.getWeightDecay().convertToDouble()), p));
+        SmallVector<Value> results;
+        Value buf;
+        if (sgd.getMomentum().convertToDouble() != 0.0) {
+          Value m = cst(sgd.getMomentum().convertToDouble());
+          Value kept = arith::MulFOp::create(b, l, m, args[2]);
+          Value added =
+              sgd.getDampening().convertToDouble() != 0.0
+                  ? arith::MulFOp::create(b, l, cst(1.0 - sgd.getDampening().convertToDouble()),
+                                          g)
+                  : g;
+          Value next = arith::AddFOp::create(b, l, kept, added);
+          buf = arith::SelectOp::create(b, l, firstStep, g, next);
+          g = sgd.getNesterov()
+                  ? Value(arith::AddFOp::create(
+                        b, l, g, arith::MulFOp::create(b, l, m, buf)))
+                  : buf;
+        }
+        Value newP = arith::SubFOp::create(
+            b, l, p, arith::MulFOp::create(b, l, lr, g));
+        results.push_back(newP);
+        if (buf)
+          results.push_back(buf);
+        linalg::YieldOp::create(b, l, results);
+      });
+  rewriter.replaceOp(op, generic.getResults());
+}
+
+struct FuseAccumulationPass
+    : public mlir::gacc::impl::GAccFuseAccumulationPassBase<FuseAccumulationPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<AccumulateOp> accs;
+    getOperation().walk([&](AccumulateOp a) { accs.push_back(a); });
+    for (AccumulateOp a : accs)
+      if (!fuseIntoMatmul(rewriter, a))
+        lowerAccumulate(rewriter, a);
+    SmallVector<ApplyOptimizerOp> updates;
+    getOperation().walk([&](ApplyOptimizerOp u) { updates.push_back(u); });
+    for (ApplyOptimizerOp u : updates)
+      lowerApplyOptimizer(rewriter, u);
+  }
+};
+
+} // namespace

@@ -1,0 +1,86 @@
+//===- CpuJit.cpp - running compiled training steps on the CPU ------------===//
+//
+// The calling convention is MLIR's packed interface: `_mlir_<name>` takes an
+// array of pointers, one per scalar of the lowered signature (each memref
+// expands to allocated pointer, aligned pointer, offset, sizes, strides),
+// then one for the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CpuJit.h"
+#include "runtime/Runtime.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace gaccrt;
+
+llvm::Expected<std::unique_ptr<CpuJit>>
+CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::ExecutionEngineOptions options;
+  options.transformer = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engineOr = mlir::ExecutionEngine::create(module, options);
+  if (!engineOr)
+    return engineOr.takeError();
+  auto jit = std::unique_ptr<CpuJit>(new CpuJit());
+  jit->engine = std::move(*engineOr);
+  jit->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("gacc_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&gacc_sgemm),
+                                   llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  return jit;
+}
+
+llvm::Expected<float> CpuJit::call(llvm::StringRef name,
+                                   llvm::ArrayRef<JitArg> args,
+                                   bool hasF32Result) {
+  // One 8-byte slot per scalar, reserved up front so pointers stay valid.
+  size_t slots = 1;
+  for (const JitArg &a : args)
+    slots += a.kind == JitArg::Tensor ? 3 + 2 * a.tensor->shape.size() : 1;
+  std::vector<int64_t> storage(slots, 0);
+  std::vector<void *> packed;
+  size_t next = 0;
+  auto push = [&](int64_t v) {
+    storage[next] = v;
+    packed.push_back(&storage[next++]);
+  };
+  for (const JitArg &a : args) {
+    if (a.kind == JitArg::F32) {
+      int64_t bits = 0;
+      std::memcpy(&bits, &a.f, sizeof(float));
+      push(bits);
+      continue;
+    }
+    if (a.kind == JitArg::I64) {
+      push(a.i);
+      continue;
+    }
+    HostTensor &t = *a.tensor;
+    push(reinterpret_cast<int64_t>(t.data())); // allocated
+    push(reinterpret_cast<int64_t>(t.data())); // aligned
+    push(0);                                   // offset
+    for (int64_t d : t.shape)
+      push(d);
+    int64_t stride = 1;
+    std::vector<int64_t> strides(t.shape.size());
+    for (int i = int(t.shape.size()) - 1; i >= 0; --i) {
+      strides[i] = stride;
+      stride *= t.shape[i];
+    }
+    for (int64_t s : strides)
+      push(s);
+  }
+  float result = 0;
+  if (hasF32Result)
+    packed.push_back(&result);
+  if (llvm::Error e = engine->invokePacked(name, packed))
+    return std::move(e);
+  return result;
+}

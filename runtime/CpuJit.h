@@ -1,0 +1,48 @@
+//===- CpuJit.h - running compiled training steps on the CPU ----*- C++ -*-===//
+//
+// JIT-compiles a module lowered by gacc-lower-to-cpu-pipeline with MLIR's
+// ExecutionEngine, binds the runtime's symbols (gacc_sgemm) and calls the
+// step and predict functions with host tensors as memref arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_CPUJIT_H
+#define GACC_RUNTIME_CPUJIT_H
+
+#include "runtime/Tensor.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+
+namespace gaccrt {
+
+/// One argument of a compiled function: a tensor (passed as a memref
+/// descriptor) or a scalar.
+struct JitArg {
+  HostTensor *tensor = nullptr;
+  enum Kind { Tensor, F32, I64 } kind = Tensor;
+  float f = 0;
+  int64_t i = 0;
+  static JitArg of(HostTensor &t) { return {&t, Tensor, 0, 0}; }
+  static JitArg f32(float v) { return {nullptr, F32, v, 0}; }
+  static JitArg i64(int64_t v) { return {nullptr, I64, 0, v}; }
+};
+
+class CpuJit {
+public:
+  /// JIT-compiles `module` (LLVM dialect). Errors carry the reason.
+  static llvm::Expected<std::unique_ptr<CpuJit>> create(mlir::ModuleOp module,
+                                                        unsigned optLevel = 3);
+  /// Calls `name` with `args`; returns its f32 result (0 if none).
+  llvm::Expected<float> call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
+                             bool hasF32Result);
+
+private:
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+
+} // namespace gaccrt
+
+#endif // GACC_RUNTIME_CPUJIT_H

@@ -1,0 +1,30 @@
+//===- Initializers.h - parameter initialization ----------------*- C++ -*-===//
+//
+// Draws the initial values of parameters from their gacc initializer
+// attributes with a seeded generator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_INITIALIZERS_H
+#define GACC_RUNTIME_INITIALIZERS_H
+
+#include "runtime/Tensor.h"
+
+#include "mlir/IR/Attributes.h"
+
+#include <random>
+
+namespace gaccrt {
+
+/// Fills `t` (fp32) from `init` (#gacc.zeros, #gacc.uniform,
+/// #gacc.normal, #gacc.kaiming_uniform) drawing from `rng`, element by
+/// element in row-major order. Uniform draws use 53-bit doubles
+/// u = (rng() >> 11)·2⁻⁵³; normal draws use Box–Muller. The same seed and
+/// parameter order give the same values on every machine (the generator is
+/// std::mt19937_64, fully specified by the C++ standard).
+void initializeParameter(mlir::Attribute init, HostTensor &t,
+                         std::mt19937_64 &rng);
+
+} // namespace gaccrt
+
+#endif // GACC_RUNTIME_INITIALIZERS_H

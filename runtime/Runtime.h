@@ -1,0 +1,26 @@
+//===- Runtime.h - what compiled gacc code calls at run time ----*- C++ -*-===//
+//
+// C entry points that compiled training steps call (the CPU GEMM). The
+// memref arguments of these functions arrive expanded into their descriptor
+// fields: allocated pointer, aligned pointer, offset, sizes, strides.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_RUNTIME_H
+#define GACC_RUNTIME_RUNTIME_H
+
+#include <cstdint>
+
+extern "C" {
+/// C = beta·C + op(A)·op(B) for rank-2 fp32 strided memrefs (OpenBLAS
+/// cblas_sgemm when the inner strides are 1). beta is 0 or 1; with beta = 0
+/// C is not read. op(X) = Xᵀ when transX is non-zero.
+void gacc_sgemm(float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0,
+                int64_t aS1, int64_t aSt0, int64_t aSt1, float *bAlloc,
+                float *bAligned, int64_t bOff, int64_t bS0, int64_t bS1,
+                int64_t bSt0, int64_t bSt1, float *cAlloc, float *cAligned,
+                int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,
+                int64_t cSt1, int32_t transA, int32_t transB, float beta);
+}
+
+#endif // GACC_RUNTIME_RUNTIME_H

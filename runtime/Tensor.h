@@ -1,0 +1,59 @@
+//===- Tensor.h - host tensors owned by the runtime -------------*- C++ -*-===//
+//
+// A dense row-major host buffer (fp32, i32 or i64) with its shape: the
+// storage behind every memref argument of a compiled step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_TENSOR_H
+#define GACC_RUNTIME_TENSOR_H
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace gaccrt {
+
+enum class DType { F32, I32, I64 };
+
+inline size_t dtypeSize(DType t) { return t == DType::I64 ? 8 : 4; }
+inline const char *dtypeName(DType t) {
+  return t == DType::F32 ? "F32" : t == DType::I32 ? "I32" : "I64";
+}
+
+/// Row-major host tensor; storage is 64-byte aligned.
+struct HostTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> storage; // 8-byte words; aligned by operator new
+
+  HostTensor() = default;
+  HostTensor(DType t, std::vector<int64_t> s) : dtype(t), shape(std::move(s)) {
+    storage.assign((numBytes() + 7) / 8, 0);
+  }
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  size_t numBytes() const { return numElements() * dtypeSize(dtype); }
+  void *data() { return storage.data(); }
+  const void *data() const { return storage.data(); }
+  float *f32() { return reinterpret_cast<float *>(storage.data()); }
+  const float *f32() const {
+    return reinterpret_cast<const float *>(storage.data());
+  }
+  /// Stores an integer label at flat index i (i32 or i64 tensors).
+  void setInt(int64_t i, int64_t v) {
+    if (dtype == DType::I64)
+      reinterpret_cast<int64_t *>(storage.data())[i] = v;
+    else
+      reinterpret_cast<int32_t *>(storage.data())[i] = (int32_t)v;
+  }
+};
+
+} // namespace gaccrt
+
+#endif // GACC_RUNTIME_TENSOR_H

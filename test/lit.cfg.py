@@ -1,0 +1,44 @@
+# lit configuration of the gacc test suite.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "GACC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gacc_obj_root, "test")
+
+config.substitutions.append(("%gacc_src", config.gacc_src_root))
+config.substitutions.append(("%gacc_lib", config.gacc_lib_dir))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+llvm_config.with_system_environment(["HOME", "PATH"])
+llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions(
+    ["gacc-opt", "gacc-run"], [config.gacc_tools_dir])
+llvm_config.add_tool_substitutions(
+    ["mlir-runner", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
+
+# ptxas assembles cubins; without the CUDA toolkit those tests are
+# UNSUPPORTED, never failed or silently passed.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    llvm_config.with_environment("PATH", os.path.dirname(ptxas), append_path=True)
+
+# Execution against Debian's PyTorch reference.
+try:
+    import subprocess
+    subprocess.run(["/usr/bin/python3", "-c", "import torch"], check=True,
+                   capture_output=True)
+    config.available_features.add("torch")
+except Exception:
+    pass
+
+if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+    config.available_features.add("fashion-mnist")

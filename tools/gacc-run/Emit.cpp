@@ -1,0 +1,86 @@
+//===- Emit.cpp - gacc-run --emit: PTX, cubin or LLVM IR ------------------===//
+//
+// Runs the library pipelines on the model and writes the artifact: the
+// kernels' PTX or cubin from gacc-lower-to-nvvm-pipeline, or the host LLVM
+// IR from gacc-lower-to-cpu-pipeline. Files are written atomically.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/Options.h"
+
+#include "passes/Pipelines.h"
+#include "runtime/Safetensors.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
+               llvm::StringRef chip, bool unroll) {
+  if (outPath.empty()) {
+    reportError("--emit needs -o FILE");
+    return kExitBadInput;
+  }
+  OwningOpRef<ModuleOp> module(model.clone());
+  PassManager pm(model.getContext());
+  std::string contents;
+  if (kind == "llvm") {
+    mlir::gacc::CPUPipelineOptions options;
+    options.unroll = unroll;
+    mlir::gacc::buildLowerToCPUPipeline(pm, options);
+    if (failed(pm.run(*module))) {
+      reportError("lowering to the CPU failed");
+      return 1;
+    }
+    llvm::LLVMContext llvmContext;
+    auto llvmModule = translateModuleToLLVMIR(*module, llvmContext, "gacc");
+    if (!llvmModule) {
+      reportError("translation to LLVM IR failed");
+      return 1;
+    }
+    llvm::raw_string_ostream os(contents);
+    llvmModule->print(os, nullptr);
+  } else if (kind == "ptx" || kind == "cubin") {
+    mlir::gacc::NVVMPipelineOptions options;
+    options.unroll = unroll;
+    options.chip = chip.str();
+    options.format = kind == "ptx" ? "isa" : "bin";
+    mlir::gacc::buildLowerToNVVMPipeline(pm, options);
+    if (failed(pm.run(*module))) {
+      reportError("lowering to NVVM failed" +
+                  llvm::Twine(kind == "cubin"
+                                  ? " (cubin needs ptxas from the CUDA "
+                                    "toolkit on PATH)"
+                                  : ""));
+      return 1;
+    }
+    unsigned binaries = 0;
+    module->walk([&](gpu::BinaryOp bin) {
+      for (Attribute obj : bin.getObjects()) {
+        contents += cast<gpu::ObjectAttr>(obj).getObject().getValue();
+        ++binaries;
+      }
+    });
+    if (binaries != 1) {
+      reportError("expected one kernel module, found " + llvm::Twine(binaries));
+      return 1;
+    }
+  } else {
+    reportError("--emit must be ptx, cubin or llvm, got '" + kind + "'");
+    return kExitBadInput;
+  }
+  if (llvm::Error e = writeFileAtomically(outPath.str(), contents)) {
+    reportError(llvm::toString(std::move(e)));
+    return 1;
+  }
+  llvm::outs() << "gacc-run: wrote " << kind << " to " << outPath << " ("
+               << contents.size() << " bytes)\n";
+  return 0;
+}

@@ -1,0 +1,47 @@
+//===- Options.h - gacc-run's settings --------------------------*- C++ -*-===//
+//
+// The settings gacc-run's command line resolves to, shared by the training
+// driver (Training.cpp) and the artifact emitter (Emit.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_OPTIONS_H
+#define GACC_TOOLS_GACCRUN_OPTIONS_H
+
+#include "passes/StepSignature.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace gaccrt {
+
+/// Exit status for bad input (flags, IR, data files).
+constexpr int kExitBadInput = 2;
+
+struct RunSettings {
+  std::string dataDir;
+  int64_t epochs = 1;
+  int64_t maxSteps = -1; // -1: no limit
+  int64_t logEvery = 20;
+  double lr = 0;
+  uint64_t seed = 0;
+  bool unroll = false;
+  bool blas = true;
+  std::string metricsPath, saveParams, loadParams, orderFile;
+};
+
+/// Prints "gacc-run: error: <msg>" to stderr.
+void reportError(const llvm::Twine &msg);
+
+/// Trains the (verified, re-specialized) model. Returns the exit status.
+int train(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
+          const mlir::gacc::StepSignature &sig, const RunSettings &settings);
+
+/// Compiles the model and writes `kind` (ptx, cubin, llvm) to `outPath`.
+int emit(mlir::ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
+         llvm::StringRef chip, bool unroll);
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_OPTIONS_H
