@@ -41,18 +41,17 @@ LogicalResult ParamOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TrainStepOp::verify() {
-  if (getAccumSteps() <= 0)
-    return emitOpError("accum_steps must be positive, got ")
-           << getAccumSteps();
-  if (getMicroBatch() <= 0)
-    return emitOpError("micro_batch must be positive, got ")
-           << getMicroBatch();
-  if (auto eff = getEffectiveBatch())
-    if (*eff != getAccumSteps() * getMicroBatch())
+  // I64Attr getters return uint64_t: read them as the signed values.
+  int64_t n = getAccumStepsAttr().getInt(), m = getMicroBatchAttr().getInt();
+  if (n <= 0)
+    return emitOpError("accum_steps must be positive, got ") << n;
+  if (m <= 0)
+    return emitOpError("micro_batch must be positive, got ") << m;
+  if (auto effAttr = getEffectiveBatchAttr())
+    if (effAttr.getInt() != n * m)
       return emitOpError("effective_batch (")
-             << *eff << ") must equal accum_steps × micro_batch ("
-             << getAccumSteps() << " × " << getMicroBatch()
-             << " = " << getAccumSteps() * getMicroBatch() << ")";
+             << effAttr.getInt() << ") must equal accum_steps × micro_batch ("
+             << n << " × " << m << " = " << n * m << ")";
   if (!isa<SGDAttr>(getOptimizer()))
     return emitOpError("optimizer must be #gacc.sgd<...>, got ")
            << getOptimizer();
@@ -84,7 +83,8 @@ LogicalResult TrainStepOp::verifyRegions() {
              << " must be a ranked tensor with a leading micro-batch "
                 "dimension, got "
              << arg.getType();
-    if (!rt.isDynamicDim(0) && rt.getDimSize(0) != getMicroBatch())
+    if (!rt.isDynamicDim(0) &&
+        rt.getDimSize(0) != getMicroBatchAttr().getInt())
       return emitOpError("input #")
              << arg.getArgNumber() - numParams << " has leading dimension "
              << rt.getDimSize(0) << " but micro_batch is " << getMicroBatch();

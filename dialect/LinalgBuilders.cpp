@@ -154,10 +154,13 @@ CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
           })
           .getResult(0);
 
-  Value zero = buildFilled(b, loc, rowType, 0.0);
+  // Two distinct inits: one tensor as the init of two results would need a
+  // copy when bufferized.
+  Value sumInit = buildFilled(b, loc, rowType, 0.0);
+  Value labelInit = buildFilled(b, loc, rowType, 0.0);
   auto stats = linalg::GenericOp::create(
       b, loc, TypeRange{rowType, rowType}, ValueRange{logits, rowMax, labels},
-      ValueRange{zero, zero}, SmallVector<AffineMap>{mIJ, mI, mI, mI, mI},
+      ValueRange{sumInit, labelInit}, SmallVector<AffineMap>{mIJ, mI, mI, mI, mI},
       iterators(1, 1), [](OpBuilder &nb, Location nl, ValueRange args) {
         Value shifted = arith::SubFOp::create(nb, nl, args[0], args[1]);
         Value e = math::ExpOp::create(nb, nl, shifted);

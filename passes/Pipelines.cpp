@@ -44,13 +44,15 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
   pm.addPass(createConvertGAccToLinalgPass());
+  // No CSE before bufferization: merging identical zero-filled inits would
+  // make two ops write one tensor, which bufferizes to a copy.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
@@ -83,6 +85,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // a block and the outer loop to the grid.
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({options.blockSize}));
+  // Fold the tile bounds to constants so every loop maps to a launch.
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());

@@ -36,24 +36,45 @@ struct MergeGPUModulesPass
     auto merged = gpu::GPUModuleOp::create(b, modules.front().getLoc(),
                                            "gacc_merged_tmp");
     Block &dest = merged.getBodyRegion().front();
+    MLIRContext *ctx = &getContext();
+    // Outlining names each kernel after its function, so kernels of
+    // different gpu.modules can share a name: a kernel takes its module's
+    // (unique) name, or <module>_<kernel> when the module holds several.
+    llvm::DenseMap<SymbolRefAttr, StringAttr> renamed;
     for (gpu::GPUModuleOp m : modules) {
-      for (Operation &op :
-           llvm::make_early_inc_range(m.getBodyRegion().front())) {
+      Block &body = m.getBodyRegion().front();
+      unsigned numFuncs = llvm::range_size(body.getOps<gpu::GPUFuncOp>());
+      for (Operation &op : llvm::make_early_inc_range(body)) {
+        if (auto fn = dyn_cast<gpu::GPUFuncOp>(&op)) {
+          std::string name = numFuncs == 1
+                                 ? m.getName().str()
+                                 : (m.getName() + "_" + fn.getName()).str();
+          renamed[SymbolRefAttr::get(
+              ctx, m.getName(), {FlatSymbolRefAttr::get(ctx, fn.getName())})] =
+              StringAttr::get(ctx, name);
+          fn.setName(name);
+        }
         if (auto sym = dyn_cast<SymbolOpInterface>(&op))
           if (merged.lookupSymbol(sym.getName())) {
-            op.emitError("kernel symbol @")
+            op.emitError("symbol @")
                 << sym.getName() << " is defined in two gpu.modules";
             return signalPassFailure();
           }
         op.moveBefore(&dest, dest.end());
       }
     }
-    MLIRContext *ctx = &getContext();
-    module.walk([&](gpu::LaunchFuncOp launch) {
+    WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
+      auto it = renamed.find(launch.getKernel());
+      if (it == renamed.end()) {
+        launch.emitError("launches a kernel outside the merged gpu.modules");
+        return WalkResult::interrupt();
+      }
       launch.setKernelAttr(SymbolRefAttr::get(
-          ctx, moduleName,
-          {FlatSymbolRefAttr::get(ctx, launch.getKernelName())}));
+          ctx, moduleName, {FlatSymbolRefAttr::get(it->second)}));
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     for (gpu::GPUModuleOp m : modules)
       m.erase();
     merged.setName(moduleName);

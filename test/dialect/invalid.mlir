@@ -1,0 +1,405 @@
+// RUN: gacc-opt %s -split-input-file -verify-diagnostics
+// One case per verifier rule of the gacc dialect.
+
+// A parameter must be a statically shaped f32 tensor.
+// expected-error @below {{parameter type must be a statically shaped f32 tensor}}
+gacc.param @p : tensor<?x2xf32> = #gacc.zeros
+
+// -----
+
+// A parameter's element type must be f32.
+// expected-error @below {{failed to satisfy constraint: type attribute of ranked tensor of 32-bit float values}}
+gacc.param @p : tensor<2xf16> = #gacc.zeros
+
+// -----
+
+// The initializer must be a gacc initializer.
+// expected-error @below {{initializer must be #gacc.zeros, #gacc.uniform, #gacc.normal or #gacc.kaiming_uniform}}
+gacc.param @p : tensor<2xf32> = 1.0 : f32
+
+// -----
+
+// uniform needs low < high.
+// expected-error @below {{#gacc.uniform needs low < high}}
+gacc.param @p : tensor<2xf32> = #gacc.uniform<low = 1.0, high = 0.5>
+
+// -----
+
+// normal needs a positive std.
+// expected-error @below {{#gacc.normal needs std > 0}}
+gacc.param @p : tensor<2xf32> = #gacc.normal<mean = 0.0, std = 0.0>
+
+// -----
+
+// kaiming_uniform needs a positive fan_in.
+// expected-error @below {{#gacc.kaiming_uniform needs fan_in > 0}}
+gacc.param @p : tensor<2xf32> = #gacc.kaiming_uniform<fan_in = 0>
+
+// -----
+
+// SGD's learning rate cannot be negative.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.sgd needs lr >= 0}}
+  o = #gacc.sgd<lr = -1.0>}
+
+// -----
+
+// Nesterov needs momentum and no dampening.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.sgd with nesterov needs momentum > 0 and dampening = 0}}
+  o = #gacc.sgd<lr = 0.1, nesterov = true>}
+
+// -----
+
+// accum_steps must be positive.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{accum_steps must be positive, got 0}}
+gacc.train_step @s params [@w] attributes {accum_steps = 0 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// micro_batch must be positive.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{micro_batch must be positive, got -4}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = -4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The effective batch must be N × m.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{effective_batch (10) must equal accum_steps × micro_batch (2 × 4 = 8)}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, effective_batch = 10 : i64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The optimizer must be a known optimizer attribute.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{optimizer must be #gacc.sgd<...>}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = "adam"} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every listed parameter must name a gacc.param.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{'missing' does not name a gacc.param}}
+gacc.train_step @s params [@missing] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A parameter cannot be listed twice.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{parameter @w is listed twice}}
+gacc.train_step @s params [@w, @w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %w2: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  %u = gacc.relu %w2 : tensor<3x2xf32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A body argument must have its parameter's declared type.
+gacc.param @w : tensor<3x5xf32> = #gacc.zeros
+// expected-error @below {{body argument #0 has type 'tensor<3x2xf32>' but parameter @w is declared as 'tensor<3x5xf32>'}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The body needs the parameters and at least one input.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{body needs one argument per parameter (1) followed by at least one input, got 1 arguments}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>):
+  %l = arith.constant dense<0.0> : tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every parameter must be used.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{parameter @w is never used by the body}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %l = gacc.cross_entropy %x, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every input must be used.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{input #2 is never used by the body}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>, %unused: tensor<4xf32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// An input's leading dimension is the micro-batch size.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{input #0 has leading dimension 5 but micro_batch is 4}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<5x2xf32>, %y: tensor<5xi32>):
+  %z = gacc.linear %x, %w : tensor<5x2xf32>, tensor<3x2xf32> -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The body must yield the loss (and, after autodiff, one gradient per parameter).
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  // expected-error @below {{must yield the micro-batch loss, optionally followed by one gradient per parameter (1), got 3 values}}
+  gacc.yield %l, %l, %l : tensor<f32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// The loss must be a scalar tensor<f32>.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  // expected-error @below {{loss must be a scalar tensor<f32>, got 'tensor<4x3xf32>'}}
+  gacc.yield %z : tensor<4x3xf32>
+}
+
+// -----
+
+// A gradient must have its parameter's type.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  // expected-error @below {{gradient #0 has type 'tensor<4x3xf32>' but parameter @w has type 'tensor<3x2xf32>'}}
+  gacc.yield %l, %z : tensor<f32>, tensor<4x3xf32>
+}
+
+// -----
+
+// gacc.yield only terminates a training step.
+func.func @f(%l: tensor<f32>) {
+  // expected-error @below {{expects parent op 'gacc.train_step'}}
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// linear: the input is rank 2.
+func.func @f(%x: tensor<4xf32>, %w: tensor<3x4xf32>) {
+  // expected-error @below {{input must be rank 2 [batch, in_features]}}
+  %y = gacc.linear %x, %w : tensor<4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// linear: the weight is rank 2.
+func.func @f(%x: tensor<4x2xf32>, %w: tensor<3xf32>) {
+  // expected-error @below {{weight must be rank 2 [out_features, in_features]}}
+  %y = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// linear: in-features must agree (torch's [out, in] layout).
+func.func @f(%x: tensor<4x2xf32>, %w: tensor<2x3xf32>) {
+  // expected-error @below {{input has 2 features but weight expects 3 (weight layout is [out, in])}}
+  %y = gacc.linear %x, %w : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+// linear: the bias is [out].
+func.func @f(%x: tensor<4x2xf32>, %w: tensor<3x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @below {{bias must be [3], got 'tensor<2xf32>'}}
+  %y = gacc.linear %x, %w bias %b : tensor<4x2xf32>, tensor<3x2xf32>, tensor<2xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// linear: the result is [batch, out].
+func.func @f(%x: tensor<4x2xf32>, %w: tensor<3x2xf32>) {
+  // expected-error @below {{result must be 'tensor<4x3xf32>', got 'tensor<3x4xf32>'}}
+  %y = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// cross_entropy: logits are rank 2.
+func.func @f(%z: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error @below {{logits must be rank 2 [batch, classes]}}
+  %l = gacc.cross_entropy %z, %y : tensor<4xf32>, tensor<4xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy: labels are rank 1.
+func.func @f(%z: tensor<4x3xf32>, %y: tensor<4x1xi32>) {
+  // expected-error @below {{labels must be rank 1 [batch]}}
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4x1xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy: one label per row of logits.
+func.func @f(%z: tensor<4x3xf32>, %y: tensor<5xi32>) {
+  // expected-error @below {{has 4 rows of logits but 5 labels}}
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<5xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy: labels are integers (i32 or i64).
+func.func @f(%z: tensor<4x3xf32>, %y: tensor<4xf32>) {
+  // expected-error @below {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// cross_entropy: the loss is a scalar.
+func.func @f(%z: tensor<4x3xf32>, %y: tensor<4xi32>) {
+  // expected-error @below {{result #0 must be 0D tensor of 32-bit float values}}
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// accumulate: gradient and accumulator have one type.
+func.func @f(%g: tensor<4xf32>, %a: tensor<5xf32>, %c: i1) {
+  // expected-error @below {{all of {gradient, accumulator, result} have same type}}
+  %r = "gacc.accumulate"(%g, %a, %c) : (tensor<4xf32>, tensor<5xf32>, i1) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// apply_optimizer: the optimizer must be known.
+func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) {
+  // expected-error @below {{unknown optimizer "adam"}}
+  %r = gacc.apply_optimizer "adam" param(%p) accumulator(%a) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// apply_optimizer: SGD with momentum has one state tensor.
+func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) {
+  // expected-error @below {{optimizer needs 1 state tensors, got 0}}
+  %r = gacc.apply_optimizer #gacc.sgd<lr = 0.1, momentum = 0.9> param(%p) accumulator(%a) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// apply_optimizer: the accumulator has the parameter's type.
+func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) {
+  // expected-error @below {{accumulator type 'tensor<5xf32>' differs from parameter type 'tensor<4xf32>'}}
+  %r = gacc.apply_optimizer #gacc.sgd<lr = 0.1> param(%p) accumulator(%b) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<5xf32>, f32, f32, i64) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// apply_optimizer: the state has the parameter's type.
+func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) {
+  // expected-error @below {{state type 'tensor<5xf32>' differs from parameter type 'tensor<4xf32>'}}
+  %r:2 = gacc.apply_optimizer #gacc.sgd<lr = 0.1, momentum = 0.9> param(%p) accumulator(%a) state(%b) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<5xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// apply_optimizer: results are the parameter and its state.
+func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) {
+  // expected-error @below {{results must be the parameter and its state}}
+  %r:2 = gacc.apply_optimizer #gacc.sgd<lr = 0.1> param(%p) accumulator(%a) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// matmul_accumulate: all tensors or all memrefs.
+func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %m: memref<4x3xf32>, %f: i1) {
+  // expected-error @below {{operands must be all tensors or all memrefs}}
+  gacc.matmul_accumulate %a, %b into %m first %f {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into memref<4x3xf32>
+  return
+}
+
+// -----
+
+// matmul_accumulate: the tensor form returns the accumulator.
+func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %m: memref<4x3xf32>, %f: i1) {
+  // expected-error @below {{tensor form must return the accumulator}}
+  gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// matmul_accumulate: contraction sizes agree.
+func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %m: memref<4x3xf32>, %f: i1) {
+  // expected-error @below {{contraction sizes differ: op(A) has 4 columns, op(B) has 5 rows}}
+  %r = gacc.matmul_accumulate %a, %b into %c first %f : tensor<5x4xf32>, tensor<5x3xf32> into tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// matmul_accumulate: the accumulator is [M, N].
+func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<3x3xf32>, %f: i1) {
+  // expected-error @below {{accumulator must be [4, 3], got 'tensor<3x3xf32>'}}
+  %r = gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into tensor<3x3xf32> -> tensor<3x3xf32>
+  return
+}

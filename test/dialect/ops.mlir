@@ -1,0 +1,75 @@
+// RUN: gacc-opt %s --verify-roundtrip | FileCheck %s
+// Round-trip of every gacc op and attribute.
+
+// CHECK-LABEL: gacc.param @w : tensor<4x3xf32> = #gacc.kaiming_uniform<fan_in = 3>
+gacc.param @w : tensor<4x3xf32> = #gacc.kaiming_uniform<fan_in = 3>
+// CHECK: gacc.param @b : tensor<4xf32> = #gacc.zeros
+gacc.param @b : tensor<4xf32> = #gacc.zeros
+// CHECK: gacc.param @u : tensor<2x4xf32> = #gacc.uniform<low = -1.000000e-01, high = 1.000000e-01>
+gacc.param @u : tensor<2x4xf32> = #gacc.uniform<low = -0.1, high = 0.1>
+// CHECK: gacc.param @n : tensor<2xf32> = #gacc.normal<mean = 0.000000e+00, std = 2.000000e-02>
+gacc.param @n : tensor<2xf32> = #gacc.normal<mean = 0.0, std = 0.02>
+
+// CHECK-LABEL: gacc.train_step @step params [@w, @b, @u, @n]
+// CHECK-SAME: accum_steps = 2 : i64
+// CHECK-SAME: normalization = #gacc.normalization<mean>
+// CHECK-SAME: optimizer = #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01, weight_decay = 1.000000e-04, nesterov = true>
+// CHECK: gacc.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<5x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<5x4xf32>
+// CHECK: gacc.relu %{{.*}} : tensor<5x4xf32>
+// CHECK: gacc.linear %{{.*}}, %{{.*}} : tensor<5x4xf32>, tensor<2x4xf32> -> tensor<5x2xf32>
+// CHECK: gacc.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -1 : i64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+// CHECK: gacc.yield %{{.*}} : tensor<f32>
+gacc.train_step @step params [@w, @b, @u, @n] attributes {
+    accum_steps = 2 : i64, micro_batch = 5 : i64, effective_batch = 10 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1, momentum = 0.9, weight_decay = 1.0e-4, nesterov = true>,
+    seed = 7 : i64} {
+^bb0(%w: tensor<4x3xf32>, %b: tensor<4xf32>, %u: tensor<2x4xf32>, %n: tensor<2xf32>,
+     %x: tensor<5x3xf32>, %y: tensor<5xi64>):
+  %h = gacc.linear %x, %w bias %b : tensor<5x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<5x4xf32>
+  %a = gacc.relu %h : tensor<5x4xf32>
+  %z = gacc.linear %a, %u : tensor<5x4xf32>, tensor<2x4xf32> -> tensor<5x2xf32>
+  %z2 = gacc.linear %a, %u bias %n : tensor<5x4xf32>, tensor<2x4xf32>, tensor<2xf32> -> tensor<5x2xf32>
+  %l = gacc.cross_entropy %z, %y {ignore_index = -1 : i64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+  %l2 = gacc.cross_entropy %z2, %y : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// CHECK-LABEL: gacc.train_step @sum_step
+// CHECK-SAME: normalization = #gacc.normalization<sum>
+// CHECK-SAME: optimizer = #gacc.sgd<lr = 1.000000e-02>
+gacc.train_step @sum_step params [@b] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.01>} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// CHECK: #gacc.normalization<token_mean>
+func.func private @token_mean_attr() attributes {n = #gacc.normalization<token_mean>}
+
+// CHECK-LABEL: func.func @accumulation_level
+// CHECK: gacc.accumulate %{{.*}} into %{{.*}} first %{{.*}} : tensor<4xf32>
+// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01> param(%{{.*}}) accumulator(%{{.*}}) state(%{{.*}}) count(%{{.*}}) lr(%{{.*}}) step(%{{.*}})
+// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01> param(%{{.*}}) accumulator(%{{.*}}) count
+func.func @accumulation_level(%g: tensor<4xf32>, %acc: tensor<4xf32>, %p: tensor<4xf32>,
+                              %m: tensor<4xf32>, %first: i1, %n: f32, %lr: f32, %k: i64)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %a = gacc.accumulate %g into %acc first %first : tensor<4xf32>
+  %p1, %m1 = gacc.apply_optimizer #gacc.sgd<lr = 0.1, momentum = 0.9> param(%p) accumulator(%a) state(%m) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
+  %p2 = gacc.apply_optimizer #gacc.sgd<lr = 0.1> param(%p) accumulator(%a) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> tensor<4xf32>
+  return %a, %p1, %m1, %p2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @fusion_level
+// CHECK: gacc.matmul_accumulate %{{.*}}, %{{.*}} into %{{.*}} first %{{.*}} {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into tensor<4x3xf32> -> tensor<4x3xf32>
+// CHECK: gacc.matmul_accumulate %{{.*}}, %{{.*}} into %{{.*}} first %{{.*}} {transpose_b} : memref<4x5xf32>, memref<3x5xf32> into memref<4x3xf32>
+func.func @fusion_level(%dy: tensor<5x4xf32>, %x: tensor<5x3xf32>, %acc: tensor<4x3xf32>,
+                        %a: memref<4x5xf32>, %b: memref<3x5xf32>, %c: memref<4x3xf32>,
+                        %first: i1) -> tensor<4x3xf32> {
+  %r = gacc.matmul_accumulate %dy, %x into %acc first %first {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into tensor<4x3xf32> -> tensor<4x3xf32>
+  gacc.matmul_accumulate %a, %b into %c first %first {transpose_b} : memref<4x5xf32>, memref<3x5xf32> into memref<4x3xf32>
+  return %r : tensor<4x3xf32>
+}

@@ -1,0 +1,75 @@
+// RUN: gacc-opt %s -split-input-file -gacc-expand-accumulation | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-expand-accumulation=unroll | FileCheck %s --check-prefix=UNROLL
+
+// A differentiated step (its gradient is a stand-in: any value of the
+// parameter's type) becomes the step function: state as memrefs (parameter,
+// accumulator, momentum), the window's inputs with a leading N = 3, then
+// count, lr and step. The loop runs the body per micro-batch slice and
+// accumulates with `first` = (i == 0); after the loop one apply_optimizer
+// divides by the run-time count, and the objective is Σ loss / count.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
+// CHECK-NOT: gacc.param @
+// CHECK-LABEL: func.func @s(
+// CHECK-SAME: %[[P:.+]]: memref<3x2xf32> {gacc.initializer = #gacc.kaiming_uniform<fan_in = 2>, gacc.param = @w}
+// CHECK-SAME: %[[ACC:.+]]: memref<3x2xf32> {gacc.accumulator = @w}
+// CHECK-SAME: %[[MOM:.+]]: memref<3x2xf32> {gacc.optimizer_state = @w}
+// CHECK-SAME: %[[X:.+]]: memref<3x4x2xf32> {gacc.window_input = 0 : i64}
+// CHECK-SAME: %[[Y:.+]]: memref<3x4xi32> {gacc.window_input = 1 : i64}
+// CHECK-SAME: %[[COUNT:[^:]+]]: f32, %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> f32
+// CHECK: %[[PT:.+]] = bufferization.to_tensor %[[P]] restrict writable
+// CHECK: %[[ACCT:.+]] = bufferization.to_tensor %[[ACC]] restrict writable
+// CHECK: %[[MOMT:.+]] = bufferization.to_tensor %[[MOM]] restrict writable
+// CHECK: %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict :
+// CHECK: %[[R:.+]]:2 = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[ACCT]], %[[LS:.+]] = %{{.+}})
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[I]], %{{.+}} : index
+// CHECK: %[[XS:.+]] = tensor.extract_slice %[[XT]][%[[I]], 0, 0] [1, 4, 2] [1, 1, 1] : tensor<3x4x2xf32> to tensor<4x2xf32>
+// CHECK: gacc.linear %[[XS]], %[[PT]]
+// CHECK: %[[NA:.+]] = gacc.accumulate %[[PT]] into %[[A]] first %[[FIRST]] : tensor<3x2xf32>
+// CHECK: scf.yield %[[NA]], %{{.+}} : tensor<3x2xf32>, f32
+// CHECK: %[[NP:.+]], %[[NS:.+]] = gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01> param(%[[PT]]) accumulator(%[[R]]#0) state(%[[MOMT]]) count(%[[COUNT]]) lr(%[[LR]]) step(%[[STEP]])
+// CHECK: bufferization.materialize_in_destination %[[NP]] in restrict writable %[[P]]
+// CHECK: bufferization.materialize_in_destination %[[NS]] in restrict writable %[[MOM]]
+// CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
+// CHECK: %[[OBJ:.+]] = arith.divf %[[R]]#1, %[[COUNT]] : f32
+// CHECK: return %[[OBJ]] : f32
+// CHECK-LABEL: func.func @s_predict(
+// CHECK-SAME: %{{.+}}: memref<3x2xf32>, %{{.+}}: memref<4x2xf32>, %[[OUT:.+]]: memref<4x3xf32>)
+// CHECK: %[[Z:.+]] = gacc.linear
+// CHECK-NOT: gacc.cross_entropy
+// CHECK: bufferization.materialize_in_destination %[[Z]] in restrict writable %[[OUT]]
+
+
+// UNROLL-LABEL: func.func @s(
+// UNROLL-NOT: scf.for
+// UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %true
+// UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %false
+// UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %false
+// UNROLL-NOT: gacc.accumulate
+// UNROLL: gacc.apply_optimizer
+gacc.train_step @s params [@w] attributes {
+    accum_steps = 3 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1, momentum = 0.9>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l, %w : tensor<f32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Plain SGD has no optimizer state: no state argument, no state operand.
+
+gacc.param @b : tensor<4xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @nostate(
+// CHECK-SAME: %{{.+}}: memref<4xf32> {gacc.initializer = #gacc.zeros, gacc.param = @b}, %{{.+}}: memref<4xf32> {gacc.accumulator = @b}, %{{.+}}: memref<2x4x4xf32> {gacc.window_input = 0 : i64}
+// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01> param(%{{.+}}) accumulator(%{{.+}}) count
+gacc.train_step @nostate params [@b] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
+}

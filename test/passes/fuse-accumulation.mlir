@@ -1,0 +1,95 @@
+// RUN: gacc-opt %s -split-input-file -gacc-fuse-accumulation | FileCheck %s
+
+// A weight gradient dW = dyᵀ·x (a zero-initialized, transposed-A matmul)
+// accumulated into its accumulator becomes one matmul_accumulate into the
+// accumulator: no linalg.matmul and no temporary gradient tensor remain.
+
+// CHECK-LABEL: func.func @weight_gradient(
+// CHECK-SAME: %[[DY:[^:]+]]: tensor<4x3xf32>, %[[X:[^:]+]]: tensor<4x2xf32>, %[[ACC:[^:]+]]: tensor<3x2xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[R:.+]] = gacc.matmul_accumulate %[[DY]], %[[X]] into %[[ACC]] first %[[FIRST]] {transpose_a} : tensor<4x3xf32>, tensor<4x2xf32> into tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[R]]
+func.func @weight_gradient(%dy: tensor<4x3xf32>, %x: tensor<4x2xf32>, %acc: tensor<3x2xf32>, %first: i1) -> tensor<3x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%dy, %x : tensor<4x3xf32>, tensor<4x2xf32>) outs(%init : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = gacc.accumulate %dw into %acc first %first : tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// Any other gradient: one elementwise kernel, first ? g : acc + g.
+
+// CHECK-LABEL: func.func @other_gradient(
+// CHECK-SAME: %[[G:[^:]+]]: tensor<3xf32>, %[[ACC:[^:]+]]: tensor<3xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} iterator_types = ["parallel"]} ins(%[[G]] : tensor<3xf32>) outs(%[[ACC]] : tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %[[OUT:.+]]: f32):
+// CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[OUT]], %[[IN]] : f32
+// CHECK-NEXT: %[[SEL:.+]] = arith.select %[[FIRST]], %[[IN]], %[[SUM]] : f32
+// CHECK-NEXT: linalg.yield %[[SEL]] : f32
+// CHECK-NOT: gacc.accumulate
+func.func @other_gradient(%g: tensor<3xf32>, %acc: tensor<3xf32>, %first: i1) -> tensor<3xf32> {
+  %r = gacc.accumulate %g into %acc first %first : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+// A matmul whose init is not zero is not a pure gradient: it is not fused.
+
+// CHECK-LABEL: func.func @nonzero_init(
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK-NOT: gacc.matmul_accumulate
+func.func @nonzero_init(%a: tensor<3x4xf32>, %b: tensor<4x2xf32>, %c: tensor<3x2xf32>, %acc: tensor<3x2xf32>, %first: i1) -> tensor<3x2xf32> {
+  %m = linalg.matmul ins(%a, %b : tensor<3x4xf32>, tensor<4x2xf32>) outs(%c : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = gacc.accumulate %m into %acc first %first : tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// The deferred SGD update (momentum, Nesterov, weight decay) is one kernel
+// reading the accumulator, parameter and momentum once and writing
+// parameter and momentum: g = acc / count + wd·p; b = step == 0 ? g :
+// μ·b + g; g = g + μ·b; p = p − lr·g (torch.optim.SGD).
+
+// CHECK-LABEL: func.func @sgd_update(
+// CHECK-SAME: %[[P:[^:]+]]: tensor<5xf32>, %[[ACC:[^:]+]]: tensor<5xf32>, %[[M:[^:]+]]: tensor<5xf32>, %[[N:[^:]+]]: f32, %[[LR:[^:]+]]: f32, %[[K:[^:]+]]: i64)
+// CHECK: %[[FIRSTSTEP:.+]] = arith.cmpi eq, %[[K]], %{{.+}} : i64
+// CHECK: %[[R:.+]]:2 = linalg.generic {{.+}} ins(%[[ACC]] : tensor<5xf32>) outs(%[[P]], %[[M]] : tensor<5xf32>, tensor<5xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[PV:.+]]: f32, %[[MV:.+]]: f32):
+// CHECK-NEXT: %[[G:.+]] = arith.divf %[[A]], %[[N]] : f32
+// CHECK: %[[WD:.+]] = arith.mulf %{{.+}}, %[[PV]] : f32
+// CHECK: %[[GD:.+]] = arith.addf %[[G]], %[[WD]] : f32
+// CHECK: %[[KEPT:.+]] = arith.mulf %{{.+}}, %[[MV]] : f32
+// CHECK: %[[NEXT:.+]] = arith.addf %[[KEPT]], %[[GD]] : f32
+// CHECK: %[[BUF:.+]] = arith.select %[[FIRSTSTEP]], %[[GD]], %[[NEXT]] : f32
+// CHECK: %[[NM:.+]] = arith.mulf %{{.+}}, %[[BUF]] : f32
+// CHECK: %[[NG:.+]] = arith.addf %[[GD]], %[[NM]] : f32
+// CHECK: %[[STEP:.+]] = arith.mulf %[[LR]], %[[NG]] : f32
+// CHECK: %[[NP:.+]] = arith.subf %[[PV]], %[[STEP]] : f32
+// CHECK: linalg.yield %[[NP]], %[[BUF]] : f32, f32
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @sgd_update(%p: tensor<5xf32>, %acc: tensor<5xf32>, %m: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) -> (tensor<5xf32>, tensor<5xf32>) {
+  %p1, %m1 = gacc.apply_optimizer #gacc.sgd<lr = 0.1, momentum = 0.9, weight_decay = 0.01, nesterov = true> param(%p) accumulator(%acc) state(%m) count(%n) lr(%lr) step(%k) : (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, f32, f32, i64) -> (tensor<5xf32>, tensor<5xf32>)
+  return %p1, %m1 : tensor<5xf32>, tensor<5xf32>
+}
+
+// -----
+
+// Plain SGD: no state, p − lr · acc / count.
+
+// CHECK-LABEL: func.func @plain_sgd(
+// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<5xf32>) outs(%{{.+}} : tensor<5xf32>)
+// CHECK: arith.divf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.subf
+func.func @plain_sgd(%p: tensor<5xf32>, %acc: tensor<5xf32>, %n: f32, %lr: f32, %k: i64) -> tensor<5xf32> {
+  %p1 = gacc.apply_optimizer #gacc.sgd<lr = 0.1> param(%p) accumulator(%acc) count(%n) lr(%lr) step(%k) : (tensor<5xf32>, tensor<5xf32>, f32, f32, i64) -> tensor<5xf32>
+  return %p1 : tensor<5xf32>
+}
