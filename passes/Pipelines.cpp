@@ -32,6 +32,11 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -112,6 +117,20 @@ void mlir::gacc::registerGAccPipelines() {
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
       "ptxas) with host code in the LLVM dialect",
       buildLowerToNVVMPipeline);
+}
+
+void mlir::gacc::configureCUDAToolkit() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (std::getenv(var))
+      return;
+  std::string root;
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
+    root = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+               .str();
+  else if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    root = "/usr/local/cuda";
+  if (!root.empty())
+    ::setenv("CUDA_HOME", root.c_str(), /*overwrite=*/0);
 }
 
 void mlir::gacc::registerGAccDialectsAndInterfaces(DialectRegistry &registry) {

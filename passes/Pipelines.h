@@ -73,6 +73,14 @@ void buildLowerToNVVMPipeline(OpPassManager &pm,
 /// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.
 void registerGAccPipelines();
 
+/// Points MLIR's NVVM serializer at the CUDA toolkit (for libdevice and
+/// ptxas) when the environment does not: if none of CUDA_ROOT, CUDA_HOME and
+/// CUDA_PATH is set, sets CUDA_HOME to the toolkit holding the `ptxas` found
+/// on PATH, or to /usr/local/cuda when that exists. Without a toolkit PTX
+/// output still works (math functions stay unresolved externs) and cubin
+/// output fails with ptxas's message.
+void configureCUDAToolkit();
+
 /// Everything a gacc tool must register: the gacc dialect, the upstream
 /// dialects the pipelines produce, their bufferization and conversion
 /// interfaces, the NVVM target and the LLVM IR translations.

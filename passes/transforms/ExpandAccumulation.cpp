@@ -61,9 +61,16 @@ static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping);
   SmallVector<Value> results;
-  for (auto [g, acc] : llvm::zip(step.getGradients(), accs))
-    results.push_back(AccumulateOp::create(b, loc, acc.getType(),
+  for (auto [g, acc, name] :
+       llvm::zip(step.getGradients(), accs, step.getParams())) {
+    // Named locations name the kernels this op becomes (accumulate_<param>).
+    Location accLoc = NameLoc::get(
+        b.getStringAttr("accumulate_" +
+                        cast<FlatSymbolRefAttr>(name).getValue()),
+        loc);
+    results.push_back(AccumulateOp::create(b, accLoc, acc.getType(),
                                            mapping.lookup(g), acc, first));
+  }
   Value loss = tensor::ExtractOp::create(b, loc, mapping.lookup(step.getLoss()),
                                          ValueRange{});
   results.push_back(arith::AddFOp::create(b, loc, lossSum, loss));
@@ -184,7 +191,9 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   for (unsigned i = 0; i < P; ++i) {
     ValueRange st = ValueRange(states).slice(i * S, S);
     SmallVector<Type> resultTypes(1 + S, params[i].getType());
-    auto upd = ApplyOptimizerOp::create(b, loc, resultTypes, sgd, params[i],
+    Location updLoc =
+        NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
+    auto upd = ApplyOptimizerOp::create(b, updLoc, resultTypes, sgd, params[i],
                                         finalAccs[i], st, count, lr, stepIdx);
     auto materialize = [&](Value v, Value dest) {
       bufferization::MaterializeInDestinationOp::create(

@@ -19,6 +19,32 @@ using namespace mlir::gacc;
 
 namespace {
 
+/// The first NameLoc name in `loc` (looking through fused and call-site
+/// locations), made a valid identifier.
+static std::optional<std::string> findName(Location loc) {
+  std::optional<std::string> found;
+  loc->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      std::string s = n.getName().str();
+      for (char &c : s)
+        if (!llvm::isAlnum(c) && c != '_')
+          c = '_';
+      found = s;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// `base`, or `base_<k>` for the first k that is free in `m`.
+static std::string uniqueName(gpu::GPUModuleOp m, StringRef base) {
+  std::string name = base.str();
+  for (unsigned k = 1; m.lookupSymbol(name); ++k)
+    name = (base + "_" + llvm::Twine(k)).str();
+  return name;
+}
+
 struct MergeGPUModulesPass
     : public mlir::gacc::impl::GAccMergeGPUModulesPassBase<MergeGPUModulesPass> {
   using Base::Base;
@@ -49,6 +75,10 @@ struct MergeGPUModulesPass
           std::string name = numFuncs == 1
                                  ? m.getName().str()
                                  : (m.getName() + "_" + fn.getName()).str();
+          // A kernel outlined from an op with a named location (gacc names
+          // its accumulate and update ops) takes that name.
+          if (auto named = findName(fn.getLoc()))
+            name = uniqueName(merged, *named);
           renamed[SymbolRefAttr::get(
               ctx, m.getName(), {FlatSymbolRefAttr::get(ctx, fn.getName())})] =
               StringAttr::get(ctx, name);

@@ -13,6 +13,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::gacc::configureCUDAToolkit();
   mlir::registerAllPasses();
   mlir::gacc::registerGAccPasses();
   mlir::gacc::registerGAccPipelines();

@@ -161,6 +161,7 @@ int main(int argc, char **argv) {
     return kExitBadInput;
   }
 
+  mlir::gacc::configureCUDAToolkit();
   DialectRegistry registry;
   mlir::gacc::registerGAccDialectsAndInterfaces(registry);
   MLIRContext context(registry);

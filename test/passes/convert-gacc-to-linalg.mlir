@@ -1,0 +1,65 @@
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-linalg | FileCheck %s
+
+// linear: x · Wᵀ (a matmul with transposed B) into a zero init, then the
+// bias broadcast over rows.
+
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x2xf32>, %[[W:[^:]+]]: tensor<3x2xf32>, %[[B:[^:]+]]: tensor<3xf32>)
+// CHECK: %[[Z:.+]] = linalg.fill
+// CHECK: %[[MM:.+]] = linalg.matmul indexing_maps = [#[[$A:.+]], #[[$BT:.+]], #[[$C:.+]]] ins(%[[X]], %[[W]] : tensor<4x2xf32>, tensor<3x2xf32>) outs(%[[Z]] : tensor<4x3xf32>)
+// CHECK: %[[Y:.+]] = linalg.generic {{.+}} ins(%[[B]] : tensor<3xf32>) outs(%[[MM]] : tensor<4x3xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[Y]]
+func.func @linear(%x: tensor<4x2xf32>, %w: tensor<3x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %y = gacc.linear %x, %w bias %b : tensor<4x2xf32>, tensor<3x2xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// relu: an elementwise maximum with 0 (NaN propagates, as torch.relu).
+
+// CHECK-LABEL: func.func @relu(
+// CHECK: linalg.generic
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : f32
+func.func @relu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %y = gacc.relu %x : tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// cross_entropy: row max, Σ exp(z − max) and the label's logit, then
+// Σ_i [y_i ≠ ignore] (max + log Σ − z_y) into a scalar.
+
+// CHECK-LABEL: func.func @cross_entropy(
+// CHECK: %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[S:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %[[MAX]], %{{.+}} :
+// CHECK: math.exp
+// CHECK: linalg.index 1
+// CHECK: %[[L:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]} ins(%[[MAX]], %[[S]]#0, %[[S]]#1, %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<f32>)
+// CHECK: math.log
+// CHECK: arith.cmpi eq, %{{.+}}, %c-7_i64 : i64
+// CHECK: return %[[L]]
+func.func @cross_entropy(%z: tensor<4x3xf32>, %y: tensor<4xi64>) -> tensor<f32> {
+  %l = gacc.cross_entropy %z, %y {ignore_index = -7 : i64} : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Layer ops inside a training step's body are left to the step's passes.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @s
+// CHECK: gacc.linear
+// CHECK: gacc.cross_entropy
+gacc.train_step @s params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

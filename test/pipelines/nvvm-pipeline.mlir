@@ -1,0 +1,22 @@
+// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa" | FileCheck %s
+// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa chip=sm_80 features=+ptx70" | FileCheck %s --check-prefix=SM80
+
+// The NVVM pipeline: every loop becomes a kernel in one gpu.module,
+// serialized to PTX for sm_90 by default; the host launches one accumulate
+// kernel per parameter per micro-batch (inside the loop) and one update
+// kernel per parameter per optimizer step (after it).
+
+// CHECK-LABEL: llvm.func @fashion_mlp(
+// CHECK: gpu.launch_func @gacc_kernels::@accumulate_fc1_weight
+// CHECK: gpu.launch_func @gacc_kernels::@accumulate_fc1_bias
+// CHECK: gpu.launch_func @gacc_kernels::@accumulate_fc2_weight
+// CHECK: gpu.launch_func @gacc_kernels::@accumulate_fc2_bias
+// CHECK: llvm.br
+// CHECK: gpu.launch_func @gacc_kernels::@update_fc1_weight
+// CHECK: gpu.launch_func @gacc_kernels::@update_fc1_bias
+// CHECK: gpu.launch_func @gacc_kernels::@update_fc2_weight
+// CHECK: gpu.launch_func @gacc_kernels::@update_fc2_bias
+// CHECK: gpu.binary @gacc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.+}}, assembly = "
+// CHECK-NOT: gpu.binary
+
+// SM80: gpu.binary @gacc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">
