@@ -1,0 +1,37 @@
+"""Minimal safetensors reader for the tests (numpy only): an 8-byte
+little-endian header length, a JSON header, then the raw data."""
+import json
+import struct
+
+import numpy as np
+
+DTYPES = {"F32": np.float32, "I32": np.int32, "I64": np.int64, "F64": np.float64}
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        out[name] = np.frombuffer(body[b:e], dtype=DTYPES[t["dtype"]]).reshape(t["shape"]).copy()
+    return out
+
+
+def save(path, tensors):
+    header, offset, blobs = {}, 0, []
+    for name, arr in tensors.items():
+        arr = np.ascontiguousarray(arr, dtype=np.float32)
+        header[name] = {"dtype": "F32", "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+        blobs.append(arr.tobytes())
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
