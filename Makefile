@@ -26,7 +26,7 @@ run: build
 	  --metrics $(BUILD)/fashion_mlp.metrics.jsonl
 
 test: build
-	ninja -C $(BUILD) check-gacc
+	bash scripts/run-tests.sh $(BUILD)
 
 docs: build
 	ninja -C $(BUILD) gacc-doc

@@ -20,7 +20,7 @@ llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
     ["gacc-opt", "gacc-run"], [config.gacc_tools_dir])
 llvm_config.add_tool_substitutions(
-    ["mlir-runner", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
+    ["mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
 
 # ptxas assembles cubins; without the CUDA toolkit those tests are
 # UNSUPPORTED, never failed or silently passed.
@@ -42,3 +42,6 @@ except Exception:
 
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+
+config.substitutions.append(
+    ("%llvm_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))

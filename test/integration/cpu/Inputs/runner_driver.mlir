@@ -1,0 +1,104 @@
+// Calls the compiled steps @n2 and @n1 (from runner_model.mlir, linked as a
+// shared library) for three optimizer steps from the same parameters on the
+// same 4 samples, then prints 1 if their parameters and losses agree within
+// 1e-6 (absolute, values are O(1)) and 0 otherwise.
+func.func private @n2(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
+                      memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>,
+                      f32, f32, i64) -> f32
+func.func private @n1(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
+                      memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>,
+                      f32, f32, i64) -> f32
+func.func private @printI64(i64)
+func.func private @printNewline()
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 4.0 : f32
+  %lr = arith.constant 0.5 : f32
+  // Two sets of state: parameters, accumulators, momentum.
+  %wa = memref.alloc() : memref<3x2xf32>
+  %ba = memref.alloc() : memref<3xf32>
+  %aw_a = memref.alloc() : memref<3x2xf32>
+  %ab_a = memref.alloc() : memref<3xf32>
+  %mw_a = memref.alloc() : memref<3x2xf32>
+  %mb_a = memref.alloc() : memref<3xf32>
+  %wb = memref.alloc() : memref<3x2xf32>
+  %bb = memref.alloc() : memref<3xf32>
+  %aw_b = memref.alloc() : memref<3x2xf32>
+  %ab_b = memref.alloc() : memref<3xf32>
+  %mw_b = memref.alloc() : memref<3x2xf32>
+  %mb_b = memref.alloc() : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%wa : memref<3x2xf32>)
+  linalg.fill ins(%zero : f32) outs(%ba : memref<3xf32>)
+  linalg.fill ins(%zero : f32) outs(%wb : memref<3x2xf32>)
+  linalg.fill ins(%zero : f32) outs(%bb : memref<3xf32>)
+  // Samples: x_i = (i + 1, 1 − i), labels 0, 1, 2, 1.
+  %x1 = memref.alloc() : memref<1x4x2xf32>
+  %y1 = memref.alloc() : memref<1x4xi32>
+  %x2c = memref.alloc() : memref<2x2x2xf32>
+  %y2c = memref.alloc() : memref<2x2xi32>
+  %labels = arith.constant dense<[0, 1, 2, 1]> : tensor<4xi32>
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %ii = arith.index_cast %i : index to i32
+    %fi = arith.sitofp %ii : i32 to f32
+    %one = arith.constant 1.0 : f32
+    %a = arith.addf %fi, %one : f32
+    %b = arith.subf %one, %fi : f32
+    memref.store %a, %x1[%c0, %i, %c0] : memref<1x4x2xf32>
+    memref.store %b, %x1[%c0, %i, %c1] : memref<1x4x2xf32>
+    %l = tensor.extract %labels[%i] : tensor<4xi32>
+    memref.store %l, %y1[%c0, %i] : memref<1x4xi32>
+    %mb = arith.divui %i, %c2 : index
+    %r = arith.remui %i, %c2 : index
+    memref.store %a, %x2c[%mb, %r, %c0] : memref<2x2x2xf32>
+    memref.store %b, %x2c[%mb, %r, %c1] : memref<2x2x2xf32>
+    memref.store %l, %y2c[%mb, %r] : memref<2x2xi32>
+  }
+  %ok0 = arith.constant true
+  %okF = scf.for %k = %c0 to %c3 step %c1 iter_args(%ok = %ok0) -> (i1) {
+    %step = arith.index_cast %k : index to i64
+    %la = func.call @n2(%wa, %ba, %aw_a, %ab_a, %mw_a, %mb_a, %x2c, %y2c, %count, %lr, %step)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>, f32, f32, i64) -> f32
+    %lb = func.call @n1(%wb, %bb, %aw_b, %ab_b, %mw_b, %mb_b, %x1, %y1, %count, %lr, %step)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>, f32, f32, i64) -> f32
+    %d = arith.subf %la, %lb : f32
+    %ad = math.absf %d : f32
+    %tol = arith.constant 1.0e-6 : f32
+    %close = arith.cmpf olt, %ad, %tol : f32
+    %ok2 = arith.andi %ok, %close : i1
+    scf.yield %ok2 : i1
+  }
+  // Compare the parameters.
+  %okW = scf.for %i = %c0 to %c3 step %c1 iter_args(%ok = %okF) -> (i1) {
+    %okj = scf.for %j = %c0 to %c2 step %c1 iter_args(%o = %ok) -> (i1) {
+      %a = memref.load %wa[%i, %j] : memref<3x2xf32>
+      %b = memref.load %wb[%i, %j] : memref<3x2xf32>
+      %d = arith.subf %a, %b : f32
+      %ad = math.absf %d : f32
+      %tol = arith.constant 1.0e-6 : f32
+      %close = arith.cmpf olt, %ad, %tol : f32
+      // The parameters must also have moved away from 0.
+      %moved = arith.cmpf one, %a, %zero : f32
+      %c = arith.andi %close, %moved : i1
+      %o2 = arith.andi %o, %c : i1
+      scf.yield %o2 : i1
+    }
+    %a = memref.load %ba[%i] : memref<3xf32>
+    %b = memref.load %bb[%i] : memref<3xf32>
+    %d = arith.subf %a, %b : f32
+    %ad = math.absf %d : f32
+    %tol = arith.constant 1.0e-6 : f32
+    %close = arith.cmpf olt, %ad, %tol : f32
+    %o3 = arith.andi %okj, %close : i1
+    scf.yield %o3 : i1
+  }
+  %r = arith.extui %okW : i1 to i64
+  func.call @printI64(%r) : (i64) -> ()
+  func.call @printNewline() : () -> ()
+  return
+}
