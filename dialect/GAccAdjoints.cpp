@@ -17,16 +17,20 @@ LogicalResult LinearOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &operandAdjoints) {
   Location loc = getLoc();
-  Value dy = resultAdjoints[0];
+  // Leading dimensions (batch, sequence) are flattened into matrix rows.
+  Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);
   operandAdjoints.assign(getNumOperands(), Value());
-  // dx = dy · W   ([m, out] · [out, in]).
+  // dx = dy · W   ([R, out] · [out, in]).
   if (needed[0])
-    operandAdjoints[0] = buildMatmul(b, loc, dy, getWeight(), false, false);
-  // dW = dyᵀ · x  ([out, m] · [m, in]): kept as its own matmul so that
+    operandAdjoints[0] = buildExpandFromMatrix(
+        b, loc, buildMatmul(b, loc, dy, getWeight(), false, false),
+        getInput().getType());
+  // dW = dyᵀ · x  ([out, R] · [R, in]): kept as its own matmul so that
   // gacc-fuse-accumulation can write it straight into the accumulator.
   if (needed[1])
-    operandAdjoints[1] = buildMatmul(b, loc, dy, getInput(), true, false);
-  // db = Σ_batch dy.
+    operandAdjoints[1] = buildMatmul(
+        b, loc, dy, buildCollapseToMatrix(b, loc, getInput()), true, false);
+  // db = Σ_rows dy.
   if (getBias() && needed[2])
     operandAdjoints[2] = buildSumRows(b, loc, dy);
   return success();
@@ -58,10 +62,69 @@ CrossEntropyOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   if (!needed[0])
     return success();
   Location loc = getLoc();
-  CrossEntropyStats stats =
-      buildCrossEntropyStats(b, loc, getLogits(), getLabels());
+  // Sequence targets are flattened: one row of logits per target.
+  Value logits = buildCollapseToMatrix(b, loc, getLogits());
+  Value labels = buildFlatten(b, loc, getLabels());
+  CrossEntropyStats stats = buildCrossEntropyStats(b, loc, logits, labels);
+  Value dz = buildCrossEntropyGrad(b, loc, logits, labels, stats,
+                                   resultAdjoints[0], getIgnoreIndex());
   operandAdjoints[0] =
-      buildCrossEntropyGrad(b, loc, getLogits(), getLabels(), stats,
-                            resultAdjoints[0], getIgnoreIndex());
+      buildExpandFromMatrix(b, loc, dz, getLogits().getType());
+  return success();
+}
+
+Value CrossEntropyOp::buildNormalizationCount(OpBuilder &b, bool perToken) {
+  return buildNonIgnoredCount(b, getLoc(), getLabels(), getIgnoreIndex(),
+                              perToken);
+}
+
+LogicalResult
+EmbeddingOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
+                          ArrayRef<bool> needed,
+                          SmallVectorImpl<Value> &operandAdjoints) {
+  operandAdjoints.assign(getNumOperands(), Value());
+  if (!needed[1])
+    return success();
+  Location loc = getLoc();
+  // dW = onehot(indices)ᵀ · dy over the flattened positions: a matmul that
+  // gacc-fuse-accumulation writes straight into the accumulator.
+  int64_t vocabulary = getWeight().getType().getDimSize(0);
+  Value onehot =
+      buildOneHot(b, loc, buildFlatten(b, loc, getIndices()), vocabulary);
+  Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);
+  operandAdjoints[1] = buildMatmul(b, loc, onehot, dy, true, false);
+  return success();
+}
+
+LogicalResult
+LayerNormOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
+                          ArrayRef<bool> needed,
+                          SmallVectorImpl<Value> &operandAdjoints) {
+  operandAdjoints.assign(getNumOperands(), Value());
+  Location loc = getLoc();
+  Value x = buildCollapseToMatrix(b, loc, getInput());
+  Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);
+  LayerNormStats stats =
+      buildLayerNormStats(b, loc, x, getEps().convertToDouble());
+  LayerNormGrads g =
+      buildLayerNormGrad(b, loc, x, stats, getWeight(), dy, needed[0]);
+  if (needed[0])
+    operandAdjoints[0] =
+        buildExpandFromMatrix(b, loc, g.dx, getInput().getType());
+  if (needed[1])
+    operandAdjoints[1] = g.dweight;
+  if (needed[2])
+    operandAdjoints[2] = g.dbias;
+  return success();
+}
+
+LogicalResult GeluOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
+                                   ArrayRef<bool> needed,
+                                   SmallVectorImpl<Value> &operandAdjoints) {
+  operandAdjoints.assign(1, Value());
+  if (needed[0])
+    operandAdjoints[0] = buildGeluGrad(b, getLoc(), getInput(),
+                                       resultAdjoints[0],
+                                       getApproximate() == "tanh");
   return success();
 }

@@ -44,7 +44,15 @@ def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
     InterfaceMethod<"The model output this loss reads.",
       "::mlir::Value", "getPrediction">,
     InterfaceMethod<"The targets (labels) this loss reads.",
-      "::mlir::Value", "getTargets">
+      "::mlir::Value", "getTargets">,
+    InterfaceMethod<[{
+      Emits, at the builder's insertion point, the f32 count by which this
+      micro-batch's summed loss is normalized: with `perToken` the number of
+      targets that are not ignored (token_mean), otherwise the number of
+      samples (leading-dimension rows) with at least one target that is not
+      ignored (mean). Padding samples therefore count for nothing.
+    }], "::mlir::Value", "buildNormalizationCount",
+      (ins "::mlir::OpBuilder &":$builder, "bool":$perToken)>
   ];
 }
 

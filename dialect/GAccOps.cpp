@@ -183,15 +183,17 @@ LogicalResult TrainStepOp::setMicroBatchSize(int64_t m) {
 LogicalResult LinearOp::verify() {
   auto x = getInput().getType();
   auto w = getWeight().getType();
-  if (x.getRank() != 2)
-    return emitOpError("input must be rank 2 [batch, in_features], got ") << x;
+  if (x.getRank() < 2)
+    return emitOpError("input must have rank >= 2 [batch, ..., in_features], "
+                       "got ")
+           << x;
   if (w.getRank() != 2)
     return emitOpError("weight must be rank 2 [out_features, in_features], "
                        "got ")
            << w;
-  if (x.getDimSize(1) != w.getDimSize(1))
+  if (x.getShape().back() != w.getDimSize(1))
     return emitOpError("input has ")
-           << x.getDimSize(1) << " features but weight expects "
+           << x.getShape().back() << " features but weight expects "
            << w.getDimSize(1) << " (weight layout is [out, in])";
   if (getBias()) {
     auto b = getBias().getType();
@@ -199,8 +201,9 @@ LogicalResult LinearOp::verify() {
       return emitOpError("bias must be [") << w.getDimSize(0) << "], got "
                                            << b;
   }
-  auto expected = RankedTensorType::get({x.getDimSize(0), w.getDimSize(0)},
-                                        x.getElementType());
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = w.getDimSize(0);
+  auto expected = RankedTensorType::get(shape, x.getElementType());
   if (getType() != expected)
     return emitOpError("result must be ") << expected << ", got " << getType();
   return success();
@@ -212,13 +215,13 @@ LogicalResult LinearOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   auto x = dyn_cast<RankedTensorType>(operands[0].getType());
   auto w = dyn_cast<RankedTensorType>(operands[1].getType());
-  if (!x || !w || x.getRank() != 2 || w.getRank() != 2)
+  if (!x || !w || x.getRank() < 2 || w.getRank() != 2)
     return failure();
-  inferred.push_back(RankedTensorType::get(
-      {x.getDimSize(0), w.getDimSize(0)}, x.getElementType()));
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = w.getDimSize(0);
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
-
 
 //===----------------------------------------------------------------------===//
 // ReluOp
@@ -232,14 +235,14 @@ LogicalResult LinearOp::inferReturnTypes(
 LogicalResult CrossEntropyOp::verify() {
   auto z = getLogits().getType();
   auto y = getLabels().getType();
-  if (z.getRank() != 2)
-    return emitOpError("logits must be rank 2 [batch, classes], got ") << z;
-  if (y.getRank() != 1)
-    return emitOpError("labels must be rank 1 [batch], got ") << y;
-  if (z.getDimSize(0) != y.getDimSize(0))
-    return emitOpError("has ")
-           << z.getDimSize(0) << " rows of logits but " << y.getDimSize(0)
-           << " labels";
+  if (z.getRank() != 2 && z.getRank() != 3)
+    return emitOpError("logits must be rank 2 [batch, classes] or 3 [batch, "
+                       "sequence, classes], got ")
+           << z;
+  if (y.getShape() != z.getShape().drop_back())
+    return emitOpError("labels must have the logits' shape without the class "
+                       "dimension, got ")
+           << y << " for logits " << z;
   return success();
 }
 
@@ -251,6 +254,77 @@ LogicalResult CrossEntropyOp::inferReturnTypes(
 }
 
 Value CrossEntropyOp::getPrediction() { return getLogits(); }
+
+//===----------------------------------------------------------------------===//
+// EmbeddingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::verify() {
+  auto w = getWeight().getType();
+  if (w.getRank() != 2)
+    return emitOpError("weight must be rank 2 [vocabulary, dim], got ") << w;
+  SmallVector<int64_t> shape(getIndices().getType().getShape());
+  shape.push_back(w.getDimSize(1));
+  auto expected = RankedTensorType::get(shape, w.getElementType());
+  if (getType() != expected)
+    return emitOpError("result must be ") << expected << ", got " << getType();
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto idx = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto w = dyn_cast<RankedTensorType>(operands[1].getType());
+  if (!idx || !w || w.getRank() != 2)
+    return failure();
+  SmallVector<int64_t> shape(idx.getShape());
+  shape.push_back(w.getDimSize(1));
+  inferred.push_back(RankedTensorType::get(shape, w.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  auto x = getInput().getType();
+  if (x.getRank() < 1)
+    return emitOpError("input must have rank >= 1");
+  int64_t d = x.getShape().back();
+  for (Value v : {getWeight(), getBias()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != d)
+      return emitOpError("weight and bias must be [") << d << "], got " << t;
+  }
+  if (!(getEps().convertToDouble() > 0.0))
+    return emitOpError("eps must be positive");
+  if (getType() != x)
+    return emitOpError("result type must be the input type ") << x;
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(operands[0].getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GeluOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\" (as "
+                       "torch.nn.functional.gelu), got \"")
+           << getApproximate() << "\"";
+  return success();
+}
 Value CrossEntropyOp::getTargets() { return getLabels(); }
 
 //===----------------------------------------------------------------------===//

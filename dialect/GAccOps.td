@@ -157,9 +157,10 @@ def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "fully connected layer y = x·Wᵀ + b";
   let description = [{
-    Applies the affine map of `torch.nn.Linear`: for `input` [m, in],
+    Applies the affine map of `torch.nn.Linear`: for `input` [..., in]
+    (rank ≥ 2: a micro-batch of vectors, or of sequences position-wise),
     `weight` [out, in] (torch's layout) and optional `bias` [out], the
-    result [m, out] is `input · weightᵀ + bias`. All fp32.
+    result [..., out] is `input · weightᵀ + bias`. All fp32.
 
     Adjoint (∂y = dy): dx = dy · W, dW = dyᵀ · x (its own
     `linalg.matmul`, so that `gacc-fuse-accumulation` can compute it straight
@@ -169,8 +170,8 @@ def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
     %y = gacc.linear %x, %w bias %b : tensor<32x784xf32>, tensor<256x784xf32>, tensor<256xf32> -> tensor<32x256xf32>
     ```
 
-    Errors: an input or weight that is not rank 2, in-features that differ,
-    a bias that is not [out].
+    Errors: an input of rank < 2, a weight that is not rank 2, in-features
+    that differ, a bias that is not [out], a result that is not [..., out].
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        Optional<GAcc_F32Tensor>:$bias);
@@ -205,10 +206,11 @@ def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
     DeclareOpInterfaceMethods<GAcc_LossOpInterface>]> {
   let summary = "softmax cross-entropy with integer class labels, summed";
   let description = [{
-    For `logits` [m, C] (fp32) and `labels` [m] (i32 or i64 class indices in
-    [0, C)), returns Σ_i −log softmax(logits_i)[labels_i] as `tensor<f32>`,
-    the sum over the micro-batch: `torch.nn.functional.cross_entropy(...,
-    reduction='sum', ignore_index=ignore_index)`. Samples whose label equals
+    For `logits` [m, C] or [m, S, C] (fp32) and `labels` [m] or [m, S] (i32
+    or i64 class indices in [0, C)), returns Σ −log softmax(logits)[label]
+    over every target as `tensor<f32>`, the sum over the micro-batch (and
+    its sequence positions): `torch.nn.functional.cross_entropy(...,
+    reduction='sum', ignore_index=ignore_index)` on the flattened targets. Samples whose label equals
     `ignore_index` (default −100, as torch) contribute nothing, and are not
     counted by the step's normalization. The training step divides by the
     window's count; this op never normalizes.
@@ -220,8 +222,8 @@ def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
     %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
     ```
 
-    Errors: logits that are not rank 2, labels that are not rank 1 or whose
-    length differs from the logits' rows.
+    Errors: logits that are not rank 2 or 3, labels whose shape is not the
+    logits' shape without the class dimension.
   }];
   let arguments = (ins GAcc_F32Tensor:$logits, GAcc_LabelTensor:$labels,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
@@ -230,6 +232,94 @@ def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
     type($loss)
   }];
+  let hasVerifier = 1;
+}
+
+def GAcc_EmbeddingOp : GAcc_Op<"embedding", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+  let summary = "embedding lookup y[..., :] = W[indices[...], :]";
+  let description = [{
+    `torch.nn.functional.embedding`: for `indices` [...] (i32 or i64 in
+    [0, V)) and `weight` [V, D] (fp32), the result [..., D] holds the rows
+    of the weight. Indices out of range are undefined behaviour (gacc-run
+    validates its data).
+
+    Adjoint: dW = onehot(indices)ᵀ · dy, a matmul over the flattened
+    positions, so `gacc-fuse-accumulation` writes it straight into the
+    accumulator (the scatter-add of torch's embedding backward).
+
+    ```mlir
+    %e = gacc.embedding %tokens, %table : tensor<32x128xi32>, tensor<80x64xf32> -> tensor<32x128x64xf32>
+    ```
+
+    Errors: a weight that is not rank 2, a result that is not
+    indices' shape + [D].
+  }];
+  let arguments = (ins GAcc_LabelTensor:$indices, GAcc_F32Tensor:$weight);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $indices `,` $weight attr-dict `:` type($indices) `,` type($weight) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GAcc_LayerNormOp : GAcc_Op<"layer_norm", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `torch.nn.functional.layer_norm(x, [D], weight, bias, eps)` (Ba et al.,
+    2016, "Layer Normalization"): over the last dimension of `input`
+    [..., D], y = (x − mean) / sqrt(var + eps) · weight + bias with the
+    biased variance. `weight` and `bias` are [D]. All fp32.
+
+    Adjoint, with x̂ = (x − mean)·rstd and g = dy·weight:
+    dx = rstd · (g − mean_D(g) − x̂ · mean_D(g·x̂)),
+    dweight = Σ dy·x̂, dbias = Σ dy (sums over every leading position).
+    This op normalizes within one sample, so it does not depend on batch
+    statistics.
+
+    ```mlir
+    %y = gacc.layer_norm %x, %g, %b : tensor<32x128x64xf32>, tensor<64xf32>, tensor<64xf32>
+    ```
+
+    Errors: weight or bias that is not [D], eps not positive.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       GAcc_F32Tensor:$bias,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
+    `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
+def GAcc_GeluOp : GAcc_Op<"gelu", [Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+  let summary = "Gaussian error linear unit (exact or tanh form)";
+  let description = [{
+    `torch.nn.functional.gelu(x, approximate=...)` (Hendrycks & Gimpel,
+    2016): `approximate = "none"`: x·Φ(x) = 0.5·x·(1 + erf(x/√2));
+    `"tanh"`: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+
+    Adjoint (exact): Φ(x) + x·φ(x), φ(x) = exp(−x²/2)/√(2π); (tanh):
+    0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²).
+
+    ```mlir
+    %a = gacc.gelu %h {approximate = "tanh"} : tensor<32x128x64xf32>
+    ```
+
+    Errors: `approximate` other than "none" or "tanh".
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 

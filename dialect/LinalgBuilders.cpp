@@ -242,3 +242,425 @@ Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
       });
   return op.getResult(0);
 }
+
+//===----------------------------------------------------------------------===//
+// Reshapes
+//===----------------------------------------------------------------------===//
+
+Value mlir::gacc::buildCollapseToMatrix(OpBuilder &b, Location loc, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  if (t.getRank() == 2)
+    return x;
+  ReassociationIndices lead, last = {t.getRank() - 1};
+  for (int64_t i = 0; i + 1 < t.getRank(); ++i)
+    lead.push_back(i);
+  return tensor::CollapseShapeOp::create(b, loc, x,
+                                         SmallVector<ReassociationIndices>{
+                                             lead, last});
+}
+
+Value mlir::gacc::buildExpandFromMatrix(OpBuilder &b, Location loc, Value m,
+                                        RankedTensorType type) {
+  if (type.getRank() == 2)
+    return m;
+  ReassociationIndices lead, last = {type.getRank() - 1};
+  for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+    lead.push_back(i);
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, m, SmallVector<ReassociationIndices>{lead, last});
+}
+
+Value mlir::gacc::buildFlatten(OpBuilder &b, Location loc, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  if (t.getRank() == 1)
+    return x;
+  ReassociationIndices all;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    all.push_back(i);
+  return tensor::CollapseShapeOp::create(
+      b, loc, x, SmallVector<ReassociationIndices>{all});
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+Value mlir::gacc::buildEmbedding(OpBuilder &b, Location loc, Value indices,
+                                 Value weight) {
+  auto it = cast<RankedTensorType>(indices.getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
+  SmallVector<int64_t> shape(it.getShape());
+  shape.push_back(wt.getDimSize(1));
+  auto rt = RankedTensorType::get(shape, wt.getElementType());
+  unsigned rank = rt.getRank();
+  AffineMap out = b.getMultiDimIdentityMap(rank);
+  AffineMap idxMap = out.getMajorSubMap(rank - 1);
+  Value init = tensor::EmptyOp::create(b, loc, shape, wt.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{rt}, ValueRange{indices}, ValueRange{init},
+             SmallVector<AffineMap>{idxMap, out}, iterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value row = arith::IndexCastOp::create(nb, nl,
+                                                      nb.getIndexType(),
+                                                      args[0]);
+               Value col = linalg::IndexOp::create(nb, nl, rank - 1);
+               Value v = tensor::ExtractOp::create(nb, nl, weight,
+                                                   ValueRange{row, col});
+               linalg::YieldOp::create(nb, nl, v);
+             })
+      .getResult(0);
+}
+
+Value mlir::gacc::buildOneHot(OpBuilder &b, Location loc, Value flatIndices,
+                              int64_t vocabulary) {
+  auto it = cast<RankedTensorType>(flatIndices.getType());
+  auto rt = RankedTensorType::get({it.getDimSize(0), vocabulary},
+                                  b.getF32Type());
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  Value init = tensor::EmptyOp::create(b, loc, rt.getShape(), b.getF32Type());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{rt}, ValueRange{flatIndices}, ValueRange{init},
+             SmallVector<AffineMap>{AffineMap::get(2, 0, {d0}, ctx),
+                                    AffineMap::get(2, 0, {d0, d1}, ctx)},
+             iterators(2),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value v = linalg::IndexOp::create(nb, nl, 1);
+               Value idx = arith::IndexCastOp::create(nb, nl,
+                                                      nb.getIndexType(),
+                                                      args[0]);
+               Value hit = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::eq, v, idx);
+               Value r = arith::SelectOp::create(nb, nl, hit,
+                                                 f32Const(nb, nl, 1.0),
+                                                 f32Const(nb, nl, 0.0));
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Layer normalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RowMaps {
+  AffineMap ij, i, j;
+};
+RowMaps rowMaps(MLIRContext *ctx) {
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  return {AffineMap::get(2, 0, {d0, d1}, ctx), AffineMap::get(2, 0, {d0}, ctx),
+          AffineMap::get(2, 0, {d1}, ctx)};
+}
+} // namespace
+
+LayerNormStats mlir::gacc::buildLayerNormStats(OpBuilder &b, Location loc,
+                                               Value x, double eps) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rows = xt.getDimSize(0), d = xt.getDimSize(1);
+  auto rowType = RankedTensorType::get({rows}, b.getF32Type());
+  RowMaps m = rowMaps(b.getContext());
+  Value sumInit = buildFilled(b, loc, rowType, 0.0);
+  Value sum = linalg::GenericOp::create(
+                  b, loc, TypeRange{rowType}, ValueRange{x},
+                  ValueRange{sumInit}, SmallVector<AffineMap>{m.ij, m.i},
+                  iterators(1, 1),
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl, Value(arith::AddFOp::create(nb, nl, a[1], a[0])));
+                  })
+                  .getResult(0);
+  Value invD = f32Const(b, loc, 1.0 / double(d));
+  Value mean = buildElementwise(
+      b, loc, ValueRange{sum}, rowType,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::MulFOp::create(nb, nl, a[0], invD);
+      });
+  Value sqInit = buildFilled(b, loc, rowType, 0.0);
+  Value sq = linalg::GenericOp::create(
+                 b, loc, TypeRange{rowType}, ValueRange{x, mean},
+                 ValueRange{sqInit}, SmallVector<AffineMap>{m.ij, m.i, m.i},
+                 iterators(1, 1),
+                 [](OpBuilder &nb, Location nl, ValueRange a) {
+                   Value c = arith::SubFOp::create(nb, nl, a[0], a[1]);
+                   Value s = arith::MulFOp::create(nb, nl, c, c);
+                   linalg::YieldOp::create(
+                       nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], s)));
+                 })
+                 .getResult(0);
+  Value epsV = f32Const(b, loc, eps);
+  Value rstd = buildElementwise(
+      b, loc, ValueRange{sq}, rowType,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value var = arith::MulFOp::create(nb, nl, a[0], invD);
+        Value ve = arith::AddFOp::create(nb, nl, var, epsV);
+        return math::RsqrtOp::create(nb, nl, ve);
+      });
+  return {mean, rstd};
+}
+
+Value mlir::gacc::buildLayerNorm(OpBuilder &b, Location loc, Value x,
+                                 const LayerNormStats &stats, Value weight,
+                                 Value bias) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  RowMaps m = rowMaps(b.getContext());
+  Value init = tensor::EmptyOp::create(b, loc, xt.getShape(),
+                                       xt.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{xt},
+             ValueRange{x, stats.mean, stats.rstd, weight, bias},
+             ValueRange{init},
+             SmallVector<AffineMap>{m.ij, m.i, m.i, m.j, m.j, m.ij},
+             iterators(2),
+             [](OpBuilder &nb, Location nl, ValueRange a) {
+               Value c = arith::SubFOp::create(nb, nl, a[0], a[1]);
+               Value xhat = arith::MulFOp::create(nb, nl, c, a[2]);
+               Value y = arith::AddFOp::create(
+                   nb, nl, arith::MulFOp::create(nb, nl, xhat, a[3]), a[4]);
+               linalg::YieldOp::create(nb, nl, y);
+             })
+      .getResult(0);
+}
+
+LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,
+                                              Value x,
+                                              const LayerNormStats &stats,
+                                              Value weight, Value dy,
+                                              bool needX) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rows = xt.getDimSize(0), d = xt.getDimSize(1);
+  RowMaps m = rowMaps(b.getContext());
+  auto colType = RankedTensorType::get({d}, b.getF32Type());
+  auto rowType = RankedTensorType::get({rows}, b.getF32Type());
+  auto xhatOf = [](OpBuilder &nb, Location nl, Value xv, Value mean,
+                   Value rstd) -> Value {
+    return arith::MulFOp::create(nb, nl,
+                                 arith::SubFOp::create(nb, nl, xv, mean), rstd);
+  };
+  // dweight = Σ_r dy·x̂, dbias = Σ_r dy: one reduction over rows.
+  Value dwInit = buildFilled(b, loc, colType, 0.0);
+  Value dbInit = buildFilled(b, loc, colType, 0.0);
+  auto params = linalg::GenericOp::create(
+      b, loc, TypeRange{colType, colType},
+      ValueRange{x, stats.mean, stats.rstd, dy}, ValueRange{dwInit, dbInit},
+      SmallVector<AffineMap>{m.ij, m.i, m.i, m.ij, m.j, m.j},
+      {utils::IteratorType::reduction, utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value xhat = xhatOf(nb, nl, a[0], a[1], a[2]);
+        Value dw = arith::AddFOp::create(
+            nb, nl, a[4], arith::MulFOp::create(nb, nl, a[3], xhat));
+        Value db = arith::AddFOp::create(nb, nl, a[5], a[3]);
+        linalg::YieldOp::create(nb, nl, ValueRange{dw, db});
+      });
+  LayerNormGrads grads{Value(), params.getResult(0), params.getResult(1)};
+  if (!needX)
+    return grads;
+  // Row sums of g = dy·weight and of g·x̂.
+  Value gInit = buildFilled(b, loc, rowType, 0.0);
+  Value gxInit = buildFilled(b, loc, rowType, 0.0);
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{rowType, rowType},
+      ValueRange{x, stats.mean, stats.rstd, dy, weight},
+      ValueRange{gInit, gxInit},
+      SmallVector<AffineMap>{m.ij, m.i, m.i, m.ij, m.j, m.i, m.i},
+      iterators(1, 1), [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value xhat = xhatOf(nb, nl, a[0], a[1], a[2]);
+        Value g = arith::MulFOp::create(nb, nl, a[3], a[4]);
+        Value s = arith::AddFOp::create(nb, nl, a[5], g);
+        Value sx = arith::AddFOp::create(
+            nb, nl, a[6], arith::MulFOp::create(nb, nl, g, xhat));
+        linalg::YieldOp::create(nb, nl, ValueRange{s, sx});
+      });
+  Value invD = f32Const(b, loc, 1.0 / double(d));
+  Value init = tensor::EmptyOp::create(b, loc, xt.getShape(),
+                                       xt.getElementType());
+  grads.dx =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{xt},
+          ValueRange{x, stats.mean, stats.rstd, dy, weight, sums.getResult(0),
+                     sums.getResult(1)},
+          ValueRange{init},
+          SmallVector<AffineMap>{m.ij, m.i, m.i, m.ij, m.j, m.i, m.i, m.ij},
+          iterators(2),
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value xhat = xhatOf(nb, nl, a[0], a[1], a[2]);
+            Value g = arith::MulFOp::create(nb, nl, a[3], a[4]);
+            Value meanG = arith::MulFOp::create(nb, nl, a[5], invD);
+            Value meanGX = arith::MulFOp::create(nb, nl, a[6], invD);
+            Value t = arith::SubFOp::create(
+                nb, nl, arith::SubFOp::create(nb, nl, g, meanG),
+                arith::MulFOp::create(nb, nl, xhat, meanGX));
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::MulFOp::create(nb, nl, t, a[2])));
+          })
+          .getResult(0);
+  return grads;
+}
+
+//===----------------------------------------------------------------------===//
+// GELU
+//===----------------------------------------------------------------------===//
+
+static constexpr double kSqrt2OverPi = 0.7978845608028654;
+static constexpr double kGeluCubic = 0.044715;
+
+Value mlir::gacc::buildGelu(OpBuilder &b, Location loc, Value x,
+                            bool tanhForm) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return buildElementwise(
+      b, loc, ValueRange{x}, type,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value v = a[0];
+        Value half = f32Const(nb, nl, 0.5), one = f32Const(nb, nl, 1.0);
+        Value inner;
+        if (tanhForm) {
+          Value x3 = arith::MulFOp::create(
+              nb, nl, v, arith::MulFOp::create(nb, nl, v, v));
+          Value arg = arith::MulFOp::create(
+              nb, nl, f32Const(nb, nl, kSqrt2OverPi),
+              arith::AddFOp::create(
+                  nb, nl, v,
+                  arith::MulFOp::create(nb, nl, f32Const(nb, nl, kGeluCubic),
+                                        x3)));
+          inner = math::TanhOp::create(nb, nl, arg);
+        } else {
+          inner = math::ErfOp::create(
+              nb, nl,
+              arith::MulFOp::create(nb, nl, v,
+                                    f32Const(nb, nl, 0.7071067811865476)));
+        }
+        Value h = arith::MulFOp::create(nb, nl, half, v);
+        return arith::MulFOp::create(nb, nl, h,
+                                     arith::AddFOp::create(nb, nl, one, inner));
+      });
+}
+
+Value mlir::gacc::buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
+                                bool tanhForm) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return buildElementwise(
+      b, loc, ValueRange{x, dy}, type,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value v = a[0];
+        Value half = f32Const(nb, nl, 0.5), one = f32Const(nb, nl, 1.0);
+        Value x2 = arith::MulFOp::create(nb, nl, v, v);
+        Value d;
+        if (tanhForm) {
+          Value x3 = arith::MulFOp::create(nb, nl, v, x2);
+          Value k = f32Const(nb, nl, kSqrt2OverPi);
+          Value arg = arith::MulFOp::create(
+              nb, nl, k,
+              arith::AddFOp::create(
+                  nb, nl, v,
+                  arith::MulFOp::create(nb, nl, f32Const(nb, nl, kGeluCubic),
+                                        x3)));
+          Value t = math::TanhOp::create(nb, nl, arg);
+          Value left =
+              arith::MulFOp::create(nb, nl, half,
+                                    arith::AddFOp::create(nb, nl, one, t));
+          Value sech2 = arith::SubFOp::create(
+              nb, nl, one, arith::MulFOp::create(nb, nl, t, t));
+          Value dArg = arith::MulFOp::create(
+              nb, nl, k,
+              arith::AddFOp::create(
+                  nb, nl, one,
+                  arith::MulFOp::create(
+                      nb, nl, f32Const(nb, nl, 3.0 * kGeluCubic), x2)));
+          Value right = arith::MulFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, half, v),
+              arith::MulFOp::create(nb, nl, sech2, dArg));
+          d = arith::AddFOp::create(nb, nl, left, right);
+        } else {
+          Value cdf = arith::MulFOp::create(
+              nb, nl, half,
+              arith::AddFOp::create(
+                  nb, nl, one,
+                  math::ErfOp::create(
+                      nb, nl,
+                      arith::MulFOp::create(
+                          nb, nl, v, f32Const(nb, nl, 0.7071067811865476)))));
+          Value pdf = arith::MulFOp::create(
+              nb, nl, f32Const(nb, nl, 0.3989422804014327),
+              math::ExpOp::create(
+                  nb, nl,
+                  arith::MulFOp::create(nb, nl, f32Const(nb, nl, -0.5), x2)));
+          d = arith::AddFOp::create(nb, nl, cdf,
+                                    arith::MulFOp::create(nb, nl, v, pdf));
+        }
+        return arith::MulFOp::create(nb, nl, a[1], d);
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization counts
+//===----------------------------------------------------------------------===//
+
+Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
+                                       Value labels, int64_t ignoreIndex,
+                                       bool perToken) {
+  auto lt = cast<RankedTensorType>(labels.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = lt.getRank();
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Value counted;
+  if (perToken || rank == 1) {
+    Value init = buildFilled(b, loc, scalar, 0.0);
+    counted =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{scalar}, ValueRange{labels}, ValueRange{init},
+            SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank),
+                                   AffineMap::get(rank, 0, {}, ctx)},
+            iterators(0, rank),
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              auto [idx, ignored] = labelIndex(nb, nl, a[0], ignoreIndex);
+              (void)idx;
+              Value one = arith::SelectOp::create(nb, nl, ignored,
+                                                  f32Const(nb, nl, 0.0),
+                                                  f32Const(nb, nl, 1.0));
+              linalg::YieldOp::create(
+                  nb, nl, Value(arith::AddFOp::create(nb, nl, a[1], one)));
+            })
+            .getResult(0);
+  } else {
+    // A sample counts when any of its targets is not ignored: a per-row
+    // maximum of the indicator, then a sum over rows.
+    Value flat = buildCollapseToMatrix(b, loc, labels);
+    auto ft = cast<RankedTensorType>(flat.getType());
+    auto rowType = RankedTensorType::get({ft.getDimSize(0)}, b.getF32Type());
+    RowMaps m = rowMaps(ctx);
+    Value anyInit = buildFilled(b, loc, rowType, 0.0);
+    Value any = linalg::GenericOp::create(
+                    b, loc, TypeRange{rowType}, ValueRange{flat},
+                    ValueRange{anyInit}, SmallVector<AffineMap>{m.ij, m.i},
+                    iterators(1, 1),
+                    [&](OpBuilder &nb, Location nl, ValueRange a) {
+                      auto [idx, ignored] =
+                          labelIndex(nb, nl, a[0], ignoreIndex);
+                      (void)idx;
+                      Value one = arith::SelectOp::create(
+                          nb, nl, ignored, f32Const(nb, nl, 0.0),
+                          f32Const(nb, nl, 1.0));
+                      linalg::YieldOp::create(
+                          nb, nl,
+                          Value(arith::MaximumFOp::create(nb, nl, a[1], one)));
+                    })
+                    .getResult(0);
+    Value init = buildFilled(b, loc, scalar, 0.0);
+    AffineExpr d0;
+    bindDims(ctx, d0);
+    counted = linalg::GenericOp::create(
+                  b, loc, TypeRange{scalar}, ValueRange{any}, ValueRange{init},
+                  SmallVector<AffineMap>{AffineMap::get(1, 0, {d0}, ctx),
+                                         AffineMap::get(1, 0, {}, ctx)},
+                  iterators(0, 1),
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        Value(arith::AddFOp::create(nb, nl, a[1], a[0])));
+                  })
+                  .getResult(0);
+  }
+  return tensor::ExtractOp::create(b, loc, counted, ValueRange{});
+}

@@ -57,6 +57,56 @@ Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
                             Value labels, const CrossEntropyStats &stats,
                             Value lossAdjoint, int64_t ignoreIndex);
 
+/// x [d0, …, dk−1, n] as the matrix [d0·…·dk−1, n] (tensor.collapse_shape;
+/// x itself when rank 2).
+Value buildCollapseToMatrix(OpBuilder &b, Location loc, Value x);
+
+/// A [R, n] matrix back to `type` ([…, n], R = product of the leading dims).
+Value buildExpandFromMatrix(OpBuilder &b, Location loc, Value m,
+                            RankedTensorType type);
+
+/// x as a rank-1 tensor (x itself when rank 1).
+Value buildFlatten(OpBuilder &b, Location loc, Value x);
+
+/// y[…, d] = weight[indices[…], d] for weight [V, D].
+Value buildEmbedding(OpBuilder &b, Location loc, Value indices, Value weight);
+
+/// onehot[r, v] = (indices[r] == v) ? 1 : 0 for flat indices [R], f32 [R, V].
+Value buildOneHot(OpBuilder &b, Location loc, Value flatIndices,
+                  int64_t vocabulary);
+
+/// Per-row mean and 1/sqrt(biased variance + eps) of x [R, D].
+struct LayerNormStats {
+  Value mean, rstd;
+};
+LayerNormStats buildLayerNormStats(OpBuilder &b, Location loc, Value x,
+                                   double eps);
+
+/// (x − mean)·rstd·weight + bias for x [R, D], weight and bias [D].
+Value buildLayerNorm(OpBuilder &b, Location loc, Value x,
+                     const LayerNormStats &stats, Value weight, Value bias);
+
+/// Adjoints of layer_norm for x, dy [R, D]: dx [R, D] (null unless
+/// `needX`), dweight = Σ_r dy·x̂ and dbias = Σ_r dy ([D]).
+struct LayerNormGrads {
+  Value dx, dweight, dbias;
+};
+LayerNormGrads buildLayerNormGrad(OpBuilder &b, Location loc, Value x,
+                                  const LayerNormStats &stats, Value weight,
+                                  Value dy, bool needX);
+
+/// gelu(x), exact (erf) or tanh form.
+Value buildGelu(OpBuilder &b, Location loc, Value x, bool tanhForm);
+
+/// dy · gelu'(x).
+Value buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
+                    bool tanhForm);
+
+/// The f32 count of targets ≠ ignore (`perToken`), or of leading-dimension
+/// rows with at least one such target, of `labels` (any rank ≥ 1).
+Value buildNonIgnoredCount(OpBuilder &b, Location loc, Value labels,
+                           int64_t ignoreIndex, bool perToken);
+
 } // namespace mlir::gacc
 
 #endif // GACC_DIALECT_LINALGBUILDERS_H

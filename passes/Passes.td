@@ -63,7 +63,7 @@ def GAccExpandAccumulationPass
     Replaces every differentiated `gacc.train_step @S` by two functions.
 
     `func.func @S(params…, accumulators…, optimizer state…, inputs…,
-    %count: f32, %lr: f32, %step: i64) -> f32` runs one optimizer step.
+    %lr: f32, %step: i64) -> (f32, f32)` runs one optimizer step.
     All state is passed as memrefs owned by the caller and allocated once
     for the program (argument attributes `gacc.param`, `gacc.accumulator`,
     `gacc.optimizer_state`): accumulators persist across optimizer steps and
@@ -72,11 +72,16 @@ def GAccExpandAccumulationPass
     `scf.for` over the N micro-batches (fully unrolled with `unroll`); each
     parameter gradient enters its accumulator through `gacc.accumulate`,
     whose `first` flag is true on the window's first micro-batch (it
-    writes; later ones add). After the loop, one `gacc.apply_optimizer` per
-    parameter divides the accumulated sum once by `%count`, the window's
-    normalization count supplied at run time (its real sample count for
-    `mean`, 1 for `sum`), so a short last window is exact; nothing else
-    divides. The function returns the window's objective, Σ loss / count.
+    writes; later ones add). Each micro-batch also adds its normalization
+    count, read from its targets by the loss op (`mean`: samples with a
+    target that is not ignored; `token_mean`: targets that are not
+    ignored; `sum`: none, the count is 1), so the count is a run-time
+    value of what the window really holds, with no look-ahead at its
+    labels. After the loop, one `gacc.apply_optimizer` per parameter divides
+    the accumulated sum once by that count (at least 1), so a short last
+    window and unequal micro-batches are exact; nothing else divides. The
+    function returns the window's objective, Σ loss / count (the loss whose
+    gradient was applied), and the count.
 
     `func.func @S_predict(params…, inputs…, %out)` writes the model output
     (the prediction operand of the loss op) for one micro-batch into `%out`.
@@ -85,8 +90,8 @@ def GAccExpandAccumulationPass
     func.func @train(%w: memref<10x784xf32> {gacc.param = @w}, ...,
                      %acc_w: memref<10x784xf32> {gacc.accumulator = @w}, ...,
                      %x: memref<8x32x784xf32>, %y: memref<8x32xi32>,
-                     %count: f32, %lr: f32, %step: i64) -> f32 {
-      %loss = scf.for %i = %c0 to %c8 step %c1 iter_args(...) {
+                     %lr: f32, %step: i64) -> (f32, f32) {
+      %r:6 = scf.for %i = %c0 to %c8 step %c1 iter_args(...) {
         %first = arith.cmpi eq, %i, %c0 : index
         ... body ...
         %a = gacc.accumulate %dw into %acc first %first : tensor<10x784xf32>
@@ -96,8 +101,8 @@ def GAccExpandAccumulationPass
     }
     ```
 
-    Errors: a step not yet differentiated (run gacc-autodiff first); a
-    normalization that is not implemented (`token_mean`).
+    Errors: a step not yet differentiated (run gacc-autodiff first); a loss
+    not produced by a loss op.
   }];
   let options = [
     Option<"unroll", "unroll", "bool", /*default=*/"false",
@@ -157,7 +162,9 @@ def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
   let summary = "Lower the gacc layer ops to linalg, tensor and arith";
   let description = [{
     Rewrites `gacc.linear` (linalg.matmul with a transposed weight plus a
-    broadcast bias add), `gacc.relu` (an elementwise max) and
+    broadcast bias add, leading dimensions flattened), `gacc.relu` (an
+    elementwise max), `gacc.gelu`, `gacc.layer_norm` (row statistics then
+    one elementwise kernel), `gacc.embedding` (a gather) and
     `gacc.cross_entropy` (stable log-sum-exp reductions) outside any
     `gacc.train_step`, i.e. after gacc-expand-accumulation. The formulas are
     those of the adjoints (dialect/LinalgBuilders.h).

@@ -19,7 +19,8 @@ namespace mlir::gacc {
 ///   parameters [P], accumulators [P], optimizer state [P × S]
 ///   (state s of parameter i at 2P + i·S + s), window inputs [I]
 ///   (a leading dimension N before each micro-batch input's shape),
-///   count: f32, lr: f32, step: i64.  Result: f32, the window's objective.
+///   lr: f32, step: i64.  Results: the window's objective (Σ loss / count)
+///   and its normalization count, both f32.
 /// Arguments of `func.func @S_predict`: parameters [P], micro-batch inputs
 /// [I] (the loss targets are not read), then the output memref.
 struct StepSignature {
@@ -43,10 +44,9 @@ struct StepSignature {
   unsigned inputArg(unsigned j) const {
     return numParams * (2 + statePerParam) + j;
   }
-  unsigned countArg() const { return inputArg(inputTypes.size()); }
-  unsigned lrArg() const { return countArg() + 1; }
-  unsigned stepArg() const { return countArg() + 2; }
-  unsigned numArgs() const { return countArg() + 3; }
+  unsigned lrArg() const { return inputArg(inputTypes.size()); }
+  unsigned stepArg() const { return lrArg() + 1; }
+  unsigned numArgs() const { return lrArg() + 2; }
   /// Memref type of window input j: [N] + micro-batch input shape.
   MemRefType windowInputType(unsigned j) const;
   std::string predictName() const { return name + "_predict"; }

@@ -37,9 +37,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
   return jit;
 }
 
-llvm::Expected<float> CpuJit::call(llvm::StringRef name,
-                                   llvm::ArrayRef<JitArg> args,
-                                   bool hasF32Result) {
+llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
+                         llvm::MutableArrayRef<float> results) {
   // One 8-byte slot per scalar, reserved up front so pointers stay valid.
   size_t slots = 1;
   for (const JitArg &a : args)
@@ -77,10 +76,8 @@ llvm::Expected<float> CpuJit::call(llvm::StringRef name,
     for (int64_t s : strides)
       push(s);
   }
-  float result = 0;
-  if (hasF32Result)
-    packed.push_back(&result);
-  if (llvm::Error e = engine->invokePacked(name, packed))
-    return std::move(e);
-  return result;
+  // Several f32 results come back as one struct of floats.
+  if (!results.empty())
+    packed.push_back(results.data());
+  return engine->invokePacked(name, packed);
 }

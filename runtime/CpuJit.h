@@ -35,9 +35,10 @@ public:
   /// JIT-compiles `module` (LLVM dialect). Errors carry the reason.
   static llvm::Expected<std::unique_ptr<CpuJit>> create(mlir::ModuleOp module,
                                                         unsigned optLevel = 3);
-  /// Calls `name` with `args`; returns its f32 result (0 if none).
-  llvm::Expected<float> call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
-                             bool hasF32Result);
+  /// Calls `name` with `args`; its f32 results (none, or a struct of f32
+  /// values) are stored in `results`.
+  llvm::Error call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
+                   llvm::MutableArrayRef<float> results = {});
 
 private:
   std::unique_ptr<mlir::ExecutionEngine> engine;

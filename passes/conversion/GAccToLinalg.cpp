@@ -25,12 +25,16 @@ using namespace mlir::gacc;
 namespace {
 
 static Value lower(OpBuilder &b, LinearOp op) {
-  // y = x · Wᵀ (+ b): W is [out, in] as in torch.nn.Linear.
-  Value y = buildMatmul(b, op.getLoc(), op.getInput(), op.getWeight(),
+  // y = x · Wᵀ (+ b): W is [out, in] as in torch.nn.Linear; leading
+  // dimensions are flattened into matrix rows.
+  Location loc = op.getLoc();
+  Value x = buildCollapseToMatrix(b, loc, op.getInput());
+  Value y = buildMatmul(b, loc, x, op.getWeight(),
                         /*transposeA=*/false, /*transposeB=*/true);
   if (op.getBias())
-    y = buildAddBias(b, op.getLoc(), y, op.getBias());
-  return y;
+    y = buildAddBias(b, loc, y, op.getBias());
+  return buildExpandFromMatrix(b, loc, y,
+                               cast<RankedTensorType>(op.getType()));
 }
 
 static Value lower(OpBuilder &b, ReluOp op) {
@@ -44,10 +48,29 @@ static Value lower(OpBuilder &b, ReluOp op) {
 }
 
 static Value lower(OpBuilder &b, CrossEntropyOp op) {
-  CrossEntropyStats stats =
-      buildCrossEntropyStats(b, op.getLoc(), op.getLogits(), op.getLabels());
-  return buildCrossEntropySum(b, op.getLoc(), stats, op.getLabels(),
-                              op.getIgnoreIndex());
+  Location loc = op.getLoc();
+  Value logits = buildCollapseToMatrix(b, loc, op.getLogits());
+  Value labels = buildFlatten(b, loc, op.getLabels());
+  CrossEntropyStats stats = buildCrossEntropyStats(b, loc, logits, labels);
+  return buildCrossEntropySum(b, loc, stats, labels, op.getIgnoreIndex());
+}
+
+static Value lower(OpBuilder &b, EmbeddingOp op) {
+  return buildEmbedding(b, op.getLoc(), op.getIndices(), op.getWeight());
+}
+
+static Value lower(OpBuilder &b, LayerNormOp op) {
+  Location loc = op.getLoc();
+  Value x = buildCollapseToMatrix(b, loc, op.getInput());
+  LayerNormStats stats =
+      buildLayerNormStats(b, loc, x, op.getEps().convertToDouble());
+  Value y = buildLayerNorm(b, loc, x, stats, op.getWeight(), op.getBias());
+  return buildExpandFromMatrix(b, loc, y, op.getInput().getType());
+}
+
+static Value lower(OpBuilder &b, GeluOp op) {
+  return buildGelu(b, op.getLoc(), op.getInput(),
+                   op.getApproximate() == "tanh");
 }
 
 struct ConvertGAccToLinalgPass
@@ -55,7 +78,7 @@ struct ConvertGAccToLinalgPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<LinearOp, ReluOp, CrossEntropyOp>(op) &&
+      if (isa<LinearOp, ReluOp, CrossEntropyOp, EmbeddingOp, LayerNormOp, GeluOp>(op) &&
           !op->getParentOfType<TrainStepOp>())
         ops.push_back(op);
     });
@@ -63,7 +86,8 @@ struct ConvertGAccToLinalgPass
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
       Value v = llvm::TypeSwitch<Operation *, Value>(op)
-                    .Case<LinearOp, ReluOp, CrossEntropyOp>(
+                    .Case<LinearOp, ReluOp, CrossEntropyOp, EmbeddingOp,
+                          LayerNormOp, GeluOp>(
                         [&](auto o) { return lower(rewriter, o); });
       rewriter.replaceOp(op, v);
     }

@@ -52,12 +52,13 @@ static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
 }
 
 /// One micro-batch: the body, then one gacc.accumulate per gradient.
-/// Returns the new accumulators followed by the new loss sum.
+/// Returns the new accumulators, the new loss sum and (unless the
+/// normalization is `sum`) the new count.
 static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
                                         TrainStepOp step, ValueRange params,
                                         ValueRange windowInputs, Value i,
                                         Value first, ValueRange accs,
-                                        Value lossSum) {
+                                        Value lossSum, Value count) {
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping);
   SmallVector<Value> results;
@@ -74,6 +75,15 @@ static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
   Value loss = tensor::ExtractOp::create(b, loc, mapping.lookup(step.getLoss()),
                                          ValueRange{});
   results.push_back(arith::AddFOp::create(b, loc, lossSum, loss));
+  if (count) {
+    // The count this micro-batch really holds, read from its targets as
+    // they are consumed (no look-ahead at the window).
+    auto lossOp = cast<LossOpInterface>(
+        mapping.lookup(step.getLoss()).getDefiningOp());
+    Value n = lossOp.buildNormalizationCount(
+        b, step.getNormalization() == Normalization::token_mean);
+    results.push_back(arith::AddFOp::create(b, loc, count, n));
+  }
   return results;
 }
 
@@ -85,9 +95,6 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   if (!step.isDifferentiated())
     return step.emitOpError("has no gradients: run gacc-autodiff before "
                             "gacc-expand-accumulation");
-  if (step.getNormalization() == Normalization::token_mean)
-    return step.emitOpError("normalization token_mean is not implemented "
-                            "yet; use mean or sum");
   FailureOr<StepSignature> sigOr = getStepSignature(step);
   if (failed(sigOr))
     return failure();
@@ -124,13 +131,14 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
     argTypes.push_back(sig.windowInputType(j));
     argAttrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
   }
-  // count: f32, lr: f32, step: i64 (no attributes: scalar arguments keep
-  // theirs down to LLVM IR, which has no use for them).
-  argTypes.append({b.getF32Type(), b.getF32Type(), b.getI64Type()});
-  argAttrs.append(3, b.getDictionaryAttr({}));
+  // lr: f32, step: i64 (no attributes: scalar arguments keep theirs down
+  // to LLVM IR, which has no use for them).
+  argTypes.append({b.getF32Type(), b.getI64Type()});
+  argAttrs.append(2, b.getDictionaryAttr({}));
 
   auto func = func::FuncOp::create(
-      b, loc, sig.name, b.getFunctionType(argTypes, {b.getF32Type()}));
+      b, loc, sig.name,
+      b.getFunctionType(argTypes, {b.getF32Type(), b.getF32Type()}));
   func.setAllArgAttrs(argAttrs);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
@@ -151,21 +159,28 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
       states.push_back(toTensor(entry->getArgument(sig.stateArg(i, s)), true));
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
     inputs.push_back(toTensor(entry->getArgument(sig.inputArg(j)), false));
-  Value count = entry->getArgument(sig.countArg());
   Value lr = entry->getArgument(sig.lrArg());
   Value stepIdx = entry->getArgument(sig.stepArg());
 
-  // --- The micro-batch loop.
+  // --- The micro-batch loop. Carried: accumulators, the loss sum and,
+  // unless the normalization is `sum`, the window's count.
+  bool counted = step.getNormalization() != Normalization::sum;
   Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> carried(accs);
   carried.push_back(zeroF);
+  if (counted)
+    carried.push_back(zeroF);
+  auto microBatch = [&](OpBuilder &mb, Location ml, Value i, Value first,
+                        ValueRange iter) {
+    return emitMicroBatch(mb, ml, step, params, inputs, i, first,
+                          iter.take_front(P), iter[P],
+                          counted ? iter[P + 1] : Value());
+  };
   if (unroll) {
     for (int64_t k = 0; k < sig.accumSteps; ++k) {
       Value i = arith::ConstantIndexOp::create(b, loc, k);
       Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(k == 0));
-      carried = emitMicroBatch(b, loc, step, params, inputs, i, first,
-                               ValueRange(carried).drop_back(),
-                               carried.back());
+      carried = microBatch(b, loc, i, first, carried);
     }
   } else {
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
@@ -176,15 +191,19 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
         [&](OpBuilder &lb, Location ll, Value i, ValueRange iter) {
           Value first =
               arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, i, c0);
-          SmallVector<Value> next =
-              emitMicroBatch(lb, ll, step, params, inputs, i, first,
-                             iter.drop_back(), iter.back());
-          scf::YieldOp::create(lb, ll, next);
+          scf::YieldOp::create(lb, ll, microBatch(lb, ll, i, first, iter));
         });
     carried.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  ValueRange finalAccs = ValueRange(carried).drop_back();
-  Value lossSum = carried.back();
+  ValueRange finalAccs = ValueRange(carried).take_front(P);
+  Value lossSum = carried[P];
+  // The window's normalization count: 1 for `sum`; otherwise what the
+  // window really holds, at least 1 (a window of padding only then adds a
+  // zero gradient instead of dividing by zero).
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
+  Value count = counted ? Value(arith::MaximumFOp::create(b, loc,
+                                                          carried[P + 1], one))
+                        : one;
 
   // --- The deferred update: once per optimizer step, after the N-th
   // micro-batch; the only place that normalizes.
@@ -206,7 +225,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
     materialize(finalAccs[i], entry->getArgument(sig.accArg(i)));
   }
   Value objective = arith::DivFOp::create(b, loc, lossSum, count);
-  func::ReturnOp::create(b, loc, objective);
+  func::ReturnOp::create(b, loc, ValueRange{objective, count});
 
   // --- The inference function: the loss op's prediction for one
   // micro-batch, written into the last argument.

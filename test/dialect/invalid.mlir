@@ -226,9 +226,9 @@ func.func @f(%l: tensor<f32>) {
 
 // -----
 
-// linear: the input is rank 2.
+// linear: the input has rank >= 2.
 func.func @f(%x: tensor<4xf32>, %w: tensor<3x4xf32>) {
-  // expected-error @below {{input must be rank 2 [batch, in_features]}}
+  // expected-error @below {{input must have rank >= 2 [batch, ..., in_features]}}
   %y = gacc.linear %x, %w : tensor<4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
   return
 }
@@ -271,18 +271,18 @@ func.func @f(%x: tensor<4x2xf32>, %w: tensor<3x2xf32>) {
 
 // -----
 
-// cross_entropy: logits are rank 2.
+// cross_entropy: logits are rank 2 or 3.
 func.func @f(%z: tensor<4xf32>, %y: tensor<4xi32>) {
-  // expected-error @below {{logits must be rank 2 [batch, classes]}}
+  // expected-error @below {{logits must be rank 2 [batch, classes] or 3 [batch, sequence, classes]}}
   %l = gacc.cross_entropy %z, %y : tensor<4xf32>, tensor<4xi32> -> tensor<f32>
   return
 }
 
 // -----
 
-// cross_entropy: labels are rank 1.
+// cross_entropy: labels have the logits' shape without the classes.
 func.func @f(%z: tensor<4x3xf32>, %y: tensor<4x1xi32>) {
-  // expected-error @below {{labels must be rank 1 [batch]}}
+  // expected-error @below {{labels must have the logits' shape without the class dimension}}
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4x1xi32> -> tensor<f32>
   return
 }
@@ -291,7 +291,7 @@ func.func @f(%z: tensor<4x3xf32>, %y: tensor<4x1xi32>) {
 
 // cross_entropy: one label per row of logits.
 func.func @f(%z: tensor<4x3xf32>, %y: tensor<5xi32>) {
-  // expected-error @below {{has 4 rows of logits but 5 labels}}
+  // expected-error @below {{labels must have the logits' shape without the class dimension, got 'tensor<5xi32>' for logits 'tensor<4x3xf32>'}}
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<5xi32> -> tensor<f32>
   return
 }

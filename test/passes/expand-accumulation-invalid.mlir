@@ -14,20 +14,6 @@ gacc.train_step @s params [@w] attributes {
 
 // -----
 
-// token_mean is reserved for token-level losses and not implemented yet.
-gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{normalization token_mean is not implemented yet}}
-gacc.train_step @s params [@w] attributes {
-    accum_steps = 2 : i64, micro_batch = 4 : i64,
-    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
-^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
-  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
-  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
-  gacc.yield %l, %w : tensor<f32>, tensor<3x2xf32>
-}
-
-// -----
-
 // The loss must come from a loss op (it defines what predict returns).
 gacc.param @w : tensor<2x2xf32> = #gacc.zeros
 // expected-error @below {{the yielded loss must be produced by a loss op}}

@@ -3,10 +3,11 @@
 
 // A differentiated step (its gradient is a stand-in: any value of the
 // parameter's type) becomes the step function: state as memrefs (parameter,
-// accumulator, momentum), the window's inputs with a leading N = 3, then
-// count, lr and step. The loop runs the body per micro-batch slice and
-// accumulates with `first` = (i == 0); after the loop one apply_optimizer
-// divides by the run-time count, and the objective is Σ loss / count.
+// accumulator, momentum), the window's inputs with a leading N = 3, then lr
+// and step. The loop runs the body per micro-batch slice, accumulates with
+// `first` = (i == 0) and adds the micro-batch's count of non-ignored
+// targets; after the loop one apply_optimizer divides by that run-time
+// count (at least 1), and the step returns Σ loss / count and the count.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-NOT: gacc.param @
@@ -16,23 +17,29 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-SAME: %[[MOM:.+]]: memref<3x2xf32> {gacc.optimizer_state = @w}
 // CHECK-SAME: %[[X:.+]]: memref<3x4x2xf32> {gacc.window_input = 0 : i64}
 // CHECK-SAME: %[[Y:.+]]: memref<3x4xi32> {gacc.window_input = 1 : i64}
-// CHECK-SAME: %[[COUNT:[^:]+]]: f32, %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> f32
+// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32)
 // CHECK: %[[PT:.+]] = bufferization.to_tensor %[[P]] restrict writable
 // CHECK: %[[ACCT:.+]] = bufferization.to_tensor %[[ACC]] restrict writable
 // CHECK: %[[MOMT:.+]] = bufferization.to_tensor %[[MOM]] restrict writable
 // CHECK: %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict :
-// CHECK: %[[R:.+]]:2 = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[ACCT]], %[[LS:.+]] = %{{.+}})
+// CHECK: %[[R:.+]]:3 = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[ACCT]], %[[LS:.+]] = %{{.+}}, %[[CNT:.+]] = %{{.+}})
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[I]], %{{.+}} : index
 // CHECK: %[[XS:.+]] = tensor.extract_slice %[[XT]][%[[I]], 0, 0] [1, 4, 2] [1, 1, 1] : tensor<3x4x2xf32> to tensor<4x2xf32>
 // CHECK: gacc.linear %[[XS]], %[[PT]]
 // CHECK: %[[NA:.+]] = gacc.accumulate %[[PT]] into %[[A]] first %[[FIRST]] : tensor<3x2xf32>
-// CHECK: scf.yield %[[NA]], %{{.+}} : tensor<3x2xf32>, f32
+// CHECK: %[[LSUM:.+]] = arith.addf %[[LS]], %{{.+}} : f32
+// CHECK: %[[NC:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<4xi32>) outs(%{{.+}} : tensor<f32>)
+// CHECK: arith.cmpi eq, %{{.+}}, %c-100_i32
+// CHECK: %[[N:.+]] = tensor.extract %[[NC]][]
+// CHECK: %[[CSUM:.+]] = arith.addf %[[CNT]], %[[N]] : f32
+// CHECK: scf.yield %[[NA]], %[[LSUM]], %[[CSUM]] : tensor<3x2xf32>, f32, f32
+// CHECK: %[[COUNT:.+]] = arith.maximumf %[[R]]#2, %{{.+}} : f32
 // CHECK: %[[NP:.+]], %[[NS:.+]] = gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01> param(%[[PT]]) accumulator(%[[R]]#0) state(%[[MOMT]]) count(%[[COUNT]]) lr(%[[LR]]) step(%[[STEP]])
 // CHECK: bufferization.materialize_in_destination %[[NP]] in restrict writable %[[P]]
 // CHECK: bufferization.materialize_in_destination %[[NS]] in restrict writable %[[MOM]]
 // CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
 // CHECK: %[[OBJ:.+]] = arith.divf %[[R]]#1, %[[COUNT]] : f32
-// CHECK: return %[[OBJ]] : f32
+// CHECK: return %[[OBJ]], %[[COUNT]] : f32, f32
 // CHECK-LABEL: func.func @s_predict(
 // CHECK-SAME: %{{.+}}: memref<3x2xf32>, %{{.+}}: memref<4x2xf32>, %[[OUT:.+]]: memref<4x3xf32>)
 // CHECK: %[[Z:.+]] = gacc.linear
@@ -60,11 +67,13 @@ gacc.train_step @s params [@w] attributes {
 // -----
 
 // Plain SGD has no optimizer state: no state argument, no state operand.
+// With `sum` normalization no count is carried: the update divides by 1.
 
 gacc.param @b : tensor<4xf32> = #gacc.zeros
 // CHECK-LABEL: func.func @nostate(
 // CHECK-SAME: %{{.+}}: memref<4xf32> {gacc.initializer = #gacc.zeros, gacc.param = @b}, %{{.+}}: memref<4xf32> {gacc.accumulator = @b}, %{{.+}}: memref<2x4x4xf32> {gacc.window_input = 0 : i64}
-// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01> param(%{{.+}}) accumulator(%{{.+}}) count
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01> param(%{{.+}}) accumulator(%{{.+}}) count(%[[ONE]])
 gacc.train_step @nostate params [@b] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {

@@ -190,7 +190,6 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   int64_t perEpoch = fixedOrder.empty() ? train->count
                                         : int64_t(fixedOrder.size());
   int64_t stepsPerEpoch = (perEpoch + eff - 1) / eff;
-  bool sumNorm = step.getNormalization() == Normalization::sum;
   llvm::outs() << "gacc-run: @" << sig.name << ": " << P
                << " parameters, micro-batch " << m << " × " << n
                << " accumulation steps = effective batch " << eff << ", "
@@ -207,8 +206,6 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     stepArgs.push_back(JitArg::of(t));
   stepArgs.push_back(JitArg::of(xWin));
   stepArgs.push_back(JitArg::of(yWin));
-  size_t countSlot = stepArgs.size();
-  stepArgs.push_back(JitArg::f32(0));
   stepArgs.push_back(JitArg::f32(float(settings.lr)));
   stepArgs.push_back(JitArg::i64(0));
 
@@ -227,9 +224,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       std::memset(xEval.data(), 0, xEval.numBytes());
       std::memcpy(xEval.f32(), &test->images[start * features],
                   rows * features * sizeof(float));
-      auto r = jit.get()->call(sig.predictName(), predictArgs, false);
-      if (!r)
-        return r.takeError();
+      if (llvm::Error e = jit.get()->call(sig.predictName(), predictArgs))
+        return std::move(e);
       for (int64_t i = 0; i < rows; ++i) {
         const float *row = logits.f32() + i * classes;
         int64_t best = std::max_element(row, row + classes) - row;
@@ -272,17 +268,18 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         }
       }
       int64_t real = end - begin;
-      stepArgs[countSlot].f = sumNorm ? 1.0f : float(real);
       stepArgs.back().i = globalStep;
+      float results[2] = {0, 0}; // objective, count
       auto t0 = std::chrono::steady_clock::now();
-      auto objective = jit.get()->call(sig.name, stepArgs, true);
+      llvm::Error err = jit.get()->call(sig.name, stepArgs, results);
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
-      if (!objective) {
-        reportError(llvm::toString(objective.takeError()));
+      if (err) {
+        reportError(llvm::toString(std::move(err)));
         return 1;
       }
+      float *objective = &results[0];
       stepMs.push_back(ms);
       samplesSeen += real;
       ++globalStep;
