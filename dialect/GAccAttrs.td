@@ -57,6 +57,17 @@ def GAcc_ZerosInitAttr : GAcc_Attr<"ZerosInit", "zeros"> {
   }];
 }
 
+def GAcc_ConstantInitAttr : GAcc_Attr<"ConstantInit", "constant"> {
+  let summary = "initializes every element to one value";
+  let description = [{
+    `torch.nn.init.constant_`; e.g. a layer norm's weight starts at 1.
+
+    Example: `#gacc.constant<value = 1.0>`
+  }];
+  let parameters = (ins "::llvm::APFloat":$value);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def GAcc_UniformInitAttr : GAcc_Attr<"UniformInit", "uniform"> {
   let summary = "initializes from U(low, high)";
   let description = [{

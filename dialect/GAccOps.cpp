@@ -28,10 +28,11 @@ LogicalResult ParamOp::verify() {
                        "tensor, got ")
            << getType();
   Attribute init = getInitializer();
-  if (!isa<ZerosInitAttr, UniformInitAttr, NormalInitAttr,
+  if (!isa<ZerosInitAttr, ConstantInitAttr, UniformInitAttr, NormalInitAttr,
            KaimingUniformInitAttr>(init))
-    return emitOpError("initializer must be #gacc.zeros, #gacc.uniform, "
-                       "#gacc.normal or #gacc.kaiming_uniform, got ")
+    return emitOpError("initializer must be #gacc.zeros, #gacc.constant, "
+                       "#gacc.uniform, #gacc.normal or #gacc.kaiming_uniform, "
+                       "got ")
            << init;
   return success();
 }
@@ -77,11 +78,11 @@ LogicalResult TrainStepOp::verifyRegions() {
   }
   for (BlockArgument arg : getInputArguments()) {
     auto rt = dyn_cast<RankedTensorType>(arg.getType());
-    if (!rt || rt.getRank() < 1)
+    if (!rt || rt.getRank() < 1 || !rt.hasStaticShape())
       return emitOpError("input #")
              << arg.getArgNumber() - numParams
-             << " must be a ranked tensor with a leading micro-batch "
-                "dimension, got "
+             << " must be a statically shaped tensor with a leading "
+                "micro-batch dimension, got "
              << arg.getType();
     if (!rt.isDynamicDim(0) &&
         rt.getDimSize(0) != getMicroBatchAttr().getInt())

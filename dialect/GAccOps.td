@@ -19,8 +19,10 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 
-def GAcc_F32Tensor : RankedTensorOf<[F32]>;
-def GAcc_LabelTensor : RankedTensorOf<[I32, I64]>;
+// Layer ops work on statically shaped tensors (the step is specialized for
+// its micro-batch size).
+def GAcc_F32Tensor : StaticShapeTensorOf<[F32]>;
+def GAcc_LabelTensor : StaticShapeTensorOf<[I32, I64]>;
 def GAcc_ScalarLoss : 0DTensorOf<[F32]>;
 
 //===----------------------------------------------------------------------===//
@@ -33,8 +35,8 @@ def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
     Declares one trainable parameter: a statically shaped fp32 tensor that
     persists across optimizer steps (torch's layouts: a linear layer's weight
     is `[out_features, in_features]`). `initializer` is one of
-    `#gacc.zeros`, `#gacc.uniform<low, high>`, `#gacc.normal<mean, std>` or
-    `#gacc.kaiming_uniform<fan_in>`; the runtime draws the values from the
+    `#gacc.zeros`, `#gacc.constant<value>`, `#gacc.uniform<low, high>`,
+    `#gacc.normal<mean, std>` or `#gacc.kaiming_uniform<fan_in>`; the runtime draws the values from the
     training step's `seed`.
 
     ```mlir

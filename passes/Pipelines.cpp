@@ -90,10 +90,11 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
-  pm.addNestedPass<func::FuncOp>(
-      createParallelLoopTilingPass({options.blockSize}));
-  // Fold the tile bounds to constants so every loop maps to a launch.
-  pm.addPass(createCanonicalizerPass());
+  // Fixed-size tiles with an in-bounds check inside: the inner tile loop
+  // always has block-size iterations (no canonicalization may fold it away
+  // before mapping, or a short loop would lose its threads).
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      {options.blockSize}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
@@ -108,17 +109,52 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
+std::string
+mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
+  StringRef chip = options.chip;
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") || (chip.consume_back("a"), chip.empty()) ||
+      chip.getAsInteger(10, version) || version < 50)
+    return "chip must be sm_XX with XX >= 50 (e.g. sm_80, sm_90), got '" +
+           options.chip + "'";
+  if (options.format != "isa" && options.format != "bin" &&
+      options.format != "fatbin")
+    return "format must be isa, bin or fatbin, got '" + options.format + "'";
+  if (options.blockSize <= 0 || options.blockSize > 1024)
+    return "block-size must be in [1, 1024], got " +
+           std::to_string(options.blockSize);
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return "opt-level must be in [0, 3], got " +
+           std::to_string(options.optLevel);
+  return "";
+}
+
 void mlir::gacc::registerGAccPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "gacc-lower-to-cpu-pipeline",
       "Lower gacc training steps to the LLVM dialect for the CPU (autodiff, "
       "accumulation, fusion, bufferization, OpenBLAS GEMMs, loops, LLVM)",
       buildLowerToCPUPipeline);
-  PassPipelineRegistration<NVVMPipelineOptions>(
+  // Registered by hand so that bad options are an error, not a pipeline
+  // that silently does something else.
+  registerPassPipeline(
       "gacc-lower-to-nvvm-pipeline",
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
       "ptxas) with host code in the LLVM dialect",
-      buildLowerToNVVMPipeline);
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        NVVMPipelineOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string problem = validateNVVMPipelineOptions(options);
+        if (!problem.empty())
+          return errorHandler("gacc-lower-to-nvvm-pipeline: " + problem);
+        buildLowerToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(NVVMPipelineOptions());
+      });
 }
 
 void mlir::gacc::configureCUDAToolkit() {

@@ -13,6 +13,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+
 namespace mlir::gacc {
 
 /// Options of gacc-lower-to-cpu-pipeline.
@@ -69,6 +71,11 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
 /// cubin) with host code in the LLVM dialect.
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const NVVMPipelineOptions &options);
+
+/// Checks the NVVM pipeline's options: chip sm_XX (XX >= 50, optional
+/// suffix a), format isa, bin or fatbin, block-size > 0, opt-level 0–3.
+/// Returns the problem, or an empty string.
+std::string validateNVVMPipelineOptions(const NVVMPipelineOptions &options);
 
 /// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.
 void registerGAccPipelines();

@@ -37,6 +37,11 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
   return jit;
 }
 
+llvm::Error CpuJit::materialize(llvm::StringRef name) {
+  auto fn = engine->lookupPacked(name);
+  return fn ? llvm::Error::success() : fn.takeError();
+}
+
 llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
                          llvm::MutableArrayRef<float> results) {
   // One 8-byte slot per scalar, reserved up front so pointers stay valid.

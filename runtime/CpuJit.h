@@ -35,6 +35,8 @@ public:
   /// JIT-compiles `module` (LLVM dialect). Errors carry the reason.
   static llvm::Expected<std::unique_ptr<CpuJit>> create(mlir::ModuleOp module,
                                                         unsigned optLevel = 3);
+  /// Compiles `name` now (the engine compiles lazily on first lookup).
+  llvm::Error materialize(llvm::StringRef name);
   /// Calls `name` with `args`; its f32 results (none, or a struct of f32
   /// values) are stored in `results`.
   llvm::Error call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,

@@ -28,6 +28,8 @@ void gaccrt::initializeParameter(mlir::Attribute init, HostTensor &t,
   using llvm::isa, llvm::dyn_cast;
   if (isa<ZerosInitAttr>(init)) {
     std::fill(p, p + n, 0.0f);
+  } else if (auto c = dyn_cast<ConstantInitAttr>(init)) {
+    std::fill(p, p + n, float(c.getValue().convertToDouble()));
   } else if (auto u = dyn_cast<UniformInitAttr>(init)) {
     fillUniform(u.getLow().convertToDouble(), u.getHigh().convertToDouble());
   } else if (auto k = dyn_cast<KaimingUniformInitAttr>(init)) {

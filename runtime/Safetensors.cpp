@@ -121,19 +121,21 @@ gaccrt::loadSafetensors(const std::string &path) {
       return fail(path, "tensor '" + name + "' has unsupported dtype " +
                             *dtype + " (gacc reads F32, I32, I64)");
     std::vector<int64_t> dims;
+    uint64_t bytes = dtypeSize(dt);
     for (auto &d : *shape) {
       auto v = d.getAsInteger();
-      if (!v || *v < 0)
+      if (!v || *v < 0 || __builtin_mul_overflow(bytes, uint64_t(*v), &bytes))
         return fail(path, "tensor '" + name + "' has a corrupt shape");
       dims.push_back(*v);
     }
     auto b = (*offs)[0].getAsInteger(), e = (*offs)[1].getAsInteger();
-    HostTensor ht(dt, dims);
+    // Check the extent against the file before allocating anything.
     if (!b || !e || *b < 0 || *e < *b || uint64_t(*e) > data.size() ||
-        uint64_t(*e - *b) != ht.numBytes())
+        uint64_t(*e - *b) != bytes)
       return fail(path, "tensor '" + name +
                             "' has data offsets that do not match its shape "
                             "or the file");
+    HostTensor ht(dt, dims);
     std::memcpy(ht.data(), data.data() + *b, ht.numBytes());
     result.emplace(name, std::move(ht));
   }

@@ -1,20 +1,20 @@
 // RUN: gacc-opt %s -split-input-file -verify-diagnostics
 // One case per verifier rule of the gacc dialect.
 
-// A parameter must be a statically shaped f32 tensor.
-// expected-error @below {{parameter type must be a statically shaped f32 tensor}}
+// A parameter must be a statically shaped tensor.
+// expected-error @below {{failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float values}}
 gacc.param @p : tensor<?x2xf32> = #gacc.zeros
 
 // -----
 
 // A parameter's element type must be f32.
-// expected-error @below {{failed to satisfy constraint: type attribute of ranked tensor of 32-bit float values}}
+// expected-error @below {{failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float values}}
 gacc.param @p : tensor<2xf16> = #gacc.zeros
 
 // -----
 
 // The initializer must be a gacc initializer.
-// expected-error @below {{initializer must be #gacc.zeros, #gacc.uniform, #gacc.normal or #gacc.kaiming_uniform}}
+// expected-error @below {{initializer must be #gacc.zeros, #gacc.constant, #gacc.uniform, #gacc.normal or #gacc.kaiming_uniform}}
 gacc.param @p : tensor<2xf32> = 1.0 : f32
 
 // -----
@@ -300,7 +300,7 @@ func.func @f(%z: tensor<4x3xf32>, %y: tensor<5xi32>) {
 
 // cross_entropy: labels are integers (i32 or i64).
 func.func @f(%z: tensor<4x3xf32>, %y: tensor<4xf32>) {
-  // expected-error @below {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error @below {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xf32> -> tensor<f32>
   return
 }
@@ -401,5 +401,30 @@ func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %m: 
 func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<3x3xf32>, %f: i1) {
   // expected-error @below {{accumulator must be [4, 3], got 'tensor<3x3xf32>'}}
   %r = gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : tensor<5x4xf32>, tensor<5x3xf32> into tensor<3x3xf32> -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Training-step inputs are statically shaped (the step is specialized for
+// its micro-batch size).
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{input #0 must be a statically shaped tensor with a leading micro-batch dimension, got 'tensor<?x2xf32>'}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<?x2xf32>, %y: tensor<4xi32>):
+  %u = gacc.relu %w : tensor<3x2xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x2xf32>
+  %e = tensor.extract %y[%c0] : tensor<4xi32>
+  %l = arith.constant dense<0.0> : tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Layer ops take statically shaped tensors.
+func.func @f(%x: tensor<4x?xf32>, %w: tensor<3x2xf32>) {
+  // expected-error @below {{operand #0 must be statically shaped tensor of 32-bit float values}}
+  %y = gacc.linear %x, %w : tensor<4x?xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   return
 }

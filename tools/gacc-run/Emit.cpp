@@ -16,6 +16,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -23,7 +24,7 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 
 int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
-               llvm::StringRef chip, bool unroll) {
+               llvm::StringRef chip, bool unroll, bool blas) {
   if (outPath.empty()) {
     reportError("--emit needs -o FILE");
     return kExitBadInput;
@@ -34,6 +35,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
   if (kind == "llvm") {
     mlir::gacc::CPUPipelineOptions options;
     options.unroll = unroll;
+    options.blas = blas;
     mlir::gacc::buildLowerToCPUPipeline(pm, options);
     if (failed(pm.run(*module))) {
       reportError("lowering to the CPU failed");
@@ -52,12 +54,18 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.unroll = unroll;
     options.chip = chip.str();
     options.format = kind == "ptx" ? "isa" : "bin";
+    std::string problem = mlir::gacc::validateNVVMPipelineOptions(options);
+    if (!problem.empty()) {
+      reportError(problem);
+      return kExitBadInput;
+    }
     mlir::gacc::buildLowerToNVVMPipeline(pm, options);
     if (failed(pm.run(*module))) {
       reportError("lowering to NVVM failed" +
-                  llvm::Twine(kind == "cubin"
+                  llvm::Twine(kind == "cubin" &&
+                                      !llvm::sys::findProgramByName("ptxas")
                                   ? " (cubin needs ptxas from the CUDA "
-                                    "toolkit on PATH)"
+                                    "toolkit, not found on PATH)"
                                   : ""));
       return 1;
     }

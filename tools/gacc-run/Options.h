@@ -20,7 +20,10 @@ namespace gaccrt {
 constexpr int kExitBadInput = 2;
 
 struct RunSettings {
+  std::string dataset = "fashion-mnist";
   std::string dataDir;
+  bool dropLast = false;
+  bool noEval = false;
   int64_t epochs = 1;
   int64_t maxSteps = -1; // -1: no limit
   int64_t logEvery = 20;
@@ -40,7 +43,7 @@ int train(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
 
 /// Compiles the model and writes `kind` (ptx, cubin, llvm) to `outPath`.
 int emit(mlir::ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
-         llvm::StringRef chip, bool unroll);
+         llvm::StringRef chip, bool unroll, bool blas);
 
 } // namespace gaccrt
 

@@ -1,9 +1,9 @@
 //===- Training.cpp - gacc-run's training driver --------------------------===//
 //
-// Loads Fashion-MNIST, initializes the parameters, compiles the step with
+// Initializes the parameters, compiles the step with
 // gacc-lower-to-cpu-pipeline, feeds it one window (N micro-batches) per
-// optimizer step, evaluates test accuracy per epoch, and reports progress,
-// metrics and a timing summary.
+// optimizer step from a data source, evaluates after each epoch, and
+// reports progress, metrics and a timing summary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +11,7 @@
 
 #include "passes/Pipelines.h"
 #include "runtime/CpuJit.h"
-#include "runtime/Datasets.h"
+#include "tools/gacc-run/DataSources.h"
 #include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
 
@@ -92,37 +92,68 @@ double peakRssMb() {
 
 } // namespace
 
+namespace {
+
+/// The step's predict function over host tensors.
+class JitPredictor : public Predictor {
+public:
+  JitPredictor(CpuJit &jit, const StepSignature &sig,
+               std::vector<HostTensor> &params)
+      : jit(jit), name(sig.predictName()) {
+    for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+      if (j != sig.targetInput)
+        ins.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
+                         shapeOf(sig.inputTypes[j]));
+    out = HostTensor(DType::F32, shapeOf(sig.predictionType));
+    for (auto &t : params)
+      args.push_back(JitArg::of(t));
+    for (auto &t : ins)
+      args.push_back(JitArg::of(t));
+    args.push_back(JitArg::of(out));
+    m = sig.microBatch;
+  }
+  int64_t rows() const override { return m; }
+  std::vector<HostTensor *> inputs() override {
+    std::vector<HostTensor *> r;
+    for (auto &t : ins)
+      r.push_back(&t);
+    return r;
+  }
+  const HostTensor &output() const override { return out; }
+  llvm::Error run() override { return jit.call(name, args); }
+
+private:
+  CpuJit &jit;
+  std::string name;
+  std::vector<HostTensor> ins;
+  HostTensor out;
+  std::vector<JitArg> args;
+  int64_t m;
+};
+
+std::string jsonLine(llvm::json::Object obj) {
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << llvm::json::Value(std::move(obj));
+  return line;
+}
+
+} // namespace
+
 int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
-                const RunSettings &settings) {
+                  const RunSettings &settings) {
   auto loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
-  // gacc-run feeds Fashion-MNIST: [m, 784] f32 images and [m] labels.
-  if (!loss || sig.inputTypes.size() != 2 || sig.targetInput != 1 ||
-      !sig.inputTypes[0].getElementType().isF32() ||
-      sig.inputTypes[0].getRank() != 2 || sig.inputTypes[1].getRank() != 1) {
-    reportError("@" + sig.name +
-                " must take [m, features] f32 images then [m] integer labels "
-                "and end in gacc.cross_entropy to train on Fashion-MNIST");
+  if (!loss) {
+    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
     return kExitBadInput;
   }
-  auto train = loadFashionMNIST(settings.dataDir, "train");
-  if (!train) {
-    reportError(llvm::toString(train.takeError()));
+  auto source = createDataSource(settings.dataset, settings.dataDir, sig,
+                                 loss.getIgnoreIndex());
+  if (!source) {
+    reportError(llvm::toString(source.takeError()));
     return kExitBadInput;
   }
-  auto test = loadFashionMNIST(settings.dataDir, "t10k");
-  if (!test) {
-    reportError(llvm::toString(test.takeError()));
-    return kExitBadInput;
-  }
-  int64_t features = sig.inputTypes[0].getDimSize(1);
-  int64_t classes = sig.predictionType.getDimSize(1);
-  if (features != train->features || classes < 10) {
-    reportError("@" + sig.name + " takes " + llvm::Twine(features) +
-                " features and predicts " + llvm::Twine(classes) +
-                " classes; Fashion-MNIST has " +
-                llvm::Twine(train->features) + " features and 10 classes");
-    return kExitBadInput;
-  }
+  DataSource &data = **source;
 
   // --- Parameters, accumulators and optimizer state: allocated once.
   unsigned P = sig.numParams, S = sig.statePerParam;
@@ -153,6 +184,16 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     }
   }
 
+  std::vector<int64_t> fixedOrder;
+  if (!settings.orderFile.empty()) {
+    auto order = readOrderFile(settings.orderFile, data.numTrain());
+    if (!order) {
+      reportError(llvm::toString(order.takeError()));
+      return kExitBadInput;
+    }
+    fixedOrder = std::move(*order);
+  }
+
   // --- Compile with the library pipeline (the one gacc-opt registers).
   OwningOpRef<ModuleOp> module(model.clone());
   PassManager pm(model.getContext());
@@ -165,36 +206,49 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     reportError("compilation failed");
     return 1;
   }
-  auto jit = CpuJit::create(*module);
-  if (!jit) {
-    reportError("JIT compilation failed: " + llvm::toString(jit.takeError()));
+  auto jitOr = CpuJit::create(*module);
+  if (!jitOr) {
+    reportError("JIT compilation failed: " +
+                llvm::toString(jitOr.takeError()));
     return 1;
   }
+  CpuJit &jit = **jitOr;
+  // The ExecutionEngine compiles lazily: materialize both functions now so
+  // that the compile time is reported here and not in the first step.
+  for (const std::string &fn : {sig.name, sig.predictName()})
+    if (llvm::Error e = jit.materialize(fn)) {
+      reportError("JIT compilation failed: " + llvm::toString(std::move(e)));
+      return 1;
+    }
   double compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
   int64_t n = sig.accumSteps, m = sig.microBatch, eff = n * m;
-  HostTensor xWin(DType::F32, shapeOf(sig.windowInputType(0)));
-  HostTensor yWin(dtypeOf(sig.inputTypes[1].getElementType()),
-                  shapeOf(sig.windowInputType(1)));
-  std::vector<int64_t> fixedOrder;
-  if (!settings.orderFile.empty()) {
-    auto order = readOrderFile(settings.orderFile, train->count);
-    if (!order) {
-      reportError(llvm::toString(order.takeError()));
-      return kExitBadInput;
-    }
-    fixedOrder = std::move(*order);
-  }
-  int64_t perEpoch = fixedOrder.empty() ? train->count
+  std::vector<HostTensor> windows;
+  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+    windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
+                         shapeOf(sig.windowInputType(j)));
+  HostTensor &targets = windows[sig.targetInput];
+
+  int64_t perEpoch = fixedOrder.empty() ? data.numTrain()
                                         : int64_t(fixedOrder.size());
-  int64_t stepsPerEpoch = (perEpoch + eff - 1) / eff;
+  // The last window of an epoch may be short: it trains on what it holds,
+  // unless --drop-last skips it.
+  int64_t stepsPerEpoch = settings.dropLast ? perEpoch / eff
+                                            : (perEpoch + eff - 1) / eff;
+  if (stepsPerEpoch == 0) {
+    reportError("the epoch holds " + llvm::Twine(perEpoch) +
+                " samples, fewer than one effective batch of " +
+                llvm::Twine(eff) + ", and --drop-last skips it");
+    return kExitBadInput;
+  }
+  llvm::outs() << "gacc-run: " << data.describe() << "\n";
   llvm::outs() << "gacc-run: @" << sig.name << ": " << P
                << " parameters, micro-batch " << m << " × " << n
                << " accumulation steps = effective batch " << eff << ", "
                << stepsPerEpoch << " optimizer steps per epoch, lr "
-               << settings.lr << ", compiled in "
+               << llvm::format("%g", settings.lr) << ", compiled in "
                << llvm::format("%.0f", compileMs) << " ms\n";
 
   std::vector<JitArg> stepArgs;
@@ -204,74 +258,40 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     stepArgs.push_back(JitArg::of(t));
   for (auto &t : states)
     stepArgs.push_back(JitArg::of(t));
-  stepArgs.push_back(JitArg::of(xWin));
-  stepArgs.push_back(JitArg::of(yWin));
+  for (auto &t : windows)
+    stepArgs.push_back(JitArg::of(t));
   stepArgs.push_back(JitArg::f32(float(settings.lr)));
   stepArgs.push_back(JitArg::i64(0));
-
-  HostTensor xEval(DType::F32, shapeOf(sig.inputTypes[0]));
-  HostTensor logits(DType::F32, shapeOf(sig.predictionType));
-  std::vector<JitArg> predictArgs;
-  for (auto &t : params)
-    predictArgs.push_back(JitArg::of(t));
-  predictArgs.push_back(JitArg::of(xEval));
-  predictArgs.push_back(JitArg::of(logits));
-
-  auto evaluate = [&]() -> llvm::Expected<double> {
-    int64_t correct = 0;
-    for (int64_t start = 0; start < test->count; start += m) {
-      int64_t rows = std::min(m, test->count - start);
-      std::memset(xEval.data(), 0, xEval.numBytes());
-      std::memcpy(xEval.f32(), &test->images[start * features],
-                  rows * features * sizeof(float));
-      if (llvm::Error e = jit.get()->call(sig.predictName(), predictArgs))
-        return std::move(e);
-      for (int64_t i = 0; i < rows; ++i) {
-        const float *row = logits.f32() + i * classes;
-        int64_t best = std::max_element(row, row + classes) - row;
-        correct += best == test->labels[start + i];
-      }
-    }
-    return double(correct) / double(test->count);
-  };
+  JitPredictor predictor(jit, sig, params);
 
   std::vector<std::string> metricLines;
   std::vector<double> stepMs;
   int64_t globalStep = 0, samplesSeen = 0;
-  double lastAccuracy = 0;
+  std::vector<Metric> lastEval;
   bool stop = false;
   for (int64_t epoch = 0; epoch < settings.epochs && !stop; ++epoch) {
-    std::vector<int64_t> order = fixedOrder.empty()
-                                     ? shuffledOrder(train->count,
-                                                     settings.seed, epoch)
-                                     : fixedOrder;
+    std::vector<int64_t> order =
+        fixedOrder.empty() ? shuffledOrder(data.numTrain(), settings.seed, epoch)
+                           : fixedOrder;
     for (int64_t w = 0; w < stepsPerEpoch; ++w) {
       if (settings.maxSteps >= 0 && globalStep >= settings.maxSteps) {
         stop = true;
         break;
       }
       // Fill the window; slots past the end of the epoch are padding whose
-      // label is the loss's ignore_index, so they add nothing, and the
-      // count holds only the real samples.
+      // targets are the loss's ignore_index, so they add nothing and are
+      // not counted by the step.
       int64_t begin = w * eff, end = std::min(begin + eff, perEpoch);
-      std::memset(xWin.data(), 0, xWin.numBytes());
-      for (int64_t slot = 0; slot < eff; ++slot) {
-        int64_t k = begin + slot;
-        if (k < end) {
-          int64_t idx = order[k];
-          std::memcpy(xWin.f32() + slot * features,
-                      &train->images[idx * features],
-                      features * sizeof(float));
-          yWin.setInt(slot, train->labels[idx]);
-        } else {
-          yWin.setInt(slot, loss.getIgnoreIndex());
-        }
-      }
-      int64_t real = end - begin;
+      for (auto &t : windows)
+        std::memset(t.data(), 0, t.numBytes());
+      for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
+        targets.setInt(i, loss.getIgnoreIndex());
+      for (int64_t k = begin; k < end; ++k)
+        data.fillTrain(order[k], k - begin, windows);
       stepArgs.back().i = globalStep;
       float results[2] = {0, 0}; // objective, count
       auto t0 = std::chrono::steady_clock::now();
-      llvm::Error err = jit.get()->call(sig.name, stepArgs, results);
+      llvm::Error err = jit.call(sig.name, stepArgs, results);
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
@@ -279,47 +299,48 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         reportError(llvm::toString(std::move(err)));
         return 1;
       }
-      float *objective = &results[0];
+      float objective = results[0], count = results[1];
       stepMs.push_back(ms);
-      samplesSeen += real;
+      samplesSeen += end - begin;
       ++globalStep;
-      if (!std::isfinite(*objective)) {
-        reportError("loss became " + std::to_string(*objective) +
+      if (!std::isfinite(objective)) {
+        reportError("loss became " + std::to_string(objective) +
                     " at optimizer step " + llvm::Twine(globalStep) +
                     "; lower --lr");
         return 1;
       }
-      if (globalStep % settings.logEvery == 0 || w == stepsPerEpoch - 1) {
+      if (globalStep % settings.logEvery == 0 || w == stepsPerEpoch - 1 ||
+          globalStep == settings.maxSteps) {
         llvm::outs() << llvm::format(
             "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %g  %.1f ms/step\n",
             (long long)globalStep, (long long)epoch + 1,
-            100.0 * (w + 1) / stepsPerEpoch, *objective, settings.lr, ms);
+            100.0 * (w + 1) / stepsPerEpoch, objective, settings.lr, ms);
         llvm::outs().flush();
-        std::string line;
-        llvm::raw_string_ostream os(line);
-        os << llvm::json::Value(llvm::json::Object{{"step", globalStep},
-                                                   {"epoch", epoch + 1},
-                                                   {"loss", *objective},
-                                                   {"lr", settings.lr}});
-        metricLines.push_back(line);
+        metricLines.push_back(jsonLine(llvm::json::Object{{"step", globalStep},
+                                        {"epoch", epoch + 1},
+                                        {"loss", objective},
+                                        {"count", count},
+                                        {"lr", settings.lr}}));
       }
     }
-    if (globalStep == 0)
-      break;
-    auto acc = evaluate();
-    if (!acc) {
-      reportError(llvm::toString(acc.takeError()));
+    if (globalStep == 0 || settings.noEval)
+      continue;
+    auto eval = data.evaluate(predictor);
+    if (!eval) {
+      reportError(llvm::toString(eval.takeError()));
       return 1;
     }
-    lastAccuracy = *acc;
-    llvm::outs() << llvm::format("epoch %lld  test accuracy %.4f\n",
-                                 (long long)epoch + 1, lastAccuracy);
-    std::string line;
-    llvm::raw_string_ostream os(line);
-    os << llvm::json::Value(llvm::json::Object{
-        {"epoch", epoch + 1}, {"step", globalStep},
-        {"test_accuracy", lastAccuracy}});
-    metricLines.push_back(line);
+    if (eval->empty())
+      continue;
+    lastEval = *eval;
+    llvm::json::Object obj{{"epoch", epoch + 1}, {"step", globalStep}};
+    llvm::outs() << "epoch " << epoch + 1;
+    for (const Metric &mt : lastEval) {
+      llvm::outs() << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
+      obj[mt.key] = mt.value;
+    }
+    llvm::outs() << "\n";
+    metricLines.push_back(jsonLine(std::move(obj)));
   }
 
   double median = 0, total = 0;
@@ -333,23 +354,22 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   double samplesPerS = total > 0 ? samplesSeen / (total / 1000.0) : 0;
   llvm::outs() << llvm::format(
       "summary: %lld optimizer steps, median %.2f ms/step, %.0f samples/s, "
-      "peak RSS %.1f MB, test accuracy %.4f\n",
-      (long long)globalStep, median, samplesPerS, peakRssMb(), lastAccuracy);
-  {
-    std::string line;
-    llvm::raw_string_ostream os(line);
-    os << llvm::json::Value(llvm::json::Object{
-        {"summary", true},
-        {"optimizer_steps", globalStep},
-        {"median_step_ms", median},
-        {"samples_per_s", samplesPerS},
-        {"peak_rss_mb", peakRssMb()},
-        {"test_accuracy", lastAccuracy},
-        {"micro_batch", m},
-        {"accum_steps", n},
-        {"effective_batch", eff}});
-    metricLines.push_back(line);
-  }
+      "peak RSS %.1f MB",
+      (long long)globalStep, median, samplesPerS, peakRssMb());
+  for (const Metric &mt : lastEval)
+    llvm::outs() << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
+  llvm::outs() << "\n";
+  llvm::json::Object summary{{"summary", true},
+                             {"optimizer_steps", globalStep},
+                             {"median_step_ms", median},
+                             {"samples_per_s", samplesPerS},
+                             {"peak_rss_mb", peakRssMb()},
+                             {"micro_batch", m},
+                             {"accum_steps", n},
+                             {"effective_batch", eff}};
+  for (const Metric &mt : lastEval)
+    summary[mt.key] = mt.value;
+  metricLines.push_back(jsonLine(std::move(summary)));
   if (!settings.metricsPath.empty()) {
     std::string all;
     for (auto &l : metricLines)

@@ -15,9 +15,13 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -31,34 +35,57 @@ void gaccrt::reportError(const llvm::Twine &msg) {
 static cl::OptionCategory cat("gacc-run options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(cat));
-static cl::opt<std::string>
-    dataDir("data", cl::desc("Fashion-MNIST directory with the gzip IDX files"),
-            cl::init("/usr/share/datasets/fashion-mnist"), cl::cat(cat));
+static cl::opt<std::string> dataset(
+    "dataset",
+    cl::desc("What to train on: fashion-mnist (images, test accuracy), kjv "
+             "(King James Bible characters, validation bits per character) "
+             "or tensors (input0, input1, ... of a safetensors file)"),
+    cl::init("fashion-mnist"), cl::cat(cat));
+static cl::opt<std::string> dataDir(
+    "data",
+    cl::desc("fashion-mnist: directory of the gzip IDX files (default "
+             "/usr/share/datasets/fashion-mnist); kjv: a text file, one verse "
+             "per line (default: the output of `bible -f "
+             "Gen1:1-Rev22:21`); tensors: the safetensors file"),
+    cl::cat(cat));
+static cl::opt<bool> dropLast(
+    "drop-last",
+    cl::desc("Skip the last, short window of each epoch instead of training "
+             "on the samples it holds"),
+    cl::init(false), cl::cat(cat));
+static cl::opt<bool> noEval("no-eval",
+                            cl::desc("Skip the evaluation after each epoch"),
+                            cl::init(false), cl::cat(cat));
 static cl::opt<int64_t> microBatch(
     "micro-batch",
-    cl::desc("Micro-batch size m (overrides the model's micro_batch; the "
-             "effective batch is kept unless --accum-steps is also given)"),
+    cl::desc("Micro-batch size m (default: the model's micro_batch; alone it "
+             "keeps the declared effective batch and must divide it)"),
     cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> accumSteps(
     "accum-steps",
-    cl::desc("Accumulation steps N per optimizer step (overrides the "
+    cl::desc("Accumulation steps N per optimizer step (default: the "
              "model's accum_steps)"),
     cl::init(0), cl::cat(cat));
-static cl::opt<int64_t> epochs("epochs", cl::desc("Epochs to train"),
+static cl::opt<int64_t> epochs("epochs",
+                               cl::desc("Epochs to train (default 1)"),
                                cl::init(1), cl::cat(cat));
 static cl::opt<int64_t>
     maxSteps("max-steps",
-             cl::desc("Stop after this many optimizer steps (-1: no limit)"),
+             cl::desc("Stop after this many optimizer steps (default: no "
+                      "limit)"),
              cl::init(-1), cl::cat(cat));
 static cl::opt<double> lr("lr",
-                          cl::desc("Learning rate (overrides the optimizer's)"),
+                          cl::desc("Learning rate (default: the optimizer's "
+                                   "lr)"),
                           cl::init(-1.0), cl::cat(cat));
 static cl::opt<int64_t> seed(
     "seed",
-    cl::desc("Seed of initialization and data order (overrides the model's)"),
+    cl::desc("Seed of initialization and data order (default: the step's "
+             "seed)"),
     cl::init(-1), cl::cat(cat));
 static cl::opt<int64_t> logEvery(
-    "log-every", cl::desc("Print a progress line every K optimizer steps"),
+    "log-every",
+    cl::desc("Print a progress line every K optimizer steps (default 20)"),
     cl::init(20), cl::cat(cat));
 static cl::opt<std::string>
     metrics("metrics",
@@ -89,29 +116,37 @@ static cl::opt<bool>
            cl::init(false), cl::cat(cat));
 static cl::opt<std::string>
     emitKind("emit",
-             cl::desc("Write the compiled artifact instead of training: ptx "
-                      "or cubin (GPU kernels), llvm (CPU LLVM IR)"),
+             cl::desc("Write the compiled artifact to -o FILE instead of "
+                      "training: ptx or cubin (GPU kernels), llvm (CPU LLVM "
+                      "IR)"),
              cl::cat(cat));
 static cl::opt<std::string> outFile("o", cl::desc("Output file for --emit"),
                                     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("GPU architecture for --emit "
-                                          "ptx/cubin"),
+                                          "ptx/cubin (default sm_90)"),
                                  cl::init("sm_90"), cl::cat(cat));
+
+/// The largest window (N · m samples) gacc-run accepts.
+constexpr int64_t kMaxWindowSamples = int64_t(1) << 24;
 
 /// Applies --micro-batch / --accum-steps to the step. Returns false after
 /// reporting an error.
 static bool applySchedule(TrainStepOp step) {
-  int64_t n = step.getAccumSteps(), m = step.getMicroBatch();
-  int64_t eff = step.getEffectiveBatch().value_or(n * m);
-  if (microBatch < 0 || accumSteps < 0) {
+  int64_t n = step.getAccumStepsAttr().getInt();
+  int64_t m = step.getMicroBatchAttr().getInt();
+  int64_t eff = step.getEffectiveBatch() ? step.getEffectiveBatchAttr().getInt()
+                                         : n * m;
+  bool haveM = microBatch.getNumOccurrences() > 0;
+  bool haveN = accumSteps.getNumOccurrences() > 0;
+  if ((haveM && microBatch <= 0) || (haveN && accumSteps <= 0)) {
     reportError("--micro-batch and --accum-steps must be positive");
     return false;
   }
-  if (microBatch && accumSteps) {
+  if (haveM && haveN) {
     m = microBatch;
     n = accumSteps;
-  } else if (microBatch) {
+  } else if (haveM) {
     if (eff % microBatch != 0) {
       reportError("--micro-batch " + llvm::Twine(int64_t(microBatch)) +
                   " does not divide the effective batch " + llvm::Twine(eff) +
@@ -121,7 +156,7 @@ static bool applySchedule(TrainStepOp step) {
     }
     m = microBatch;
     n = eff / m;
-  } else if (accumSteps) {
+  } else if (haveN) {
     if (eff % accumSteps != 0) {
       reportError("--accum-steps " + llvm::Twine(int64_t(accumSteps)) +
                   " does not divide the effective batch " + llvm::Twine(eff) +
@@ -131,11 +166,45 @@ static bool applySchedule(TrainStepOp step) {
     n = accumSteps;
     m = eff / n;
   }
+  int64_t window;
+  if (__builtin_mul_overflow(n, m, &window) || window > kMaxWindowSamples) {
+    reportError("an effective batch of " + llvm::Twine(m) + " × " +
+                llvm::Twine(n) +
+                " samples (micro-batch × accumulation steps) is larger than "
+                "the limit of " +
+                llvm::Twine(kMaxWindowSamples) + " samples per optimizer step");
+    return false;
+  }
   step.setAccumSteps(n);
   if (step.getEffectiveBatch())
     step.setEffectiveBatch(n * m);
-  if (m != step.getMicroBatch() && failed(step.setMicroBatchSize(m)))
+  if (m != int64_t(step.getMicroBatch()) && failed(step.setMicroBatchSize(m)))
     return false;
+  return true;
+}
+
+/// Checks before any work that `path` can be written: its directory exists
+/// and is writable and the path is not a directory.
+static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
+  if (path.empty())
+    return true;
+  if (llvm::sys::fs::is_directory(path)) {
+    reportError(flag + " " + path + ": is a directory");
+    return false;
+  }
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  if (!llvm::sys::fs::is_directory(dir)) {
+    reportError(flag + " " + path + ": directory " + dir + " does not exist");
+    return false;
+  }
+  if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write)) {
+    reportError(flag + " " + path + ": directory " + dir +
+                " is not writable");
+    return false;
+  }
   return true;
 }
 
@@ -160,12 +229,30 @@ int main(int argc, char **argv) {
     reportError("--epochs and --log-every must be positive");
     return kExitBadInput;
   }
+  if (maxSteps.getNumOccurrences() && maxSteps < 0) {
+    reportError("--max-steps must be >= 0");
+    return kExitBadInput;
+  }
+  if (lr.getNumOccurrences() && !(lr >= 0.0 && std::isfinite(double(lr)))) {
+    reportError("--lr must be a finite number >= 0");
+    return kExitBadInput;
+  }
+  if (seed.getNumOccurrences() && seed < 0) {
+    reportError("--seed must be >= 0");
+    return kExitBadInput;
+  }
+  if (!checkOutputPath("-o", outFile) ||
+      !checkOutputPath("--metrics", metrics) ||
+      !checkOutputPath("--save-params", saveParams))
+    return kExitBadInput;
 
   mlir::gacc::configureCUDAToolkit();
   DialectRegistry registry;
   mlir::gacc::registerGAccDialectsAndInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // One line per diagnostic: no dump of the operation after the message.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   std::string errorMessage;
@@ -195,19 +282,23 @@ int main(int argc, char **argv) {
     return kExitBadInput;
 
   if (!emitKind.empty())
-    return emit(*model, emitKind, outFile, chip, unroll);
+    return emit(*model, emitKind, outFile, chip, unroll, !noBlas);
 
   FailureOr<StepSignature> sig = getStepSignature(step);
   if (failed(sig))
     return kExitBadInput;
   RunSettings settings;
+  settings.dataset = dataset;
   settings.dataDir = dataDir;
+  settings.dropLast = dropLast;
+  settings.noEval = noEval;
   settings.epochs = epochs;
   settings.maxSteps = maxSteps;
   settings.logEvery = logEvery;
-  settings.lr = lr >= 0 ? double(lr)
+  settings.lr = lr.getNumOccurrences() ? double(lr)
                         : cast<SGDAttr>(step.getOptimizer()).getLr().convertToDouble();
-  settings.seed = seed >= 0 ? uint64_t(seed) : uint64_t(step.getSeed());
+  settings.seed =
+      seed.getNumOccurrences() ? uint64_t(seed) : uint64_t(step.getSeed());
   settings.unroll = unroll;
   settings.blas = !noBlas;
   settings.metricsPath = metrics;

@@ -1,0 +1,13 @@
+// Bad options of gacc-lower-to-nvvm-pipeline are errors, not a pipeline
+// that silently does something else.
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="block-size=-5" 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: error: gacc-lower-to-nvvm-pipeline: block-size must be in [1, 1024], got -5
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="format=bogus" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: error: gacc-lower-to-nvvm-pipeline: format must be isa, bin or fatbin, got 'bogus'
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_1" 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: gacc-lower-to-nvvm-pipeline: chip must be sm_XX with XX >= 50
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="opt-level=7" 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: error: gacc-lower-to-nvvm-pipeline: opt-level must be in [0, 3], got 7
+func.func @f() {
+  return
+}

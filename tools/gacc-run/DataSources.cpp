@@ -1,0 +1,336 @@
+//===- DataSources.cpp - Fashion-MNIST, KJV characters, tensor files ------===//
+//
+// The data sources gacc-run trains on, and their evaluations: test accuracy
+// (Fashion-MNIST) and validation bits per character against a unigram
+// baseline (KJV).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/DataSources.h"
+
+#include "runtime/Datasets.h"
+#include "runtime/Safetensors.h"
+#include "runtime/Text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace gaccrt;
+using mlir::RankedTensorType;
+using mlir::gacc::StepSignature;
+
+namespace {
+
+llvm::Error sourceError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+int64_t rowElements(const HostTensor &window) {
+  int64_t n = 1;
+  for (size_t i = 2; i < window.shape.size(); ++i)
+    n *= window.shape[i];
+  return n;
+}
+
+std::string typeStr(RankedTensorType t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Fashion-MNIST
+//===----------------------------------------------------------------------===//
+
+class FashionSource : public DataSource {
+public:
+  ImageDataset train, test;
+  int64_t classes = 10;
+
+  std::string describe() const override {
+    return "Fashion-MNIST: " + std::to_string(train.count) + " training, " +
+           std::to_string(test.count) + " test images";
+  }
+  int64_t numTrain() const override { return train.count; }
+  void fillTrain(int64_t index, int64_t slot,
+                 std::vector<HostTensor> &w) const override {
+    std::memcpy(w[0].f32() + slot * train.features,
+                &train.images[index * train.features],
+                train.features * sizeof(float));
+    w[1].setInt(slot, train.labels[index]);
+  }
+  llvm::Expected<std::vector<Metric>> evaluate(Predictor &p) const override {
+    int64_t m = p.rows(), correct = 0;
+    HostTensor &x = *p.inputs()[0];
+    for (int64_t start = 0; start < test.count; start += m) {
+      int64_t rows = std::min(m, test.count - start);
+      std::memset(x.data(), 0, x.numBytes());
+      std::memcpy(x.f32(), &test.images[start * test.features],
+                  rows * test.features * sizeof(float));
+      if (llvm::Error e = p.run())
+        return std::move(e);
+      for (int64_t i = 0; i < rows; ++i) {
+        const float *row = p.output().f32() + i * classes;
+        correct += (std::max_element(row, row + classes) - row) ==
+                   test.labels[start + i];
+      }
+    }
+    return std::vector<Metric>{
+        {"test_accuracy", double(correct) / double(test.count)}};
+  }
+};
+
+llvm::Expected<std::unique_ptr<DataSource>>
+createFashion(const std::string &dir, const StepSignature &sig) {
+  if (sig.inputTypes.size() != 2 || sig.targetInput != 1 ||
+      !sig.inputTypes[0].getElementType().isF32() ||
+      sig.inputTypes[0].getRank() != 2 || sig.inputTypes[1].getRank() != 1 ||
+      sig.predictionType.getRank() != 2)
+    return sourceError("@" + sig.name +
+                       " must take [m, 784] f32 images then [m] integer "
+                       "labels and predict [m, classes] to train on "
+                       "Fashion-MNIST");
+  auto src = std::make_unique<FashionSource>();
+  auto train = loadFashionMNIST(dir, "train");
+  if (!train)
+    return train.takeError();
+  auto test = loadFashionMNIST(dir, "t10k");
+  if (!test)
+    return test.takeError();
+  src->train = std::move(*train);
+  src->test = std::move(*test);
+  int64_t features = sig.inputTypes[0].getDimSize(1);
+  src->classes = sig.predictionType.getDimSize(1);
+  if (src->train.count == 0 || src->test.count == 0)
+    return sourceError(dir + ": the " +
+                       llvm::Twine(src->train.count == 0 ? "training" : "test") +
+                       " set is empty");
+  if (src->test.features != src->train.features)
+    return sourceError(dir + ": test images have " +
+                       llvm::Twine(src->test.features) +
+                       " pixels but training images have " +
+                       llvm::Twine(src->train.features));
+  if (features != src->train.features || src->classes < 10)
+    return sourceError("@" + sig.name + " takes " + llvm::Twine(features) +
+                       " features and predicts " + llvm::Twine(src->classes) +
+                       " classes; Fashion-MNIST has " +
+                       llvm::Twine(src->train.features) +
+                       " features and 10 classes");
+  return std::unique_ptr<DataSource>(std::move(src));
+}
+
+//===----------------------------------------------------------------------===//
+// King James Bible, characters
+//===----------------------------------------------------------------------===//
+
+/// Verse i (0-based) is a validation verse when i % 20 == 19 (5%); the
+/// others train. The vocabulary is the sorted set of characters of the
+/// whole corpus, index = rank. A verse c_0 … c_{L−1} gives L − 1
+/// next-character targets: input c_j, target c_{j+1}.
+class KJVSource : public DataSource {
+public:
+  std::vector<std::vector<int32_t>> trainVerses, valVerses;
+  int64_t seqLen = 0, vocab = 0;
+  double unigramBpc = 0;
+
+  std::string describe() const override {
+    return "KJV characters: " + std::to_string(trainVerses.size()) +
+           " training, " + std::to_string(valVerses.size()) +
+           " validation verses, vocabulary " + std::to_string(vocab) +
+           ", sequence length " + std::to_string(seqLen) +
+           ", unigram baseline " + std::to_string(unigramBpc) + " bpc";
+  }
+  int64_t numTrain() const override { return trainVerses.size(); }
+  static void fillVerse(const std::vector<int32_t> &v, int64_t slot,
+                        int64_t seqLen, HostTensor &tokens,
+                        HostTensor &targets) {
+    for (size_t j = 0; j + 1 < v.size(); ++j) {
+      tokens.setInt(slot * seqLen + j, v[j]);
+      targets.setInt(slot * seqLen + j, v[j + 1]);
+    }
+  }
+  void fillTrain(int64_t index, int64_t slot,
+                 std::vector<HostTensor> &w) const override {
+    fillVerse(trainVerses[index], slot, seqLen, w[0], w[1]);
+  }
+  llvm::Expected<std::vector<Metric>> evaluate(Predictor &p) const override {
+    int64_t m = p.rows();
+    HostTensor &tokens = *p.inputs()[0];
+    HostTensor targets(DType::I32, {m, seqLen});
+    int64_t classes = p.output().shape.back();
+    double nats = 0;
+    int64_t count = 0;
+    for (size_t start = 0; start < valVerses.size(); start += m) {
+      int64_t rows = std::min<int64_t>(m, valVerses.size() - start);
+      std::memset(tokens.data(), 0, tokens.numBytes());
+      for (int64_t i = 0; i < m * seqLen; ++i)
+        targets.setInt(i, -1);
+      for (int64_t r = 0; r < rows; ++r)
+        fillVerse(valVerses[start + r], r, seqLen, tokens, targets);
+      if (llvm::Error e = p.run())
+        return std::move(e);
+      const int32_t *t = static_cast<const int32_t *>(targets.data());
+      for (int64_t pos = 0; pos < rows * seqLen; ++pos) {
+        if (t[pos] < 0)
+          continue;
+        const float *z = p.output().f32() + pos * classes;
+        double mx = *std::max_element(z, z + classes), sum = 0;
+        for (int64_t c = 0; c < classes; ++c)
+          sum += std::exp(double(z[c]) - mx);
+        nats += mx + std::log(sum) - z[t[pos]];
+        ++count;
+      }
+    }
+    double bpc = nats / double(count) / std::log(2.0);
+    return std::vector<Metric>{{"val_bpc", bpc}, {"unigram_bpc", unigramBpc}};
+  }
+};
+
+llvm::Expected<std::unique_ptr<DataSource>>
+createKJV(const std::string &file, const StepSignature &sig) {
+  auto isInt = [](RankedTensorType t) {
+    return t.getElementType().isInteger(32) || t.getElementType().isInteger(64);
+  };
+  if (sig.inputTypes.size() != 2 || sig.targetInput != 1 ||
+      sig.inputTypes[0].getRank() != 2 || !isInt(sig.inputTypes[0]) ||
+      sig.inputTypes[1] != sig.inputTypes[0] ||
+      sig.predictionType.getRank() != 3)
+    return sourceError("@" + sig.name +
+                       " must take [m, S] integer tokens then [m, S] integer "
+                       "targets and predict [m, S, vocabulary] logits to "
+                       "train on KJV characters");
+  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
+  if (!corpus)
+    return corpus.takeError();
+  auto src = std::make_unique<KJVSource>();
+  src->seqLen = sig.inputTypes[0].getDimSize(1);
+  std::map<unsigned char, int32_t> index;
+  for (const std::string &l : corpus->lines)
+    for (unsigned char c : l)
+      index[c] = 0;
+  int32_t next = 0;
+  for (auto &kv : index)
+    kv.second = next++;
+  src->vocab = next;
+  int64_t classes = sig.predictionType.getDimSize(2);
+  if (classes < src->vocab)
+    return sourceError("@" + sig.name + " predicts " + llvm::Twine(classes) +
+                       " classes but the corpus has " +
+                       llvm::Twine(src->vocab) + " distinct characters");
+  std::vector<double> freq(src->vocab, 1.0); // add-one smoothing
+  for (size_t i = 0; i < corpus->lines.size(); ++i) {
+    const std::string &l = corpus->lines[i];
+    if (int64_t(l.size()) - 1 > src->seqLen)
+      return sourceError("line " + llvm::Twine(i + 1) + " has " +
+                         llvm::Twine(l.size()) +
+                         " characters; the model's sequence length " +
+                         llvm::Twine(src->seqLen) + " holds verses of up to " +
+                         llvm::Twine(src->seqLen + 1));
+    if (l.size() < 2)
+      continue;
+    std::vector<int32_t> ids;
+    for (unsigned char c : l)
+      ids.push_back(index[c]);
+    bool val = i % 20 == 19;
+    if (!val)
+      for (size_t j = 1; j < ids.size(); ++j)
+        freq[ids[j]] += 1;
+    (val ? src->valVerses : src->trainVerses).push_back(std::move(ids));
+  }
+  if (src->trainVerses.empty() || src->valVerses.empty())
+    return sourceError("the corpus has too few lines for a training and a "
+                       "validation split (every 20th line validates)");
+  double total = 0;
+  for (double f : freq)
+    total += f;
+  double bits = 0;
+  int64_t n = 0;
+  for (const auto &v : src->valVerses)
+    for (size_t j = 1; j < v.size(); ++j, ++n)
+      bits -= std::log2(freq[v[j]] / total);
+  src->unigramBpc = bits / double(n);
+  return std::unique_ptr<DataSource>(std::move(src));
+}
+
+//===----------------------------------------------------------------------===//
+// Named tensors
+//===----------------------------------------------------------------------===//
+
+/// Samples from a safetensors file holding `input0`, `input1`, … (one per
+/// step input, with the leading dimension the sample count and the rest
+/// the micro-batch input's shape without m). No evaluation.
+class TensorSource : public DataSource {
+public:
+  std::vector<HostTensor> inputs;
+  int64_t count = 0;
+  std::string path;
+
+  std::string describe() const override {
+    return path + ": " + std::to_string(count) + " samples";
+  }
+  int64_t numTrain() const override { return count; }
+  void fillTrain(int64_t index, int64_t slot,
+                 std::vector<HostTensor> &w) const override {
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      size_t bytes = rowElements(w[j]) * dtypeSize(w[j].dtype);
+      std::memcpy(static_cast<char *>(w[j].data()) + slot * bytes,
+                  static_cast<const char *>(inputs[j].data()) + index * bytes,
+                  bytes);
+    }
+  }
+};
+
+llvm::Expected<std::unique_ptr<DataSource>>
+createTensors(const std::string &path, const StepSignature &sig) {
+  if (path.empty())
+    return sourceError("--dataset tensors needs --data FILE.safetensors");
+  auto file = loadSafetensors(path);
+  if (!file)
+    return file.takeError();
+  auto src = std::make_unique<TensorSource>();
+  src->path = path;
+  for (size_t j = 0; j < sig.inputTypes.size(); ++j) {
+    std::string name = "input" + std::to_string(j);
+    RankedTensorType t = sig.inputTypes[j];
+    auto it = file->find(name);
+    if (it == file->end())
+      return sourceError(path + ": no tensor '" + name + "' for input #" +
+                         llvm::Twine(j) + " " + typeStr(t));
+    HostTensor &h = it->second;
+    DType want = t.getElementType().isF32()       ? DType::F32
+                 : t.getElementType().isInteger(64) ? DType::I64
+                                                    : DType::I32;
+    bool shapeOk = h.dtype == want && h.shape.size() == size_t(t.getRank()) &&
+                   std::equal(h.shape.begin() + 1, h.shape.end(),
+                              t.getShape().begin() + 1);
+    if (!shapeOk || (j > 0 && h.shape[0] != src->count))
+      return sourceError(path + ": tensor '" + name +
+                         "' must be [samples, ...] " + dtypeName(want) +
+                         " matching input #" + llvm::Twine(j) + " " +
+                         typeStr(t) + " (the same sample count for all)");
+    src->count = h.shape[0];
+    src->inputs.push_back(std::move(h));
+  }
+  if (src->count == 0)
+    return sourceError(path + ": no samples");
+  return std::unique_ptr<DataSource>(std::move(src));
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<DataSource>>
+gaccrt::createDataSource(const std::string &name, const std::string &data,
+                         const StepSignature &sig, int64_t) {
+  if (name == "fashion-mnist")
+    return createFashion(data.empty() ? "/usr/share/datasets/fashion-mnist"
+                                      : data,
+                         sig);
+  if (name == "kjv")
+    return createKJV(data, sig);
+  if (name == "tensors")
+    return createTensors(data, sig);
+  return sourceError("--dataset must be fashion-mnist, kjv or tensors, got '" +
+                     name + "'");
+}
