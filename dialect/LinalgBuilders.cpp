@@ -31,7 +31,8 @@ Value mlir::gacc::buildFilled(OpBuilder &b, Location loc,
                               RankedTensorType type, double value) {
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
                                         type.getElementType());
-  Value v = f32Const(b, loc, value);
+  Value v = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), value));
   return linalg::FillOp::create(b, loc, v, empty).getResult(0);
 }
 
@@ -82,9 +83,27 @@ Value mlir::gacc::buildElementwise(OpBuilder &b, Location loc,
   return op.getResult(0);
 }
 
+/// An f64 tensor rounded to f32 elementwise.
+static Value truncToF32(OpBuilder &b, Location loc, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  return buildElementwise(
+      b, loc, ValueRange{x}, t.clone(b.getF32Type()),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::TruncFOp::create(nb, nl, nb.getF32Type(), a[0]);
+      });
+}
+
+/// acc + f64(x): long reductions (over every row of a micro-batch or of its
+/// sequence positions) accumulate in f64, so that a sum over one large
+/// micro-batch and the sum of N smaller ones agree to fp32 rounding.
+static Value addF64(OpBuilder &b, Location loc, Value acc, Value x) {
+  Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+  return arith::AddFOp::create(b, loc, acc, wide);
+}
+
 Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
   auto xt = cast<RankedTensorType>(x.getType());
-  auto rt = RankedTensorType::get({xt.getDimSize(1)}, xt.getElementType());
+  auto rt = RankedTensorType::get({xt.getDimSize(1)}, b.getF64Type());
   Value init = buildFilled(b, loc, rt, 0.0);
   MLIRContext *ctx = b.getContext();
   AffineExpr d0, d1;
@@ -95,10 +114,9 @@ Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
       b, loc, TypeRange{rt}, ValueRange{x}, ValueRange{init}, maps,
       {utils::IteratorType::reduction, utils::IteratorType::parallel},
       [](OpBuilder &nb, Location nl, ValueRange args) {
-        Value s = arith::AddFOp::create(nb, nl, args[1], args[0]);
-        linalg::YieldOp::create(nb, nl, s);
+        linalg::YieldOp::create(nb, nl, addF64(nb, nl, args[1], args[0]));
       });
-  return op.getResult(0);
+  return truncToF32(b, loc, op.getResult(0));
 }
 
 Value mlir::gacc::buildAddBias(OpBuilder &b, Location loc, Value x,
@@ -181,7 +199,7 @@ Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
                                        const CrossEntropyStats &stats,
                                        Value labels, int64_t ignoreIndex) {
   MLIRContext *ctx = b.getContext();
-  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  auto scalar = RankedTensorType::get({}, b.getF64Type());
   Value init = buildFilled(b, loc, scalar, 0.0);
   AffineExpr d0;
   bindDims(ctx, d0);
@@ -199,10 +217,9 @@ Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
         (void)idx;
         Value zeroF = f32Const(nb, nl, 0.0);
         Value contrib = arith::SelectOp::create(nb, nl, ignored, zeroF, l);
-        Value s = arith::AddFOp::create(nb, nl, args[4], contrib);
-        linalg::YieldOp::create(nb, nl, s);
+        linalg::YieldOp::create(nb, nl, addF64(nb, nl, args[4], contrib));
       });
-  return op.getResult(0);
+  return truncToF32(b, loc, op.getResult(0));
 }
 
 Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
@@ -439,22 +456,25 @@ LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,
     return arith::MulFOp::create(nb, nl,
                                  arith::SubFOp::create(nb, nl, xv, mean), rstd);
   };
-  // dweight = Σ_r dy·x̂, dbias = Σ_r dy: one reduction over rows.
-  Value dwInit = buildFilled(b, loc, colType, 0.0);
-  Value dbInit = buildFilled(b, loc, colType, 0.0);
+  // dweight = Σ_r dy·x̂, dbias = Σ_r dy: one reduction over rows (in f64).
+  auto colType64 = RankedTensorType::get({d}, b.getF64Type());
+  Value dwInit = buildFilled(b, loc, colType64, 0.0);
+  Value dbInit = buildFilled(b, loc, colType64, 0.0);
   auto params = linalg::GenericOp::create(
-      b, loc, TypeRange{colType, colType},
+      b, loc, TypeRange{colType64, colType64},
       ValueRange{x, stats.mean, stats.rstd, dy}, ValueRange{dwInit, dbInit},
       SmallVector<AffineMap>{m.ij, m.i, m.i, m.ij, m.j, m.j},
       {utils::IteratorType::reduction, utils::IteratorType::parallel},
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value xhat = xhatOf(nb, nl, a[0], a[1], a[2]);
-        Value dw = arith::AddFOp::create(
-            nb, nl, a[4], arith::MulFOp::create(nb, nl, a[3], xhat));
-        Value db = arith::AddFOp::create(nb, nl, a[5], a[3]);
+        Value dw =
+            addF64(nb, nl, a[4], arith::MulFOp::create(nb, nl, a[3], xhat));
+        Value db = addF64(nb, nl, a[5], a[3]);
         linalg::YieldOp::create(nb, nl, ValueRange{dw, db});
       });
-  LayerNormGrads grads{Value(), params.getResult(0), params.getResult(1)};
+  (void)colType;
+  LayerNormGrads grads{Value(), truncToF32(b, loc, params.getResult(0)),
+                       truncToF32(b, loc, params.getResult(1))};
   if (!needX)
     return grads;
   // Row sums of g = dy·weight and of g·x̂.

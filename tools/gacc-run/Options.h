@@ -41,6 +41,15 @@ void reportError(const llvm::Twine &msg);
 int train(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
           const mlir::gacc::StepSignature &sig, const RunSettings &settings);
 
+/// Compiles the model as given and with N = 1 (one micro-batch holding the
+/// effective batch), runs one optimizer step of each from the same
+/// parameters on the same samples, prints the maximum relative differences
+/// of the normalized gradients and updated parameters, and returns 0 when
+/// both are within `tolerance`, 1 otherwise.
+int checkEquivalence(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
+                     const mlir::gacc::StepSignature &sig,
+                     const RunSettings &settings, double tolerance);
+
 /// Compiles the model and writes `kind` (ptx, cubin, llvm) to `outPath`.
 int emit(mlir::ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
          llvm::StringRef chip, bool unroll, bool blas);

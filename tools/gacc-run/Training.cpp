@@ -15,6 +15,7 @@
 #include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -140,6 +141,203 @@ std::string jsonLine(llvm::json::Object obj) {
 
 } // namespace
 
+namespace {
+
+/// Parameters (initialized from the step's initializers with the seed, or
+/// loaded), and zeroed accumulators and optimizer state: the persistent
+/// state of a compiled step, allocated once.
+struct StepState {
+  std::vector<HostTensor> params, accs, states, windows;
+  std::vector<JitArg> args;
+};
+
+llvm::Error initialParameters(const StepSignature &sig,
+                              const RunSettings &settings,
+                              std::vector<HostTensor> &params) {
+  std::mt19937_64 initRng(settings.seed);
+  params.clear();
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+    initializeParameter(sig.paramInits[i], params.back(), initRng);
+  }
+  if (settings.loadParams.empty())
+    return llvm::Error::success();
+  auto loaded = loadSafetensors(settings.loadParams);
+  if (!loaded)
+    return loaded.takeError();
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    auto it = loaded->find(sig.paramNames[i]);
+    if (it == loaded->end() || it->second.dtype != DType::F32 ||
+        it->second.shape != params[i].shape)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          settings.loadParams + ": no F32 tensor '" + sig.paramNames[i] +
+              "' with the parameter's shape");
+    params[i] = it->second;
+  }
+  return llvm::Error::success();
+}
+
+/// Allocates accumulators, state and windows and binds the step's arguments
+/// (the order of StepSignature).
+void bindStepState(const StepSignature &sig, const RunSettings &settings,
+                   StepState &st) {
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    st.accs.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      st.states.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+  }
+  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+    st.windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
+                            shapeOf(sig.windowInputType(j)));
+  for (auto *group : {&st.params, &st.accs, &st.states, &st.windows})
+    for (auto &t : *group)
+      st.args.push_back(JitArg::of(t));
+  st.args.push_back(JitArg::f32(float(settings.lr)));
+  st.args.push_back(JitArg::i64(0));
+}
+
+/// Fills the window with samples order[begin, end); the remaining rows are
+/// padding whose targets are the loss's ignore_index, so they add nothing
+/// and are not counted by the step.
+void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
+                int64_t begin, int64_t end, unsigned targetInput,
+                int64_t ignoreIndex, std::vector<HostTensor> &windows) {
+  for (auto &t : windows)
+    std::memset(t.data(), 0, t.numBytes());
+  HostTensor &targets = windows[targetInput];
+  for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
+    targets.setInt(i, ignoreIndex);
+  for (int64_t k = begin; k < end; ++k)
+    data.fillTrain(order[k], k - begin, windows);
+}
+
+/// Lowers with the library pipeline (the one gacc-opt registers) and JIT
+/// compiles the step and predict functions now.
+llvm::Expected<std::unique_ptr<CpuJit>>
+compileStep(ModuleOp model, const StepSignature &sig,
+            const RunSettings &settings) {
+  OwningOpRef<ModuleOp> module(model.clone());
+  PassManager pm(model.getContext());
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.unroll = settings.unroll;
+  pipelineOptions.blas = settings.blas;
+  buildLowerToCPUPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "compilation failed");
+  auto jit = CpuJit::create(*module);
+  if (!jit)
+    return jit.takeError();
+  // The ExecutionEngine compiles lazily: materialize both functions now so
+  // that compile time is not counted in the first step.
+  for (const std::string &fn : {sig.name, sig.predictName()})
+    if (llvm::Error e = (*jit)->materialize(fn))
+      return std::move(e);
+  return jit;
+}
+
+/// max |a − b| / max |b| over the elements of two same-shaped tensors.
+double relativeDifference(const HostTensor &a, const HostTensor &b) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
+    scale = std::max(scale, std::fabs(double(b.f32()[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+} // namespace
+
+int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
+                             const StepSignature &sig,
+                             const RunSettings &settings, double tolerance) {
+  auto loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
+  if (!loss) {
+    reportError("@" + sig.name + " must end in gacc.cross_entropy");
+    return kExitBadInput;
+  }
+  auto source = createDataSource(settings.dataset, settings.dataDir, sig,
+                                 loss.getIgnoreIndex());
+  if (!source) {
+    reportError(llvm::toString(source.takeError()));
+    return kExitBadInput;
+  }
+  // The reference: the same effective batch as one micro-batch (N = 1).
+  int64_t n = sig.accumSteps, m = sig.microBatch;
+  OwningOpRef<ModuleOp> large(model.clone());
+  TrainStepOp largeStep = *large->getOps<TrainStepOp>().begin();
+  largeStep.setAccumSteps(1);
+  if (failed(largeStep.setMicroBatchSize(n * m)) || failed(verify(*large)))
+    return kExitBadInput;
+  FailureOr<StepSignature> largeSig = getStepSignature(largeStep);
+  if (failed(largeSig))
+    return kExitBadInput;
+
+  std::vector<int64_t> order;
+  if (!settings.orderFile.empty()) {
+    auto o = readOrderFile(settings.orderFile, (*source)->numTrain());
+    if (!o) {
+      reportError(llvm::toString(o.takeError()));
+      return kExitBadInput;
+    }
+    order = std::move(*o);
+  } else {
+    order = shuffledOrder((*source)->numTrain(), settings.seed, 0);
+  }
+  int64_t end = std::min<int64_t>(n * m, order.size());
+
+  StepState states[2];
+  const StepSignature *sigs[2] = {&sig, &*largeSig};
+  ModuleOp modules[2] = {model, *large};
+  float results[2][2];
+  for (int k = 0; k < 2; ++k) {
+    if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
+      reportError(llvm::toString(std::move(e)));
+      return kExitBadInput;
+    }
+    bindStepState(*sigs[k], settings, states[k]);
+    auto jit = compileStep(modules[k], *sigs[k], settings);
+    if (!jit) {
+      reportError(llvm::toString(jit.takeError()));
+      return 1;
+    }
+    fillWindow(**source, order, 0, end, sigs[k]->targetInput,
+               loss.getIgnoreIndex(), states[k].windows);
+    if (llvm::Error e = (*jit)->call(sigs[k]->name, states[k].args,
+                                     results[k])) {
+      reportError(llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
+  // Gradients: the accumulated sums divided by each run's count.
+  double gradDiff = 0, paramDiff = 0;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    HostTensor g[2];
+    for (int k = 0; k < 2; ++k) {
+      g[k] = states[k].accs[i];
+      for (int64_t e = 0; e < g[k].numElements(); ++e)
+        g[k].f32()[e] /= results[k][1];
+    }
+    gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
+    paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
+                                                       states[1].params[i]));
+  }
+  bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
+            results[0][1] == results[1][1];
+  llvm::outs() << llvm::format(
+      "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
+      "accumulation steps against one micro-batch of %lld\n"
+      "  count %g vs %g, loss %.7g vs %.7g\n"
+      "  max relative difference: gradients %.3e, updated parameters %.3e "
+      "(tolerance %g)\n%s\n",
+      sig.name.c_str(), (long long)end, (long long)m, (long long)n,
+      (long long)(n * m), results[0][1], results[1][1], results[0][0],
+      results[1][0], gradDiff, paramDiff, tolerance,
+      ok ? "check-equivalence: EQUIVALENT" : "check-equivalence: DIFFERENT");
+  return ok ? 0 : 1;
+}
+
 int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                   const RunSettings &settings) {
   auto loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
@@ -156,33 +354,14 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   DataSource &data = **source;
 
   // --- Parameters, accumulators and optimizer state: allocated once.
-  unsigned P = sig.numParams, S = sig.statePerParam;
-  std::vector<HostTensor> params, accs, states;
-  std::mt19937_64 initRng(settings.seed);
-  for (unsigned i = 0; i < P; ++i) {
-    params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    initializeParameter(sig.paramInits[i], params.back(), initRng);
-    accs.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    for (unsigned s = 0; s < S; ++s)
-      states.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+  unsigned P = sig.numParams;
+  StepState st;
+  if (llvm::Error e = initialParameters(sig, settings, st.params)) {
+    reportError(llvm::toString(std::move(e)));
+    return kExitBadInput;
   }
-  if (!settings.loadParams.empty()) {
-    auto loaded = loadSafetensors(settings.loadParams);
-    if (!loaded) {
-      reportError(llvm::toString(loaded.takeError()));
-      return kExitBadInput;
-    }
-    for (unsigned i = 0; i < P; ++i) {
-      auto it = loaded->find(sig.paramNames[i]);
-      if (it == loaded->end() || it->second.dtype != DType::F32 ||
-          it->second.shape != params[i].shape) {
-        reportError(settings.loadParams + ": no F32 tensor '" +
-                    sig.paramNames[i] + "' with the parameter's shape");
-        return kExitBadInput;
-      }
-      params[i] = it->second;
-    }
-  }
+  bindStepState(sig, settings, st);
+  std::vector<HostTensor> &params = st.params;
 
   std::vector<int64_t> fixedOrder;
   if (!settings.orderFile.empty()) {
@@ -194,42 +373,18 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     fixedOrder = std::move(*order);
   }
 
-  // --- Compile with the library pipeline (the one gacc-opt registers).
-  OwningOpRef<ModuleOp> module(model.clone());
-  PassManager pm(model.getContext());
-  CPUPipelineOptions pipelineOptions;
-  pipelineOptions.unroll = settings.unroll;
-  pipelineOptions.blas = settings.blas;
-  buildLowerToCPUPipeline(pm, pipelineOptions);
   auto compileStart = std::chrono::steady_clock::now();
-  if (failed(pm.run(*module))) {
-    reportError("compilation failed");
-    return 1;
-  }
-  auto jitOr = CpuJit::create(*module);
+  auto jitOr = compileStep(model, sig, settings);
   if (!jitOr) {
-    reportError("JIT compilation failed: " +
-                llvm::toString(jitOr.takeError()));
+    reportError(llvm::toString(jitOr.takeError()));
     return 1;
   }
   CpuJit &jit = **jitOr;
-  // The ExecutionEngine compiles lazily: materialize both functions now so
-  // that the compile time is reported here and not in the first step.
-  for (const std::string &fn : {sig.name, sig.predictName()})
-    if (llvm::Error e = jit.materialize(fn)) {
-      reportError("JIT compilation failed: " + llvm::toString(std::move(e)));
-      return 1;
-    }
   double compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
   int64_t n = sig.accumSteps, m = sig.microBatch, eff = n * m;
-  std::vector<HostTensor> windows;
-  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
-    windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
-                         shapeOf(sig.windowInputType(j)));
-  HostTensor &targets = windows[sig.targetInput];
 
   int64_t perEpoch = fixedOrder.empty() ? data.numTrain()
                                         : int64_t(fixedOrder.size());
@@ -251,17 +406,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                << llvm::format("%g", settings.lr) << ", compiled in "
                << llvm::format("%.0f", compileMs) << " ms\n";
 
-  std::vector<JitArg> stepArgs;
-  for (auto &t : params)
-    stepArgs.push_back(JitArg::of(t));
-  for (auto &t : accs)
-    stepArgs.push_back(JitArg::of(t));
-  for (auto &t : states)
-    stepArgs.push_back(JitArg::of(t));
-  for (auto &t : windows)
-    stepArgs.push_back(JitArg::of(t));
-  stepArgs.push_back(JitArg::f32(float(settings.lr)));
-  stepArgs.push_back(JitArg::i64(0));
+  std::vector<JitArg> &stepArgs = st.args;
   JitPredictor predictor(jit, sig, params);
 
   std::vector<std::string> metricLines;
@@ -278,16 +423,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         stop = true;
         break;
       }
-      // Fill the window; slots past the end of the epoch are padding whose
-      // targets are the loss's ignore_index, so they add nothing and are
-      // not counted by the step.
       int64_t begin = w * eff, end = std::min(begin + eff, perEpoch);
-      for (auto &t : windows)
-        std::memset(t.data(), 0, t.numBytes());
-      for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
-        targets.setInt(i, loss.getIgnoreIndex());
-      for (int64_t k = begin; k < end; ++k)
-        data.fillTrain(order[k], k - begin, windows);
+      fillWindow(data, order, begin, end, sig.targetInput,
+                 loss.getIgnoreIndex(), st.windows);
       stepArgs.back().i = globalStep;
       float results[2] = {0, 0}; // objective, count
       auto t0 = std::chrono::steady_clock::now();

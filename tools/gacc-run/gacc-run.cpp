@@ -107,6 +107,19 @@ static cl::opt<std::string> orderFile(
              "consumed each epoch (default: a Fisher-Yates shuffle seeded "
              "by --seed)"),
     cl::cat(cat));
+static cl::opt<bool> checkEquiv(
+    "check-equivalence",
+    cl::desc("Instead of training: run one optimizer step as given and with "
+             "N = 1 (the effective batch in one micro-batch) from the same "
+             "parameters on the same samples; print the maximum relative "
+             "differences of gradients and updated parameters and exit 1 "
+             "above --tolerance"),
+    cl::init(false), cl::cat(cat));
+static cl::opt<double>
+    tolerance("tolerance",
+              cl::desc("Tolerance of --check-equivalence (default 1e-5, "
+                       "fp32)"),
+              cl::init(1e-5), cl::cat(cat));
 static cl::opt<bool> unroll("unroll",
                             cl::desc("Fully unroll the micro-batch loop"),
                             cl::init(false), cl::cat(cat));
@@ -305,5 +318,12 @@ int main(int argc, char **argv) {
   settings.saveParams = saveParams;
   settings.loadParams = loadParams;
   settings.orderFile = orderFile;
+  if (checkEquiv) {
+    if (!(tolerance > 0)) {
+      reportError("--tolerance must be positive");
+      return kExitBadInput;
+    }
+    return checkEquivalence(*model, step, *sig, settings, tolerance);
+  }
   return train(*model, step, *sig, settings);
 }
