@@ -2,8 +2,9 @@
 
 // A linear layer + cross-entropy: the loss adjoint is 1 (the body's loss is
 // a sum), the logits' adjoint is softmax − one-hot, the weight gradient is
-// its own matmul dyᵀ·x (transposed A) and the bias gradient a row sum. No
-// gradient of the input data is computed.
+// its own matmul dyᵀ·x (transposed A) and the bias gradient a row sum
+// (accumulated in f64, then rounded to f32). No gradient of the input data
+// is computed.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 gacc.param @b : tensor<3xf32> = #gacc.zeros
@@ -16,7 +17,10 @@ gacc.param @b : tensor<3xf32> = #gacc.zeros
 // CHECK: math.exp
 // CHECK-NOT: linalg.matmul ins(%[[DZ]], %[[W]]
 // CHECK: %[[DW:.+]] = linalg.matmul indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}] ins(%[[DZ]], %[[X]] : tensor<4x3xf32>, tensor<4x2xf32>) outs(%{{.+}} : tensor<3x2xf32>)
-// CHECK: %[[DB:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[DZ]] : tensor<4x3xf32>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[DB64:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[DZ]] : tensor<4x3xf32>) outs(%{{.+}} : tensor<3xf64>)
+// CHECK: arith.extf
+// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[DB64]] : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: arith.truncf
 // CHECK: gacc.yield %[[L]], %[[DW]], %[[DB]] : tensor<f32>, tensor<3x2xf32>, tensor<3xf32>
 gacc.train_step @linear_ce params [@w, @b] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,

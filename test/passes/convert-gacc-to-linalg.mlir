@@ -30,7 +30,8 @@ func.func @relu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 // -----
 
 // cross_entropy: row max, Σ exp(z − max) and the label's logit, then
-// Σ_i [y_i ≠ ignore] (max + log Σ − z_y) into a scalar.
+// Σ_i [y_i ≠ ignore] (max + log Σ − z_y) into a scalar (accumulated in f64,
+// rounded to f32).
 
 // CHECK-LABEL: func.func @cross_entropy(
 // CHECK: %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
@@ -38,9 +39,10 @@ func.func @relu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 // CHECK: %[[S:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %[[MAX]], %{{.+}} :
 // CHECK: math.exp
 // CHECK: linalg.index 1
-// CHECK: %[[L:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]} ins(%[[MAX]], %[[S]]#0, %[[S]]#1, %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<f32>)
+// CHECK: %[[L64:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]} ins(%[[MAX]], %[[S]]#0, %[[S]]#1, %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<f64>)
 // CHECK: math.log
 // CHECK: arith.cmpi eq, %{{.+}}, %c-7_i64 : i64
+// CHECK: %[[L:.+]] = linalg.generic {{.+}} ins(%[[L64]] : tensor<f64>) outs(%{{.+}} : tensor<f32>)
 // CHECK: return %[[L]]
 func.func @cross_entropy(%z: tensor<4x3xf32>, %y: tensor<4xi64>) -> tensor<f32> {
   %l = gacc.cross_entropy %z, %y {ignore_index = -7 : i64} : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
