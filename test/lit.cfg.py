@@ -45,3 +45,6 @@ if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
 config.substitutions.append(
     ("%llvm_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
+
+if shutil.which("bible"):
+    config.available_features.add("bible")

@@ -23,6 +23,24 @@ def load(path):
     return out
 
 
+NAMES = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32", np.dtype(np.int64): "I64"}
+
+
+def save_any(path, tensors):
+    """Writes F32, I32 or I64 arrays as they are."""
+    header, offset, blobs = {}, 0, []
+    for name, arr in tensors.items():
+        arr = np.ascontiguousarray(arr)
+        header[name] = {"dtype": NAMES[arr.dtype], "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+        blobs.append(arr.tobytes())
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
 def save(path, tensors):
     header, offset, blobs = {}, 0, []
     for name, arr in tensors.items():

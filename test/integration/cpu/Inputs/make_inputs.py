@@ -1,0 +1,53 @@
+"""Writes initial parameters (torch's own initializers, torch.manual_seed) as
+safetensors for gacc-run --load-params, a sample order, and for the `seq`
+model a tensors data file with sequences of different lengths (targets past
+each sequence's end are ignore_index)."""
+import argparse
+import random
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+import safetensors_io  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--model", required=True, choices=["fashion_mlp", "kjv_char", "seq"])
+ap.add_argument("--init", required=True)
+ap.add_argument("--order", required=True)
+ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
+ap.add_argument("--population", type=int, required=True, help="training samples available")
+ap.add_argument("--data", default="", help="seq: where to write the tensors file")
+args = ap.parse_args()
+
+torch.manual_seed(0)
+if args.model == "fashion_mlp":
+    l1, l2 = torch.nn.Linear(784, 256), torch.nn.Linear(256, 10)
+    params = {"fc1_weight": l1.weight, "fc1_bias": l1.bias, "fc2_weight": l2.weight, "fc2_bias": l2.bias}
+elif args.model == "kjv_char":
+    e, l1, ln, l2 = torch.nn.Embedding(64, 64), torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.Linear(128, 64)
+    with torch.no_grad():  # a non-trivial layer norm affine
+        ln.weight.uniform_(0.5, 1.5)
+        ln.bias.uniform_(-0.1, 0.1)
+    params = {"embedding": e.weight, "fc1_weight": l1.weight, "fc1_bias": l1.bias,
+              "ln_weight": ln.weight, "ln_bias": ln.bias, "fc2_weight": l2.weight, "fc2_bias": l2.bias}
+else:
+    e, l1, ln, l2 = torch.nn.Embedding(11, 6), torch.nn.Linear(6, 7), torch.nn.LayerNorm(7), torch.nn.Linear(7, 11)
+    with torch.no_grad():
+        ln.weight.uniform_(0.5, 1.5)
+        ln.bias.uniform_(-0.5, 0.5)
+    params = {"embedding": e.weight, "w1": l1.weight, "b1": l1.bias,
+              "ln_w": ln.weight, "ln_b": ln.bias, "w2": l2.weight, "b2": l2.bias}
+    rng = np.random.default_rng(0)
+    n, s = args.population, 5
+    tokens = rng.integers(0, 11, size=(n, s)).astype(np.int32)
+    targets = rng.integers(0, 11, size=(n, s)).astype(np.int32)
+    lengths = rng.integers(1, s + 1, size=n)  # 1 to 5 targets: very unequal
+    for i, L in enumerate(lengths):
+        targets[i, L:] = -100
+    safetensors_io.save_any(args.data, {"input0": tokens, "input1": targets})
+safetensors_io.save(args.init, {k: v.detach().numpy() for k, v in params.items()})
+r = random.Random(1)
+with open(args.order, "w") as f:
+    f.write("\n".join(map(str, r.sample(range(args.population), args.samples))) + "\n")
