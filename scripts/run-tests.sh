@@ -6,7 +6,7 @@ build=${1:-build}
 log=$(mktemp)
 ninja -C "$build" check-gacc 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-count() { grep -E "^\s+$1: +[0-9]+" "$log" | grep -oE '[0-9]+' | head -1; }
+count() { grep -E "^\s+$1\s*: +[0-9]+" "$log" | grep -oE '[0-9]+' | head -1; }
 passed=$(count Passed); failed=$(count Failed); unsupported=$(count Unsupported)
 xfail=$(count "Expectedly Failed")
 rm -f "$log"

@@ -428,3 +428,57 @@ func.func @f(%x: tensor<4x?xf32>, %w: tensor<3x2xf32>) {
   %y = gacc.linear %x, %w : tensor<4x?xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// embedding: the weight is [vocabulary, dim].
+func.func @f(%i: tensor<2x5xi32>, %w: tensor<11xf32>) {
+  // expected-error @below {{weight must be rank 2 [vocabulary, dim]}}
+  %e = gacc.embedding %i, %w : tensor<2x5xi32>, tensor<11xf32> -> tensor<2x5x11xf32>
+  return
+}
+
+// -----
+
+// embedding: the result is the indices' shape + [dim].
+func.func @f(%i: tensor<2x5xi32>, %w: tensor<11x6xf32>) {
+  // expected-error @below {{result must be 'tensor<2x5x6xf32>', got 'tensor<2x6xf32>'}}
+  %e = gacc.embedding %i, %w : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// layer_norm: weight and bias are [D] of the last dimension.
+func.func @f(%x: tensor<2x7xf32>, %g: tensor<6xf32>, %b: tensor<7xf32>) {
+  // expected-error @below {{weight and bias must be [7], got 'tensor<6xf32>'}}
+  %y = gacc.layer_norm %x, %g, %b : tensor<2x7xf32>, tensor<6xf32>, tensor<7xf32>
+  return
+}
+
+// -----
+
+// layer_norm: eps is positive.
+func.func @f(%x: tensor<2x7xf32>, %g: tensor<7xf32>) {
+  // expected-error @below {{eps must be positive}}
+  %y = gacc.layer_norm %x, %g, %g {eps = 0.0 : f64} : tensor<2x7xf32>, tensor<7xf32>, tensor<7xf32>
+  return
+}
+
+// -----
+
+// gelu: approximate is "none" or "tanh", as torch.
+func.func @f(%x: tensor<2x7xf32>) {
+  // expected-error @below {{approximate must be "none" or "tanh" (as torch.nn.functional.gelu), got "sigmoid"}}
+  %y = gacc.gelu %x {approximate = "sigmoid"} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+// cross_entropy over sequences: labels are the logits' leading shape.
+func.func @f(%z: tensor<2x5x7xf32>, %y: tensor<2x4xi32>) {
+  // expected-error @below {{labels must have the logits' shape without the class dimension, got 'tensor<2x4xi32>' for logits 'tensor<2x5x7xf32>'}}
+  %l = gacc.cross_entropy %z, %y : tensor<2x5x7xf32>, tensor<2x4xi32> -> tensor<f32>
+  return
+}

@@ -73,3 +73,26 @@ func.func @fusion_level(%dy: tensor<5x4xf32>, %x: tensor<5x3xf32>, %acc: tensor<
   gacc.matmul_accumulate %a, %b into %c first %first {transpose_b} : memref<4x5xf32>, memref<3x5xf32> into memref<4x3xf32>
   return %r : tensor<4x3xf32>
 }
+
+// CHECK-LABEL: func.func @sequence_ops
+// CHECK: gacc.embedding %{{.*}}, %{{.*}} : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
+// CHECK: gacc.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<2x5x6xf32>, tensor<7x6xf32>, tensor<7xf32> -> tensor<2x5x7xf32>
+// CHECK: gacc.gelu %{{.*}} : tensor<2x5x7xf32>
+// CHECK: gacc.gelu %{{.*}} {approximate = "tanh"} : tensor<2x5x7xf32>
+// CHECK: gacc.layer_norm %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+// CHECK: gacc.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = {{.*}} : f64} : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+// CHECK: gacc.cross_entropy %{{.*}}, %{{.*}} : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
+func.func @sequence_ops(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tensor<7x6xf32>,
+                        %b: tensor<7xf32>, %g: tensor<7xf32>) -> tensor<f32> {
+  %e = gacc.embedding %tok, %emb : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
+  %h = gacc.linear %e, %w bias %b : tensor<2x5x6xf32>, tensor<7x6xf32>, tensor<7xf32> -> tensor<2x5x7xf32>
+  %a = gacc.gelu %h : tensor<2x5x7xf32>
+  %t = gacc.gelu %a {approximate = "tanh"} : tensor<2x5x7xf32>
+  %n = gacc.layer_norm %t, %g, %b : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+  %n2 = gacc.layer_norm %n, %g, %b {eps = 1.0e-6 : f64} : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+  %l = gacc.cross_entropy %n2, %tok : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
+gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.0>

@@ -81,3 +81,49 @@ gacc.train_step @shared params [@w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// The sequence ops: embedding's weight gradient is onehot(tokens)ᵀ · dy over
+// the flattened positions (a zero-initialized matmul, so that fusion writes
+// it into the accumulator); the [2, 5, 7] linear flattens its leading
+// dimensions into 10 rows; GELU and layer_norm build their adjoints from
+// their inputs; layer_norm's weight and bias gradients are row sums.
+
+gacc.param @emb : tensor<11x6xf32> = #gacc.zeros
+gacc.param @w : tensor<7x6xf32> = #gacc.zeros
+gacc.param @g : tensor<7xf32> = #gacc.zeros
+gacc.param @b : tensor<7xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @seq
+// CHECK: ^bb0(%[[EMB:.+]]: tensor<11x6xf32>, %{{.+}}: tensor<7x6xf32>, %{{.+}}: tensor<7xf32>, %{{.+}}: tensor<7xf32>, %[[TOK:.+]]: tensor<2x5xi32>, %{{.+}}: tensor<2x5xi32>):
+// CHECK: %[[E:.+]] = gacc.embedding %[[TOK]], %[[EMB]]
+// CHECK: %[[H:.+]] = gacc.linear %[[E]]
+// CHECK: %[[A:.+]] = gacc.gelu %[[H]]
+// CHECK: %[[N:.+]] = gacc.layer_norm %[[A]]
+// The layer norm's adjoint: statistics, then dweight/dbias as one f64 row reduction.
+// CHECK: %[[LNP:.+]]:2 = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<10x7xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10x7xf32>) outs(%{{.+}}, %{{.+}} : tensor<7xf64>, tensor<7xf64>)
+// CHECK: %[[DG:.+]] = linalg.generic {{.+}} ins(%[[LNP]]#0 : tensor<7xf64>) outs(%{{.+}} : tensor<7xf32>)
+// CHECK: %[[DBETA:.+]] = linalg.generic {{.+}} ins(%[[LNP]]#1 : tensor<7xf64>) outs(%{{.+}} : tensor<7xf32>)
+// GELU's adjoint (exact form: erf and the normal density).
+// CHECK: math.erf
+// CHECK: math.exp
+// The linear's weight gradient over the 10 flattened rows.
+// CHECK: %[[E2:.+]] = tensor.collapse_shape %[[E]] {{\[\[}}0, 1], [2]] : tensor<2x5x6xf32> into tensor<10x6xf32>
+// CHECK: %[[DW:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%{{.+}}, %[[E2]] : tensor<10x7xf32>, tensor<10x6xf32>) outs(%{{.+}} : tensor<7x6xf32>)
+// The embedding's weight gradient: one-hot rows, then a transposed matmul.
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[TOK]] {{\[\[}}0, 1]] : tensor<2x5xi32> into tensor<10xi32>
+// CHECK: %[[ONEHOT:.+]] = linalg.generic {{.+}} ins(%[[FLAT]] : tensor<10xi32>) outs(%{{.+}} : tensor<10x11xf32>)
+// CHECK: %[[DEMB:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[ONEHOT]], %{{.+}} : tensor<10x11xf32>, tensor<10x6xf32>) outs(%{{.+}} : tensor<11x6xf32>)
+// CHECK: gacc.yield %{{.+}}, %[[DEMB]], %[[DW]], %[[DG]], %[[DBETA]] : tensor<f32>, tensor<11x6xf32>, tensor<7x6xf32>, tensor<7xf32>, tensor<7xf32>
+gacc.train_step @seq params [@emb, @w, @g, @b] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%emb: tensor<11x6xf32>, %w: tensor<7x6xf32>, %g: tensor<7xf32>, %b: tensor<7xf32>,
+     %tok: tensor<2x5xi32>, %tgt: tensor<2x5xi32>):
+  %e = gacc.embedding %tok, %emb : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
+  %h = gacc.linear %e, %w : tensor<2x5x6xf32>, tensor<7x6xf32> -> tensor<2x5x7xf32>
+  %a = gacc.gelu %h : tensor<2x5x7xf32>
+  %n = gacc.layer_norm %a, %g, %b : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+  %l = gacc.cross_entropy %n, %tgt : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

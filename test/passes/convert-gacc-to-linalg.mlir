@@ -65,3 +65,31 @@ gacc.train_step @s params [@w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// Sequence ops: embedding gathers rows (tensor.extract of the table inside
+// a generic); the [2, 5, 6] linear is a matmul over the 10 flattened rows;
+// GELU's exact form uses erf, its tanh form tanh; layer_norm computes row
+// statistics (mean, 1/sqrt(var + eps)) then one elementwise kernel.
+
+// CHECK-LABEL: func.func @sequence(
+// CHECK-SAME: %[[TOK:[^:]+]]: tensor<2x5xi32>, %[[EMB:[^:]+]]: tensor<11x6xf32>
+// CHECK: %[[E:.+]] = linalg.generic {{.+}} ins(%[[TOK]] : tensor<2x5xi32>) outs(%{{.+}} : tensor<2x5x6xf32>)
+// CHECK: tensor.extract %[[EMB]][%{{.+}}, %{{.+}}] : tensor<11x6xf32>
+// CHECK: %[[E2:.+]] = tensor.collapse_shape %[[E]] {{\[\[}}0, 1], [2]] : tensor<2x5x6xf32> into tensor<10x6xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[E2]], %{{.+}} : tensor<10x6xf32>, tensor<7x6xf32>)
+// CHECK: %[[H:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [2, 5, 7] : tensor<10x7xf32> into tensor<2x5x7xf32>
+// CHECK: math.erf
+// CHECK: math.tanh
+// CHECK: math.rsqrt
+// CHECK: return
+func.func @sequence(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tensor<7x6xf32>,
+                    %g: tensor<7xf32>, %b: tensor<7xf32>) -> tensor<2x5x7xf32> {
+  %e = gacc.embedding %tok, %emb : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
+  %h = gacc.linear %e, %w : tensor<2x5x6xf32>, tensor<7x6xf32> -> tensor<2x5x7xf32>
+  %a = gacc.gelu %h : tensor<2x5x7xf32>
+  %t = gacc.gelu %a {approximate = "tanh"} : tensor<2x5x7xf32>
+  %n = gacc.layer_norm %t, %g, %b : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
+  return %n : tensor<2x5x7xf32>
+}
