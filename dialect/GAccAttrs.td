@@ -47,6 +47,31 @@ def GAcc_NormalizationAttr : EnumAttr<GAcc_Dialect, GAcc_Normalization,
 }
 
 //===----------------------------------------------------------------------===//
+// Batch statistics
+//===----------------------------------------------------------------------===//
+
+def GAcc_BatchStatisticsPerMicroBatch : I32EnumAttrCase<"per_micro_batch", 0>;
+def GAcc_BatchStatistics : I32EnumAttr<"BatchStatistics",
+    "how an op's batch statistics behave under gradient accumulation",
+    [GAcc_BatchStatisticsPerMicroBatch]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gacc";
+}
+def GAcc_BatchStatisticsAttr : EnumAttr<GAcc_Dialect, GAcc_BatchStatistics,
+                                        "batch_statistics"> {
+  let summary = "declared accumulation of an op's batch statistics";
+  let description = [{
+    An op whose result depends on statistics of the whole batch (BatchNorm's
+    mean and variance) cannot be exact under gradient accumulation by
+    accident: each micro-batch sees only its own samples. The op must say
+    what it does. `per_micro_batch`: statistics of each micro-batch alone
+    (what frameworks do), accepted knowingly, so the accumulated step is
+    not the large-batch step for this op. More modes come with BatchNorm.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
 // Parameter initializers
 //===----------------------------------------------------------------------===//
 

@@ -56,4 +56,23 @@ def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
   ];
 }
 
+def GAcc_BatchStatisticsOpInterface
+    : OpInterface<"BatchStatisticsOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An op whose result depends on the whole batch, not on each sample alone
+    (e.g. batch normalization). Under gradient accumulation it would
+    silently compute per-micro-batch statistics, so it must declare how its
+    statistics accumulate; `gacc.train_step`'s verifier rejects, naming the
+    op, any op in its body that implements this interface and declares
+    nothing.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "The declared accumulation of the batch statistics, if any.",
+      "std::optional<::mlir::gacc::BatchStatistics>",
+      "getDeclaredBatchStatistics">
+  ];
+}
+
 #endif // GACC_INTERFACES_TD

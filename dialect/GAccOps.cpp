@@ -90,6 +90,15 @@ LogicalResult TrainStepOp::verifyRegions() {
              << arg.getArgNumber() - numParams << " has leading dimension "
              << rt.getDimSize(0) << " but micro_batch is " << getMicroBatch();
   }
+  // Ops that depend on the whole batch must say how they accumulate.
+  for (Operation &op : body.without_terminator())
+    if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))
+      if (!stats.getDeclaredBatchStatistics())
+        return op.emitOpError(
+                   "depends on statistics of the whole batch but declares no "
+                   "accumulation across micro-batches; add batch_statistics = "
+                   "#gacc.batch_statistics<per_micro_batch> to accept "
+                   "per-micro-batch statistics knowingly");
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1 && yield.getNumOperands() != 1 + numParams)
     return yield.emitOpError("must yield the micro-batch loss, optionally "
@@ -313,6 +322,27 @@ LogicalResult LayerNormOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   inferred.push_back(operands[0].getType());
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BatchNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::verify() {
+  auto x = getInput().getType();
+  if (x.getRank() != 2)
+    return emitOpError("input must be rank 2 [batch, features], got ") << x;
+  for (Value v : {getWeight(), getBias()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != x.getDimSize(1))
+      return emitOpError("weight and bias must be [")
+             << x.getDimSize(1) << "], got " << t;
+  }
+  return success();
+}
+
+std::optional<BatchStatistics> BatchNormOp::getDeclaredBatchStatistics() {
+  return getBatchStatistics();
 }
 
 //===----------------------------------------------------------------------===//

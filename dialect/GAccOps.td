@@ -325,6 +325,41 @@ def GAcc_GeluOp : GAcc_Op<"gelu", [Pure, SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+def GAcc_BatchNormOp : GAcc_Op<"batch_norm", [Pure,
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<GAcc_BatchStatisticsOpInterface>]> {
+  let summary = "batch normalization (declares its batch statistics)";
+  let description = [{
+    `torch.nn.functional.batch_norm` in training mode (Ioffe & Szegedy,
+    2015): each feature of `input` [m, C] is normalized by the mean and
+    biased variance over the batch dimension, then scaled by `weight` [C]
+    and shifted by `bias` [C]. Its result depends on every sample of the
+    batch, so under accumulation it implements BatchStatisticsOpInterface
+    and must carry `batch_statistics` (`#gacc.batch_statistics<...>`),
+    or the training step's verifier rejects it.
+
+    The op is declared so that the batch-statistics contract is checked
+    today; its adjoint and lowering are not implemented yet, and
+    `gacc-autodiff` rejects it with that message.
+
+    ```mlir
+    %y = gacc.batch_norm %x, %g, %b {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>
+    ```
+
+    Errors: an input that is not [m, C], weight or bias that is not [C].
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       GAcc_F32Tensor:$bias,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+                       OptionalAttr<GAcc_BatchStatisticsAttr>:$batch_statistics);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
+    `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Accumulation level
 //===----------------------------------------------------------------------===//

@@ -482,3 +482,27 @@ func.func @f(%z: tensor<2x5x7xf32>, %y: tensor<2x4xi32>) {
   %l = gacc.cross_entropy %z, %y : tensor<2x5x7xf32>, tensor<2x4xi32> -> tensor<f32>
   return
 }
+
+// -----
+
+// An op that depends on batch statistics must declare how it accumulates
+// across micro-batches; the message names the op.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{'gacc.batch_norm' op depends on statistics of the whole batch but declares no accumulation across micro-batches}}
+  %n = gacc.batch_norm %z, %g, %g : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// batch_norm: weight and bias are [features].
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<2xf32>) {
+  // expected-error @below {{weight and bias must be [3], got 'tensor<2xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<2xf32>, tensor<2xf32>
+  return
+}

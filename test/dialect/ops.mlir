@@ -96,3 +96,10 @@ func.func @sequence_ops(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tenso
 
 // CHECK: gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
 gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.0>
+
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: gacc.batch_norm %{{.*}}, %{{.*}}, %{{.*}} {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+func.func @batch_norm(%x: tensor<4x3xf32>, %g: tensor<3xf32>) -> tensor<4x3xf32> {
+  %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return %y : tensor<4x3xf32>
+}
