@@ -2,7 +2,8 @@
 
 Replays, in float64 PyTorch, the standard gradient-accumulation loop written
 correctly: for every optimizer step the window's normalization count (its
-samples for `mean`, its non-ignored targets for `token_mean`) is known, each
+samples for `mean`, its non-ignored targets for `token_mean`, 1 for `sum`)
+is known, each
 micro-batch's summed loss is divided by it and back-propagated, and one
 torch.optim.SGD step follows the N-th micro-batch. Starting from gacc's
 initial parameters (safetensors) and the same sample order, it compares the
@@ -111,10 +112,14 @@ def summed_loss(logits, y):
                            ignore_index=IGNORE, reduction="sum")
 
 
-def count(y, per_token):
+def count(y, normalization):
+    """The normalization count of targets y: non-ignored targets
+    (token_mean), samples with a non-ignored target (mean), or 1 (sum)."""
+    if normalization == "sum":
+        return 1
     y = y.reshape(y.shape[0], -1)
     valid = y != IGNORE
-    return int(valid.sum()) if per_token else int(valid.any(dim=1).sum())
+    return int(valid.sum()) if normalization == "token_mean" else int(valid.any(dim=1).sum())
 
 
 def replay(args, sample, init, order, naive):
@@ -129,14 +134,14 @@ def replay(args, sample, init, order, naive):
         window = order[start:start + eff]
         xs, ys = zip(*[sample(i) for i in window])
         x, y = torch.tensor(np.stack(xs)), torch.tensor(np.stack(ys))
-        n_window = max(count(y, args.token_mean), 1)
+        n_window = max(count(y, args.normalization), 1)
         opt.zero_grad()
         total = 0.0
         for k in range(0, len(window), args.micro_batch):
             xm, ym = x[k:k + args.micro_batch], y[k:k + args.micro_batch]
             loss = summed_loss(forward(args.model, p, xm), ym)
             if naive:  # the faulty loop: per-micro-batch mean, then / N
-                loss = loss / max(count(ym, args.token_mean), 1) / args.accum_steps
+                loss = loss / max(count(ym, args.normalization), 1) / args.accum_steps
             else:
                 loss = loss / n_window
             loss.backward()
@@ -163,7 +168,7 @@ def main():
     ap.add_argument("--seq-len", type=int, default=527)
     ap.add_argument("--lr", type=float, required=True)
     ap.add_argument("--momentum", type=float, default=0.9)
-    ap.add_argument("--token-mean", action="store_true")
+    ap.add_argument("--normalization", default="mean", choices=["mean", "sum", "token_mean"])
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--naive", action="store_true")
     ap.add_argument("--tol", type=float, default=1e-5)
