@@ -65,6 +65,26 @@ Value mlir::gacc::buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
   return mm.getResult(0);
 }
 
+FailureOr<std::pair<bool, bool>>
+mlir::gacc::getMatmulTransposes(Operation *op) {
+  auto mm = dyn_cast<linalg::MatmulOp>(op);
+  if (!mm)
+    return failure();
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  auto map = [&](ArrayRef<AffineExpr> e) {
+    return AffineMap::get(3, 0, e, ctx);
+  };
+  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map({d0, d1}))
+    return failure();
+  bool ta = maps[0] == map({d2, d0}), tb = maps[1] == map({d1, d2});
+  if ((!ta && maps[0] != map({d0, d2})) || (!tb && maps[1] != map({d2, d1})))
+    return failure();
+  return std::make_pair(ta, tb);
+}
+
 Value mlir::gacc::buildElementwise(OpBuilder &b, Location loc,
                                    ValueRange inputs,
                                    RankedTensorType resultType,
@@ -136,15 +156,12 @@ Value mlir::gacc::buildAddBias(OpBuilder &b, Location loc, Value x,
   return op.getResult(0);
 }
 
-/// label (i32/i64) -> index, and whether it equals `ignoreIndex`.
-static std::pair<Value, Value> labelIndex(OpBuilder &b, Location loc,
-                                          Value label, int64_t ignoreIndex) {
-  Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
+/// Whether a label (i32/i64) equals `ignoreIndex`.
+static Value isIgnored(OpBuilder &b, Location loc, Value label,
+                       int64_t ignoreIndex) {
   Value ign = arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(label.getType(), ignoreIndex));
-  Value ignored =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, label, ign);
-  return {idx, ignored};
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, label, ign);
 }
 
 CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
@@ -213,8 +230,7 @@ Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
         Value lse = arith::AddFOp::create(
             nb, nl, args[0], math::LogOp::create(nb, nl, args[1]));
         Value l = arith::SubFOp::create(nb, nl, lse, args[2]);
-        auto [idx, ignored] = labelIndex(nb, nl, args[3], ignoreIndex);
-        (void)idx;
+        Value ignored = isIgnored(nb, nl, args[3], ignoreIndex);
         Value zeroF = f32Const(nb, nl, 0.0);
         Value contrib = arith::SelectOp::create(nb, nl, ignored, zeroF, l);
         linalg::YieldOp::create(nb, nl, addF64(nb, nl, args[4], contrib));
@@ -245,7 +261,9 @@ Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
         Value shifted = arith::SubFOp::create(nb, nl, args[0], args[1]);
         Value p = arith::DivFOp::create(
             nb, nl, math::ExpOp::create(nb, nl, shifted), args[2]);
-        auto [y, ignored] = labelIndex(nb, nl, args[3], ignoreIndex);
+        Value y = arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                             args[3]);
+        Value ignored = isIgnored(nb, nl, args[3], ignoreIndex);
         Value j = linalg::IndexOp::create(nb, nl, 1);
         Value hit =
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, j, y);
@@ -449,7 +467,6 @@ LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t rows = xt.getDimSize(0), d = xt.getDimSize(1);
   RowMaps m = rowMaps(b.getContext());
-  auto colType = RankedTensorType::get({d}, b.getF32Type());
   auto rowType = RankedTensorType::get({rows}, b.getF32Type());
   auto xhatOf = [](OpBuilder &nb, Location nl, Value xv, Value mean,
                    Value rstd) -> Value {
@@ -472,7 +489,6 @@ LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,
         Value db = addF64(nb, nl, a[5], a[3]);
         linalg::YieldOp::create(nb, nl, ValueRange{dw, db});
       });
-  (void)colType;
   LayerNormGrads grads{Value(), truncToF32(b, loc, params.getResult(0)),
                        truncToF32(b, loc, params.getResult(1))};
   if (!needX)
@@ -634,8 +650,7 @@ Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
                                    AffineMap::get(rank, 0, {}, ctx)},
             iterators(0, rank),
             [&](OpBuilder &nb, Location nl, ValueRange a) {
-              auto [idx, ignored] = labelIndex(nb, nl, a[0], ignoreIndex);
-              (void)idx;
+              Value ignored = isIgnored(nb, nl, a[0], ignoreIndex);
               Value one = arith::SelectOp::create(nb, nl, ignored,
                                                   f32Const(nb, nl, 0.0),
                                                   f32Const(nb, nl, 1.0));
@@ -656,9 +671,7 @@ Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
                     ValueRange{anyInit}, SmallVector<AffineMap>{m.ij, m.i},
                     iterators(1, 1),
                     [&](OpBuilder &nb, Location nl, ValueRange a) {
-                      auto [idx, ignored] =
-                          labelIndex(nb, nl, a[0], ignoreIndex);
-                      (void)idx;
+                      Value ignored = isIgnored(nb, nl, a[0], ignoreIndex);
                       Value one = arith::SelectOp::create(
                           nb, nl, ignored, f32Const(nb, nl, 0.0),
                           f32Const(nb, nl, 1.0));

@@ -57,6 +57,11 @@ Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
                             Value labels, const CrossEntropyStats &stats,
                             Value lossAdjoint, int64_t ignoreIndex);
 
+/// The transposes (of A, of B) of a linalg.matmul whose indexing maps are
+/// one of the four plain matrix products C[i, j] += op(A)·op(B), or failure
+/// for any other maps. The inverse of buildMatmul's maps.
+FailureOr<std::pair<bool, bool>> getMatmulTransposes(Operation *matmul);
+
 /// x [d0, …, dk−1, n] as the matrix [d0·…·dk−1, n] (tensor.collapse_shape;
 /// x itself when rank 2).
 Value buildCollapseToMatrix(OpBuilder &b, Location loc, Value x);

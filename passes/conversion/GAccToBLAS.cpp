@@ -7,6 +7,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/LinalgBuilders.h"
+
 #include "mlir/IR/PatternMatch.h"
 
 #define DEBUG_TYPE "convert-gacc-to-blas"
@@ -58,22 +60,6 @@ static void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
                                   i32(transB), beta});
 }
 
-/// Transposes of a linalg.matmul's indexing maps, or failure if the maps
-/// are not one of the four plain (transposed) matrix products.
-static FailureOr<std::pair<bool, bool>> matmulTransposes(linalg::MatmulOp mm) {
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr d0, d1, d2;
-  bindDims(ctx, d0, d1, d2);
-  auto map = [&](ArrayRef<AffineExpr> e) { return AffineMap::get(3, 0, e, ctx); };
-  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
-  if (maps.size() != 3 || maps[2] != map({d0, d1}))
-    return failure();
-  bool ta = maps[0] == map({d2, d0}), tb = maps[1] == map({d1, d2});
-  if ((!ta && maps[0] != map({d0, d2})) || (!tb && maps[1] != map({d2, d1})))
-    return failure();
-  return std::make_pair(ta, tb);
-}
-
 struct ConvertGAccToBLASPass
     : public mlir::gacc::impl::ConvertGAccToBLASPassBase<ConvertGAccToBLASPass> {
   void runOnOperation() override {
@@ -88,7 +74,7 @@ struct ConvertGAccToBLASPass
         if (m.hasPureBufferSemantics() &&
             llvm::all_of(m->getOperandTypes(), [](Type t) {
               return cast<MemRefType>(t).getElementType().isF32();
-            }) && succeeded(matmulTransposes(m)))
+            }) && succeeded(getMatmulTransposes(m)))
           plain.push_back(m);
       }
     });
@@ -112,7 +98,7 @@ struct ConvertGAccToBLASPass
       rewriter.eraseOp(op);
     }
     for (linalg::MatmulOp op : plain) {
-      auto [ta, tb] = *matmulTransposes(op);
+      auto [ta, tb] = *getMatmulTransposes(op);
       rewriter.setInsertionPoint(op);
       Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                             rewriter.getF32FloatAttr(1.0));

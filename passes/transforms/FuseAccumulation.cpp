@@ -8,6 +8,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/LinalgBuilders.h"
+
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -39,18 +41,10 @@ static bool fuseIntoMatmul(RewriterBase &rewriter, AccumulateOp acc) {
   if (!mm || !mm->hasOneUse() || !mm.hasPureTensorSemantics() ||
       !isZeroFill(mm.getOutputs()[0]))
     return false;
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr d0, d1, d2;
-  bindDims(ctx, d0, d1, d2);
-  auto map = [&](ArrayRef<AffineExpr> e) { return AffineMap::get(3, 0, e, ctx); };
-  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
-  if (maps.size() != 3 || maps[2] != map({d0, d1}))
+  FailureOr<std::pair<bool, bool>> transposes = getMatmulTransposes(mm);
+  if (failed(transposes))
     return false;
-  bool transA = maps[0] == map({d2, d0});
-  bool transB = maps[1] == map({d1, d2});
-  if ((!transA && maps[0] != map({d0, d2})) ||
-      (!transB && maps[1] != map({d2, d1})))
-    return false;
+  auto [transA, transB] = *transposes;
   rewriter.setInsertionPoint(acc);
   auto fused = MatmulAccumulateOp::create(
       rewriter, acc.getLoc(), acc.getType(), mm.getInputs()[0],

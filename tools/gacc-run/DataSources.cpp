@@ -322,7 +322,7 @@ createTensors(const std::string &path, const StepSignature &sig) {
 
 llvm::Expected<std::unique_ptr<DataSource>>
 gaccrt::createDataSource(const std::string &name, const std::string &data,
-                         const StepSignature &sig, int64_t) {
+                         const StepSignature &sig) {
   if (name == "fashion-mnist")
     return createFashion(data.empty() ? "/usr/share/datasets/fashion-mnist"
                                       : data,

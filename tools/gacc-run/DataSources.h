@@ -64,7 +64,7 @@ public:
 /// which file or which input does not fit.
 llvm::Expected<std::unique_ptr<DataSource>>
 createDataSource(const std::string &name, const std::string &data,
-                 const mlir::gacc::StepSignature &sig, int64_t ignoreIndex);
+                 const mlir::gacc::StepSignature &sig);
 
 } // namespace gaccrt
 

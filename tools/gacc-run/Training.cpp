@@ -237,6 +237,25 @@ compileStep(ModuleOp model, const StepSignature &sig,
   return jit;
 }
 
+/// The step's loss op and its data source; reports the error and returns
+/// null when either is missing.
+std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
+                                          const StepSignature &sig,
+                                          const RunSettings &settings,
+                                          CrossEntropyOp &loss) {
+  loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
+  if (!loss) {
+    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
+    return nullptr;
+  }
+  auto source = createDataSource(settings.dataset, settings.dataDir, sig);
+  if (!source) {
+    reportError(llvm::toString(source.takeError()));
+    return nullptr;
+  }
+  return std::move(*source);
+}
+
 /// max |a − b| / max |b| over the elements of two same-shaped tensors.
 double relativeDifference(const HostTensor &a, const HostTensor &b) {
   double diff = 0, scale = 0;
@@ -252,17 +271,11 @@ double relativeDifference(const HostTensor &a, const HostTensor &b) {
 int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
                              const StepSignature &sig,
                              const RunSettings &settings, double tolerance) {
-  auto loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
-  if (!loss) {
-    reportError("@" + sig.name + " must end in gacc.cross_entropy");
+  CrossEntropyOp loss;
+  std::unique_ptr<DataSource> source =
+      sourceForStep(step, sig, settings, loss);
+  if (!source)
     return kExitBadInput;
-  }
-  auto source = createDataSource(settings.dataset, settings.dataDir, sig,
-                                 loss.getIgnoreIndex());
-  if (!source) {
-    reportError(llvm::toString(source.takeError()));
-    return kExitBadInput;
-  }
   // The reference: the same effective batch as one micro-batch (N = 1).
   int64_t n = sig.accumSteps, m = sig.microBatch;
   OwningOpRef<ModuleOp> large(model.clone());
@@ -276,14 +289,14 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
 
   std::vector<int64_t> order;
   if (!settings.orderFile.empty()) {
-    auto o = readOrderFile(settings.orderFile, (*source)->numTrain());
+    auto o = readOrderFile(settings.orderFile, source->numTrain());
     if (!o) {
       reportError(llvm::toString(o.takeError()));
       return kExitBadInput;
     }
     order = std::move(*o);
   } else {
-    order = shuffledOrder((*source)->numTrain(), settings.seed, 0);
+    order = shuffledOrder(source->numTrain(), settings.seed, 0);
   }
   int64_t end = std::min<int64_t>(n * m, order.size());
 
@@ -302,7 +315,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       reportError(llvm::toString(jit.takeError()));
       return 1;
     }
-    fillWindow(**source, order, 0, end, sigs[k]->targetInput,
+    fillWindow(*source, order, 0, end, sigs[k]->targetInput,
                loss.getIgnoreIndex(), states[k].windows);
     if (llvm::Error e = (*jit)->call(sigs[k]->name, states[k].args,
                                      results[k])) {
@@ -340,18 +353,12 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
 
 int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                   const RunSettings &settings) {
-  auto loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
-  if (!loss) {
-    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
+  CrossEntropyOp loss;
+  std::unique_ptr<DataSource> source =
+      sourceForStep(step, sig, settings, loss);
+  if (!source)
     return kExitBadInput;
-  }
-  auto source = createDataSource(settings.dataset, settings.dataDir, sig,
-                                 loss.getIgnoreIndex());
-  if (!source) {
-    reportError(llvm::toString(source.takeError()));
-    return kExitBadInput;
-  }
-  DataSource &data = **source;
+  DataSource &data = *source;
 
   // --- Parameters, accumulators and optimizer state: allocated once.
   unsigned P = sig.numParams;
