@@ -9,6 +9,7 @@
 #define GACC_ATTRS_TD
 
 include "dialect/GAccDialect.td"
+include "dialect/GAccInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
@@ -140,10 +141,48 @@ def GAcc_KaimingUniformInitAttr
 }
 
 //===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//===----------------------------------------------------------------------===//
+
+def GAcc_LRScheduleAttr : GAcc_Attr<"LRSchedule", "lr_schedule"> {
+  let summary = "a learning-rate schedule stepped by optimizer steps";
+  let description = [{
+    Evaluated inside the compiled step from t, the number of optimizer steps
+    already taken (0 on the first), and the base learning rate lr — never
+    per micro-batch:
+
+    ```
+    t < warmup_steps:  lr · (t + 1) / warmup_steps           (linear warmup)
+    otherwise, p = min(1, (t − warmup_steps) / decay_steps):
+      decay = "constant": lr
+      decay = "cosine":   min_lr + (lr − min_lr) · (1 + cos(π · p)) / 2
+      decay = "linear":   min_lr + (lr − min_lr) · (1 − p)
+    ```
+
+    The cosine form is SGDR's (Loshchilov & Hutter, 2017) without restarts,
+    as `torch.optim.lr_scheduler.CosineAnnealingLR` with eta_min = min_lr.
+    Example: `#gacc.lr_schedule<warmup_steps = 100, decay = "cosine",
+    decay_steps = 900, min_lr = 1.0e-5>`
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"int64_t", "0">:$warmup_steps,
+    StringRefParameter<"constant, cosine or linear", "\"constant\"">:$decay,
+    DefaultValuedParameter<"int64_t", "0">:$decay_steps,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.0)">:$min_lr
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-def GAcc_SGDAttr : GAcc_Attr<"SGD", "sgd"> {
+class GAcc_OptimizerAttr<string name, string mnemonic>
+    : GAcc_Attr<name, mnemonic,
+                [DeclareAttrInterfaceMethods<GAcc_OptimizerAttrInterface>]>;
+
+def GAcc_SGDAttr : GAcc_OptimizerAttr<"SGD", "sgd"> {
   let summary = "stochastic gradient descent with momentum (torch.optim.SGD)";
   let description = [{
     The update of torch.optim.SGD (PyTorch documentation, "SGD"), applied once
@@ -172,12 +211,79 @@ def GAcc_SGDAttr : GAcc_Attr<"SGD", "sgd"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// Number of optimizer-state tensors per parameter (the momentum buffer).
-    unsigned getNumStateTensors() const {
-      return getMomentum().isZero() ? 0 : 1;
-    }
+}
+
+def GAcc_AdamAttr : GAcc_OptimizerAttr<"Adam", "adam"> {
+  let summary = "Adam (torch.optim.Adam)";
+  let description = [{
+    Kingma & Ba, 2015, "Adam: A Method for Stochastic Optimization", as
+    torch.optim.Adam computes it (weight decay as an L2 term added to the
+    gradient), at step t = 1, 2, …:
+
+    ```
+    g  = g + weight_decay · p                      if weight_decay ≠ 0
+    m  = β1 · m + (1 − β1) · g
+    v  = β2 · v + (1 − β2) · g²
+    p  = p − lr / (1 − β1ᵗ) · m / (sqrt(v) / sqrt(1 − β2ᵗ) + eps)
+    ```
+
+    State: m and v (zero before the first step). Example:
+    `#gacc.adam<lr = 1.0e-3, beta1 = 0.9, beta2 = 0.999, eps = 1.0e-8>`
   }];
+  let parameters = (ins
+    "::llvm::APFloat":$lr,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.9)">:$beta1,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.999)">:$beta2,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(1.0e-8)">:$eps,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.0)">:$weight_decay
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def GAcc_AdamWAttr : GAcc_OptimizerAttr<"AdamW", "adamw"> {
+  let summary = "AdamW with decoupled weight decay (torch.optim.AdamW)";
+  let description = [{
+    Loshchilov & Hutter, 2019, "Decoupled Weight Decay Regularization", as
+    torch.optim.AdamW computes it: first p = p · (1 − lr · weight_decay)
+    (for parameters with weight decay), then Adam's update without the L2
+    term. Defaults as torch (weight_decay = 0.01). Example:
+    `#gacc.adamw<lr = 1.0e-3, weight_decay = 0.05>`
+  }];
+  let parameters = (ins
+    "::llvm::APFloat":$lr,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.9)">:$beta1,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.999)">:$beta2,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(1.0e-8)">:$eps,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.01)">:$weight_decay
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def GAcc_LionAttr : GAcc_OptimizerAttr<"Lion", "lion"> {
+  let summary = "Lion (evolved sign momentum)";
+  let description = [{
+    Chen et al., 2023, "Symbolic Discovery of Optimization Algorithms"
+    (Algorithm 2, with decoupled weight decay):
+
+    ```
+    c  = β1 · m + (1 − β1) · g
+    p  = p · (1 − lr · weight_decay) − lr · sign(c)
+    m  = β2 · m + (1 − β2) · g
+    ```
+
+    State: m (zero before the first step). Example:
+    `#gacc.lion<lr = 1.0e-4, beta1 = 0.9, beta2 = 0.99>`
+  }];
+  let parameters = (ins
+    "::llvm::APFloat":$lr,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.9)">:$beta1,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.99)">:$beta2,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.0)">:$weight_decay
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // GACC_ATTRS_TD

@@ -15,6 +15,7 @@ using namespace mlir::gacc;
 #include "dialect/GAccDialect.cpp.inc"
 #include "dialect/GAccEnums.cpp.inc"
 #include "dialect/GAccInterfaces.cpp.inc"
+#include "dialect/GAccAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/GAccAttrs.cpp.inc"
@@ -55,27 +56,5 @@ KaimingUniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (fanIn <= 0)
     return emitError() << "#gacc.kaiming_uniform needs fan_in > 0, got "
                        << fanIn;
-  return success();
-}
-
-LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              APFloat lrF, APFloat momentumF,
-                              APFloat dampeningF, APFloat weightDecayF,
-                              bool nesterov) {
-  double lr = lrF.convertToDouble(), momentum = momentumF.convertToDouble();
-  double dampening = dampeningF.convertToDouble();
-  double weightDecay = weightDecayF.convertToDouble();
-  if (!(lr >= 0.0))
-    return emitError() << "#gacc.sgd needs lr >= 0, got " << lr;
-  if (!(momentum >= 0.0))
-    return emitError() << "#gacc.sgd needs momentum >= 0, got " << momentum;
-  if (!(weightDecay >= 0.0))
-    return emitError() << "#gacc.sgd needs weight_decay >= 0, got "
-                       << weightDecay;
-  // torch.optim.SGD: "Nesterov momentum requires a momentum and zero
-  // dampening".
-  if (nesterov && (momentum <= 0.0 || dampening != 0.0))
-    return emitError()
-           << "#gacc.sgd with nesterov needs momentum > 0 and dampening = 0";
   return success();
 }

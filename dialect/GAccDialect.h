@@ -39,6 +39,7 @@ struct FieldParser<llvm::APFloat> {
 
 #include "dialect/GAccDialect.h.inc"
 #include "dialect/GAccEnums.h.inc"
+#include "dialect/GAccAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/GAccAttrs.h.inc"

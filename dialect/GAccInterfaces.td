@@ -75,4 +75,34 @@ def GAcc_BatchStatisticsOpInterface
   ];
 }
 
+def GAcc_OptimizerAttrInterface : AttrInterface<"OptimizerAttrInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An optimizer of the training step: its per-parameter state and its
+    elementwise update rule, applied once per optimizer step inside the one
+    fused update kernel of each parameter (gacc-fuse-accumulation).
+  }];
+  let methods = [
+    InterfaceMethod<"Optimizer-state tensors per parameter (each with the "
+                    "parameter's type).",
+      "unsigned", "getNumStateTensors">,
+    InterfaceMethod<"The learning rate the attribute declares.",
+      "double", "getDefaultLearningRate">,
+    InterfaceMethod<[{
+      Builds, at the builder's insertion point (inside the update kernel's
+      body), the scalar update of one element: `grad` is the normalized
+      (and clipped) gradient, `param` the parameter, `state` the state
+      values, `lr` this step's learning rate, `firstStep` (i1) true on the
+      first optimizer step, `stepNumber` (f32) the 1-based number of this
+      step (bias corrections), `decay` whether weight decay applies to this
+      parameter. Returns the new parameter followed by the new state.
+    }], "::llvm::SmallVector<::mlir::Value>", "buildUpdate",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::Value":$grad, "::mlir::Value":$param,
+           "::mlir::ValueRange":$state, "::mlir::Value":$lr,
+           "::mlir::Value":$firstStep, "::mlir::Value":$stepNumber,
+           "bool":$decay)>
+  ];
+}
+
 #endif // GACC_INTERFACES_TD

@@ -53,9 +53,14 @@ LogicalResult TrainStepOp::verify() {
       return emitOpError("effective_batch (")
              << effAttr.getInt() << ") must equal accum_steps × micro_batch ("
              << n << " × " << m << " = " << n * m << ")";
-  if (!isa<SGDAttr>(getOptimizer()))
-    return emitOpError("optimizer must be #gacc.sgd<...>, got ")
+  if (!isa<OptimizerAttrInterface>(getOptimizer()))
+    return emitOpError("optimizer must be #gacc.sgd, #gacc.adam, #gacc.adamw "
+                       "or #gacc.lion, got ")
            << getOptimizer();
+  if (auto norm = getMaxGradNorm())
+    if (!(norm->convertToDouble() > 0.0))
+      return emitOpError("max_grad_norm must be positive, got ")
+             << norm->convertToDouble();
   return success();
 }
 
@@ -363,12 +368,12 @@ Value CrossEntropyOp::getTargets() { return getLabels(); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult ApplyOptimizerOp::verify() {
-  auto sgd = dyn_cast<SGDAttr>(getOptimizer());
-  if (!sgd)
+  auto opt = dyn_cast<OptimizerAttrInterface>(getOptimizer());
+  if (!opt)
     return emitOpError("unknown optimizer ") << getOptimizer();
-  if (getState().size() != sgd.getNumStateTensors())
+  if (getState().size() != opt.getNumStateTensors())
     return emitOpError("optimizer needs ")
-           << sgd.getNumStateTensors() << " state tensors, got "
+           << opt.getNumStateTensors() << " state tensors, got "
            << getState().size();
   Type pt = getParam().getType();
   if (getAccumulator().getType() != pt)

@@ -48,7 +48,8 @@ def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<GAcc_F32Tensor>:$type,
-                       AnyAttr:$initializer);
+                       AnyAttr:$initializer,
+                       UnitAttr:$no_weight_decay);
   let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -76,8 +77,11 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     normalized (see `#gacc.normalization`); it is applied exactly once, in
     the deferred update, by a run-time count of the window's samples.
     `optimizer` is the update applied once per optimizer step
-    (`#gacc.sgd<...>`). `seed` seeds the parameter initializers and the data
-    order.
+    (`#gacc.sgd`, `#gacc.adam`, `#gacc.adamw`, `#gacc.lion`); `lr_schedule`
+    (`#gacc.lr_schedule`) moves its learning rate once per optimizer step;
+    `max_grad_norm` clips the global L2 norm of the normalized accumulated
+    gradient before the update (torch.nn.utils.clip_grad_norm_). `seed`
+    seeds the parameter initializers and the data order.
 
     ```mlir
     gacc.train_step @train params [@w, @b] attributes {
@@ -96,7 +100,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     from its block argument; a block argument (parameter or input) that is
     never used; an input whose leading dimension is not m; a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per parameter
-    of the parameter's type); an optimizer attribute gacc does not know.
+    of the parameter's type); an optimizer attribute gacc does not know; a
+    max_grad_norm that is not positive; an op that depends on batch
+    statistics without declaring their accumulation.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$params,
@@ -105,6 +111,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
                        OptionalAttr<I64Attr>:$effective_batch,
                        GAcc_NormalizationAttr:$normalization,
                        AnyAttr:$optimizer,
+                       OptionalAttr<GAcc_LRScheduleAttr>:$lr_schedule,
+                       OptionalAttr<F64Attr>:$max_grad_norm,
                        DefaultValuedAttr<I64Attr, "0">:$seed);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `params` $params attr-dict-with-keyword $body";
@@ -387,7 +395,8 @@ def GAcc_AccumulateOp : GAcc_Op<"accumulate", [Pure,
   }];
 }
 
-def GAcc_ApplyOptimizerOp : GAcc_Op<"apply_optimizer", [Pure]> {
+def GAcc_ApplyOptimizerOp : GAcc_Op<"apply_optimizer", [Pure,
+    AttrSizedOperandSegments]> {
   let summary = "the deferred optimizer update of one parameter";
   let description = [{
     Applies `optimizer` once per optimizer step to one parameter. The
@@ -398,8 +407,11 @@ def GAcc_ApplyOptimizerOp : GAcc_Op<"apply_optimizer", [Pure]> {
     is this step's learning rate and `step` (i64) the number of optimizer
     steps already taken (0 on the first, where SGD's momentum buffer is set
     to the gradient). `state` holds the optimizer's per-parameter state
-    (SGD: the momentum buffer when momentum ≠ 0). Results: the updated
-    parameter, then the updated state, with the operands' types.
+    (SGD: the momentum buffer when momentum ≠ 0; Adam: two moments). The
+    optional `clip` (f32) multiplies the normalized gradient (the global
+    norm clipping coefficient); `no_weight_decay` turns weight decay off for
+    this parameter. Results: the updated parameter, then the updated state,
+    with the operands' types.
 
     ```mlir
     %p1, %m1 = gacc.apply_optimizer #gacc.sgd<lr = 0.05, momentum = 0.9> param(%p) accumulator(%acc) state(%m) count(%n) lr(%lr) step(%k) : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, f32, f32, i64) -> (tensor<10xf32>, tensor<10xf32>)
@@ -410,14 +422,16 @@ def GAcc_ApplyOptimizerOp : GAcc_Op<"apply_optimizer", [Pure]> {
   }];
   let arguments = (ins AnyAttr:$optimizer, GAcc_F32Tensor:$param,
                        GAcc_F32Tensor:$accumulator,
-                       Variadic<GAcc_F32Tensor>:$state, F32:$count, F32:$lr,
-                       I64:$step);
+                       Variadic<GAcc_F32Tensor>:$state, F32:$count,
+                       Optional<F32>:$clip, F32:$lr, I64:$step,
+                       UnitAttr:$no_weight_decay);
   let results = (outs GAcc_F32Tensor:$new_param,
                       Variadic<GAcc_F32Tensor>:$new_state);
   let assemblyFormat = [{
     $optimizer `param` `(` $param `)` `accumulator` `(` $accumulator `)`
-    (`state` `(` $state^ `)`)? `count` `(` $count `)` `lr` `(` $lr `)`
-    `step` `(` $step `)` attr-dict `:` functional-type(operands, results)
+    (`state` `(` $state^ `)`)? `count` `(` $count `)`
+    (`clip` `(` $clip^ `)`)? `lr` `(` $lr `)` `step` `(` $step `)` attr-dict
+    `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

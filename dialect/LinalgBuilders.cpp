@@ -697,3 +697,22 @@ Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
   }
   return tensor::ExtractOp::create(b, loc, counted, ValueRange{});
 }
+
+Value mlir::gacc::buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
+                                          Value scale) {
+  auto t = cast<RankedTensorType>(x.getType());
+  unsigned rank = t.getRank();
+  auto scalar = RankedTensorType::get({}, b.getF64Type());
+  Value init = buildFilled(b, loc, scalar, 0.0);
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{scalar}, ValueRange{x}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank),
+                             AffineMap::get(rank, 0, {}, b.getContext())},
+      iterators(0, rank), [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value v = arith::MulFOp::create(nb, nl, a[0], scale);
+        linalg::YieldOp::create(
+            nb, nl,
+            addF64(nb, nl, a[1], arith::MulFOp::create(nb, nl, v, v)));
+      });
+  return tensor::ExtractOp::create(b, loc, op.getResult(0), ValueRange{});
+}

@@ -107,6 +107,11 @@ Value buildGelu(OpBuilder &b, Location loc, Value x, bool tanhForm);
 Value buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
                     bool tanhForm);
 
+/// Σ (x · scale)² over every element of an f32 tensor x, accumulated in
+/// f64; `scale` is an f32 scalar. Returns the f64 scalar.
+Value buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
+                              Value scale);
+
 /// The f32 count of targets ≠ ignore (`perToken`), or of leading-dimension
 /// rows with at least one such target, of `labels` (any rank ≥ 1).
 Value buildNonIgnoredCount(OpBuilder &b, Location loc, Value labels,

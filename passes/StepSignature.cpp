@@ -23,14 +23,15 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   sig.accumSteps = op.getAccumSteps();
   sig.microBatch = op.getMicroBatch();
   sig.numParams = op.getNumParams();
-  auto sgd = dyn_cast<SGDAttr>(op.getOptimizer());
-  if (!sgd)
+  auto opt = dyn_cast<OptimizerAttrInterface>(op.getOptimizer());
+  if (!opt)
     return op.emitOpError("unknown optimizer ") << op.getOptimizer();
-  sig.statePerParam = sgd.getNumStateTensors();
+  sig.statePerParam = opt.getNumStateTensors();
   for (ParamOp p : op.getParamOps()) {
     sig.paramNames.push_back(p.getSymName().str());
     sig.paramTypes.push_back(p.getTensorType());
     sig.paramInits.push_back(p.getInitializer());
+    sig.paramNoWeightDecay.push_back(p.getNoWeightDecay());
   }
   for (BlockArgument arg : op.getInputArguments())
     sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));

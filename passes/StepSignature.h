@@ -19,8 +19,10 @@ namespace mlir::gacc {
 ///   parameters [P], accumulators [P], optimizer state [P × S]
 ///   (state s of parameter i at 2P + i·S + s), window inputs [I]
 ///   (a leading dimension N before each micro-batch input's shape),
-///   lr: f32, step: i64.  Results: the window's objective (Σ loss / count)
-///   and its normalization count, both f32.
+///   lr: f32 (the base learning rate), step: i64.  Results (f32): the
+///   window's objective (Σ loss / count), its normalization count, the
+///   learning rate the schedule used, and the global L2 norm of the
+///   normalized gradient before clipping.
 /// Arguments of `func.func @S_predict`: parameters [P], micro-batch inputs
 /// [I] (the loss targets are not read), then the output memref.
 struct StepSignature {
@@ -30,6 +32,8 @@ struct StepSignature {
   llvm::SmallVector<std::string> paramNames;
   llvm::SmallVector<RankedTensorType> paramTypes;
   llvm::SmallVector<Attribute> paramInits;
+  /// Parameters in the group without weight decay.
+  llvm::SmallVector<bool> paramNoWeightDecay;
   /// One micro-batch's inputs (leading dimension m).
   llvm::SmallVector<RankedTensorType> inputTypes;
   /// The predict function's output type ([m, ...] model output).
@@ -47,6 +51,7 @@ struct StepSignature {
   unsigned lrArg() const { return inputArg(inputTypes.size()); }
   unsigned stepArg() const { return lrArg() + 1; }
   unsigned numArgs() const { return lrArg() + 2; }
+  static constexpr unsigned kNumResults = 4;
   /// Memref type of window input j: [N] + micro-batch input shape.
   MemRefType windowInputType(unsigned j) const;
   std::string predictName() const { return name + "_predict"; }

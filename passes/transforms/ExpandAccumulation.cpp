@@ -9,7 +9,11 @@
 #include "passes/Passes.h"
 #include "passes/StepSignature.h"
 
+#include "dialect/LinalgBuilders.h"
+
 #include "mlir/IR/IRMapping.h"
+
+#include <cmath>
 
 #define DEBUG_TYPE "gacc-expand-accumulation"
 
@@ -87,6 +91,52 @@ static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
   return results;
 }
 
+/// The learning rate of this optimizer step under `schedule` (see
+/// #gacc.lr_schedule): t = `step` (optimizer steps already taken).
+static Value buildScheduledLR(OpBuilder &b, Location loc,
+                              LRScheduleAttr schedule, Value baseLr,
+                              Value step) {
+  auto c = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  Value t = arith::SIToFPOp::create(b, loc, b.getF32Type(), step);
+  Value lr = baseLr;
+  StringRef decay = schedule.getDecay();
+  if (decay != "constant") {
+    Value minLr = c(schedule.getMinLr().convertToDouble());
+    Value p = arith::DivFOp::create(
+        b, loc,
+        arith::SubFOp::create(b, loc, t, c(double(schedule.getWarmupSteps()))),
+        c(double(schedule.getDecaySteps())));
+    p = arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, p, c(0.0)), c(1.0));
+    Value factor;
+    if (decay == "cosine")
+      factor = arith::MulFOp::create(
+          b, loc, c(0.5),
+          arith::AddFOp::create(
+              b, loc, c(1.0),
+              math::CosOp::create(b, loc,
+                                  arith::MulFOp::create(b, loc, c(M_PI), p))));
+    else
+      factor = arith::SubFOp::create(b, loc, c(1.0), p);
+    lr = arith::AddFOp::create(
+        b, loc, minLr,
+        arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, lr, minLr),
+                              factor));
+  }
+  if (int64_t w = schedule.getWarmupSteps()) {
+    Value warm = arith::MulFOp::create(
+        b, loc, baseLr,
+        arith::DivFOp::create(b, loc, arith::AddFOp::create(b, loc, t, c(1.0)),
+                              c(double(w))));
+    Value inWarmup = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                           t, c(double(w)));
+    lr = arith::SelectOp::create(b, loc, inWarmup, warm, lr);
+  }
+  return lr;
+}
+
 static DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
   return b.getDictionaryAttr(b.getNamedAttr(name, value));
 }
@@ -99,7 +149,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   if (failed(sigOr))
     return failure();
   const StepSignature &sig = *sigOr;
-  auto sgd = cast<SGDAttr>(step.getOptimizer());
+  Attribute optimizer = step.getOptimizer();
   Location loc = step.getLoc();
   OpBuilder b(step);
   MLIRContext *ctx = b.getContext();
@@ -138,7 +188,8 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
 
   auto func = func::FuncOp::create(
       b, loc, sig.name,
-      b.getFunctionType(argTypes, {b.getF32Type(), b.getF32Type()}));
+      b.getFunctionType(argTypes, SmallVector<Type>(StepSignature::kNumResults,
+                                                    b.getF32Type())));
   func.setAllArgAttrs(argAttrs);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
@@ -159,8 +210,12 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
       states.push_back(toTensor(entry->getArgument(sig.stateArg(i, s)), true));
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
     inputs.push_back(toTensor(entry->getArgument(sig.inputArg(j)), false));
-  Value lr = entry->getArgument(sig.lrArg());
   Value stepIdx = entry->getArgument(sig.stepArg());
+  // This optimizer step's learning rate: the schedule moves once per
+  // optimizer step, never per micro-batch.
+  Value lr = entry->getArgument(sig.lrArg());
+  if (auto schedule = step.getLrScheduleAttr())
+    lr = buildScheduledLR(b, loc, schedule, lr, stepIdx);
 
   // --- The micro-batch loop. Carried: accumulators, the loss sum and,
   // unless the normalization is `sum`, the window's count.
@@ -205,6 +260,27 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
                                                           carried[P + 1], one))
                         : one;
 
+  // --- The global L2 norm of the normalized gradient (before clipping),
+  // and the clipping coefficient min(1, max_norm / (norm + 1e-6)) of
+  // torch.nn.utils.clip_grad_norm_.
+  Value invCount = arith::DivFOp::create(b, loc, one, count);
+  Value sumSq = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+  for (unsigned i = 0; i < P; ++i)
+    sumSq = arith::AddFOp::create(
+        b, loc, sumSq, buildScaledSumOfSquares(b, loc, finalAccs[i], invCount));
+  Value norm = arith::TruncFOp::create(b, loc, b.getF32Type(),
+                                       math::SqrtOp::create(b, loc, sumSq));
+  Value clip;
+  if (auto maxNorm = step.getMaxGradNorm()) {
+    Value maxV = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(maxNorm->convertToDouble()));
+    Value eps = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1e-6));
+    clip = arith::MinimumFOp::create(
+        b, loc, one,
+        arith::DivFOp::create(b, loc, maxV,
+                              arith::AddFOp::create(b, loc, norm, eps)));
+  }
+
   // --- The deferred update: once per optimizer step, after the N-th
   // micro-batch; the only place that normalizes.
   for (unsigned i = 0; i < P; ++i) {
@@ -212,8 +288,9 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
     SmallVector<Type> resultTypes(1 + S, params[i].getType());
     Location updLoc =
         NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
-    auto upd = ApplyOptimizerOp::create(b, updLoc, resultTypes, sgd, params[i],
-                                        finalAccs[i], st, count, lr, stepIdx);
+    auto upd = ApplyOptimizerOp::create(
+        b, updLoc, resultTypes, optimizer, params[i], finalAccs[i], st, count,
+        clip, lr, stepIdx, sig.paramNoWeightDecay[i]);
     auto materialize = [&](Value v, Value dest) {
       bufferization::MaterializeInDestinationOp::create(
           b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
@@ -225,7 +302,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
     materialize(finalAccs[i], entry->getArgument(sig.accArg(i)));
   }
   Value objective = arith::DivFOp::create(b, loc, lossSum, count);
-  func::ReturnOp::create(b, loc, ValueRange{objective, count});
+  func::ReturnOp::create(b, loc, ValueRange{objective, count, lr, norm});
 
   // --- The inference function: the loss op's prediction for one
   // micro-batch, written into the last argument.

@@ -74,18 +74,26 @@ static void lowerAccumulate(RewriterBase &rewriter, AccumulateOp acc) {
 }
 
 /// Rewrite 3: apply_optimizer -> one kernel reading accumulator, parameter
-/// and state once and writing parameter and state. SGD as torch.optim.SGD.
+/// and state once and writing parameter and state; the optimizer's own rule
+/// (OptimizerAttrInterface) builds the element update.
 static void lowerApplyOptimizer(RewriterBase &rewriter, ApplyOptimizerOp op) {
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  auto sgd = cast<SGDAttr>(op.getOptimizer());
+  auto optimizer = cast<OptimizerAttrInterface>(op.getOptimizer());
   auto type = cast<RankedTensorType>(op.getParam().getType());
   AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
   Value zero64 = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getI64IntegerAttr(0));
+  Value one64 = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getI64IntegerAttr(1));
   Value firstStep = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, op.getStep(), zero64);
-  Value count = op.getCount(), lr = op.getLr();
+  // The 1-based number of this optimizer step, for bias corrections.
+  Value stepNumber = arith::SIToFPOp::create(
+      rewriter, loc, rewriter.getF32Type(),
+      arith::AddIOp::create(rewriter, loc, op.getStep(), one64));
+  Value count = op.getCount(), clip = op.getClip(), lr = op.getLr();
+  bool decay = !op.getNoWeightDecay();
   SmallVector<Value> outs = {op.getParam()};
   llvm::append_range(outs, op.getState());
   SmallVector<AffineMap> maps(1 + outs.size(), id);
@@ -95,38 +103,14 @@ static void lowerApplyOptimizer(RewriterBase &rewriter, ApplyOptimizerOp op) {
       SmallVector<utils::IteratorType>(type.getRank(),
                                        utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange args) {
-        auto cst = [&](double v) -> Value {
-          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
-        };
-        Value p = args[1];
-        // The one normalization: the window's summed gradient / its count.
+        // The one normalization: the window's summed gradient / its count,
+        // then the clipping coefficient.
         Value g = arith::DivFOp::create(b, l, args[0], count);
-        if (sgd.getWeightDecay().convertToDouble() != 0.0)
-          g = arith::AddFOp::create(
-              b, l, g,
-              arith::MulFOp::create(b, l, cst(sgd.getWeightDecay().convertToDouble()), p));
-        SmallVector<Value> results;
-        Value buf;
-        if (sgd.getMomentum().convertToDouble() != 0.0) {
-          Value m = cst(sgd.getMomentum().convertToDouble());
-          Value kept = arith::MulFOp::create(b, l, m, args[2]);
-          Value added =
-              sgd.getDampening().convertToDouble() != 0.0
-                  ? arith::MulFOp::create(b, l, cst(1.0 - sgd.getDampening().convertToDouble()),
-                                          g)
-                  : g;
-          Value next = arith::AddFOp::create(b, l, kept, added);
-          buf = arith::SelectOp::create(b, l, firstStep, g, next);
-          g = sgd.getNesterov()
-                  ? Value(arith::AddFOp::create(
-                        b, l, g, arith::MulFOp::create(b, l, m, buf)))
-                  : buf;
-        }
-        Value newP = arith::SubFOp::create(
-            b, l, p, arith::MulFOp::create(b, l, lr, g));
-        results.push_back(newP);
-        if (buf)
-          results.push_back(buf);
+        if (clip)
+          g = arith::MulFOp::create(b, l, g, clip);
+        SmallVector<Value> results =
+            optimizer.buildUpdate(b, l, g, args[1], args.drop_front(2), lr,
+                                  firstStep, stepNumber, decay);
         linalg::YieldOp::create(b, l, results);
       });
   rewriter.replaceOp(op, generic.getResults());

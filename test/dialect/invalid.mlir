@@ -89,7 +89,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // The optimizer must be a known optimizer attribute.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{optimizer must be #gacc.sgd<...>}}
+// expected-error @below {{optimizer must be #gacc.sgd, #gacc.adam, #gacc.adamw or #gacc.lion, got "adam"}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = "adam"} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>

@@ -7,7 +7,8 @@
 // and step. The loop runs the body per micro-batch slice, accumulates with
 // `first` = (i == 0) and adds the micro-batch's count of non-ignored
 // targets; after the loop one apply_optimizer divides by that run-time
-// count (at least 1), and the step returns Σ loss / count and the count.
+// count (at least 1), and the step returns Σ loss / count, the count, the
+// learning rate used and the global gradient norm.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-NOT: gacc.param @
@@ -17,7 +18,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-SAME: %[[MOM:.+]]: memref<3x2xf32> {gacc.optimizer_state = @w}
 // CHECK-SAME: %[[X:.+]]: memref<3x4x2xf32> {gacc.window_input = 0 : i64}
 // CHECK-SAME: %[[Y:.+]]: memref<3x4xi32> {gacc.window_input = 1 : i64}
-// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32)
+// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32, f32, f32)
 // CHECK: %[[PT:.+]] = bufferization.to_tensor %[[P]] restrict writable
 // CHECK: %[[ACCT:.+]] = bufferization.to_tensor %[[ACC]] restrict writable
 // CHECK: %[[MOMT:.+]] = bufferization.to_tensor %[[MOM]] restrict writable
@@ -34,12 +35,17 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: %[[CSUM:.+]] = arith.addf %[[CNT]], %[[N]] : f32
 // CHECK: scf.yield %[[NA]], %[[LSUM]], %[[CSUM]] : tensor<3x2xf32>, f32, f32
 // CHECK: %[[COUNT:.+]] = arith.maximumf %[[R]]#2, %{{.+}} : f32
+// The global gradient norm: Σ (acc / count)² in f64, then its square root.
+// CHECK: %[[INV:.+]] = arith.divf %{{.+}}, %[[COUNT]] : f32
+// CHECK: linalg.generic {{.+}} ins(%[[R]]#0 : tensor<3x2xf32>) outs(%{{.+}} : tensor<f64>)
+// CHECK: %[[SQ:.+]] = math.sqrt
+// CHECK: %[[NORM:.+]] = arith.truncf %[[SQ]] : f64 to f32
 // CHECK: %[[NP:.+]], %[[NS:.+]] = gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01> param(%[[PT]]) accumulator(%[[R]]#0) state(%[[MOMT]]) count(%[[COUNT]]) lr(%[[LR]]) step(%[[STEP]])
 // CHECK: bufferization.materialize_in_destination %[[NP]] in restrict writable %[[P]]
 // CHECK: bufferization.materialize_in_destination %[[NS]] in restrict writable %[[MOM]]
 // CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
 // CHECK: %[[OBJ:.+]] = arith.divf %[[R]]#1, %[[COUNT]] : f32
-// CHECK: return %[[OBJ]], %[[COUNT]] : f32, f32
+// CHECK: return %[[OBJ]], %[[COUNT]], %[[LR]], %[[NORM]] : f32, f32, f32, f32
 // CHECK-LABEL: func.func @s_predict(
 // CHECK-SAME: %{{.+}}: memref<3x2xf32>, %{{.+}}: memref<4x2xf32>, %[[OUT:.+]]: memref<4x3xf32>)
 // CHECK: %[[Z:.+]] = gacc.linear

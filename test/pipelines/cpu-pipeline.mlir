@@ -13,11 +13,11 @@
 // CHECK-NOT: gacc.
 // CHECK: llvm.func @gacc_sgemm(
 // CHECK-LABEL: llvm.func @fashion_mlp(
-// CHECK-SAME: -> !llvm.struct<(f32, f32)>
+// CHECK-SAME: -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-5: llvm.call @gacc_sgemm(
 // CHECK-NOT: llvm.call @gacc_sgemm(
 // CHECK: llvm.fdiv
-// CHECK: llvm.return %{{.+}} : !llvm.struct<(f32, f32)>
+// CHECK: llvm.return %{{.+}} : !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-LABEL: llvm.func @fashion_mlp_predict(
 // CHECK-COUNT-2: llvm.call @gacc_sgemm(
 // CHECK-NOT: llvm.call @gacc_sgemm(

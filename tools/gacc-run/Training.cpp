@@ -303,7 +303,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   StepState states[2];
   const StepSignature *sigs[2] = {&sig, &*largeSig};
   ModuleOp modules[2] = {model, *large};
-  float results[2][2];
+  float results[2][StepSignature::kNumResults];
   for (int k = 0; k < 2; ++k) {
     if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
       reportError(llvm::toString(std::move(e)));
@@ -434,7 +434,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       fillWindow(data, order, begin, end, sig.targetInput,
                  loss.getIgnoreIndex(), st.windows);
       stepArgs.back().i = globalStep;
-      float results[2] = {0, 0}; // objective, count
+      float results[StepSignature::kNumResults] = {}; // objective, count, lr, norm
       auto t0 = std::chrono::steady_clock::now();
       llvm::Error err = jit.call(sig.name, stepArgs, results);
       double ms = std::chrono::duration<double, std::milli>(
@@ -444,7 +444,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         reportError(llvm::toString(std::move(err)));
         return 1;
       }
-      float objective = results[0], count = results[1];
+      float objective = results[0], count = results[1], lrUsed = results[2],
+            gradNorm = results[3];
       stepMs.push_back(ms);
       samplesSeen += end - begin;
       ++globalStep;
@@ -457,15 +458,17 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       if (globalStep % settings.logEvery == 0 || w == stepsPerEpoch - 1 ||
           globalStep == settings.maxSteps) {
         llvm::outs() << llvm::format(
-            "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %g  %.1f ms/step\n",
+            "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
+            "%.4g  %.1f ms/step\n",
             (long long)globalStep, (long long)epoch + 1,
-            100.0 * (w + 1) / stepsPerEpoch, objective, settings.lr, ms);
+            100.0 * (w + 1) / stepsPerEpoch, objective, lrUsed, gradNorm, ms);
         llvm::outs().flush();
         metricLines.push_back(jsonLine(llvm::json::Object{{"step", globalStep},
                                         {"epoch", epoch + 1},
                                         {"loss", objective},
                                         {"count", count},
-                                        {"lr", settings.lr}}));
+                                        {"lr", lrUsed},
+                                        {"grad_norm", gradNorm}}));
       }
     }
     if (globalStep == 0 || settings.noEval)

@@ -309,7 +309,8 @@ int main(int argc, char **argv) {
   settings.maxSteps = maxSteps;
   settings.logEvery = logEvery;
   settings.lr = lr.getNumOccurrences() ? double(lr)
-                        : cast<SGDAttr>(step.getOptimizer()).getLr().convertToDouble();
+                        : cast<OptimizerAttrInterface>(step.getOptimizer())
+                              .getDefaultLearningRate();
   settings.seed =
       seed.getNumOccurrences() ? uint64_t(seed) : uint64_t(step.getSeed());
   settings.unroll = unroll;
