@@ -8,8 +8,9 @@ micro-batch's summed loss is divided by it and back-propagated, and one
 torch.optim.SGD step follows the N-th micro-batch. Starting from gacc's
 initial parameters (safetensors) and the same sample order, it compares the
 per-step losses (gacc-run --metrics) and the final parameters
-(--save-params), printing the maximum relative differences
-(max|a − b| / max|b|) and exiting 1 above --tol.
+(--save-params), printing the maximum relative differences (per tensor,
+norm-wise ‖a − b‖/‖b‖, and element-wise max|a − b|/max|b| for information)
+and exiting 1 above --tol.
 
 With --naive it also replays the common faulty loop (each micro-batch's
 loss averaged over its own count, then divided by N) and prints how far
@@ -23,6 +24,7 @@ seq_model.mlir on a tensors file).
 import argparse
 import gzip
 import json
+import math
 import subprocess
 import sys
 
@@ -122,12 +124,73 @@ def count(y, normalization):
     return int(valid.sum()) if normalization == "token_mean" else int(valid.any(dim=1).sum())
 
 
-def replay(args, sample, init, order, naive):
+class Lion(torch.optim.Optimizer):
+    """Lion (Chen et al. 2023, Algorithm 2, decoupled weight decay); torch
+    1.13 has none. State m starts at zero."""
+
+    def __init__(self, params, lr, betas=(0.9, 0.99), weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            b1, b2 = group["betas"]
+            for p in group["params"]:
+                m = self.state[p].setdefault("m", torch.zeros_like(p))
+                c = b1 * m + (1 - b1) * p.grad
+                p.mul_(1 - group["lr"] * group["weight_decay"])
+                p.add_(torch.sign(c), alpha=-group["lr"])
+                m.mul_(b2).add_(p.grad, alpha=1 - b2)
+
+
+def make_optimizer(args, p):
+    spec = dict(json.loads(args.optimizer)) if args.optimizer else {
+        "name": "sgd", "lr": args.lr, "momentum": args.momentum}
+    name = spec.pop("name")
+    lr = spec.pop("lr", args.lr)
+    no_decay = set(filter(None, args.no_decay.split(",")))
+    wd = spec.pop("weight_decay", 0.01 if name == "adamw" else 0.0)
+    groups = [{"params": [v for k, v in p.items() if k not in no_decay], "weight_decay": wd},
+              {"params": [v for k, v in p.items() if k in no_decay], "weight_decay": 0.0}]
+    groups = [g for g in groups if g["params"]]
+    if name == "sgd":
+        return torch.optim.SGD(groups, lr=lr, **spec)
+    betas = (spec.pop("beta1", 0.9), spec.pop("beta2", 0.99 if name == "lion" else 0.999))
+    if name == "adam":
+        return torch.optim.Adam(groups, lr=lr, betas=betas, **spec)
+    if name == "adamw":
+        return torch.optim.AdamW(groups, lr=lr, betas=betas, **spec)
+    return Lion(groups, lr=lr, betas=betas)
+
+
+def schedule_lambda(args):
+    """#gacc.lr_schedule's factor of the base rate at step t (0-based)."""
+    if not args.schedule:
+        return None
+    s = json.loads(args.schedule)
+    w, decay = s.get("warmup_steps", 0), s.get("decay", "constant")
+    steps, floor = s.get("decay_steps", 0), s.get("min_lr", 0.0)
+    base = json.loads(args.optimizer)["lr"] if args.optimizer else args.lr
+
+    def factor(t):
+        if t < w:
+            return (t + 1) / w
+        if decay == "constant":
+            return 1.0
+        prog = min(max((t - w) / steps, 0.0), 1.0)
+        shape = 0.5 * (1 + math.cos(math.pi * prog)) if decay == "cosine" else 1 - prog
+        return (floor + (base - floor) * shape) / base
+    return factor
+
+
+def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
     torch.set_default_dtype(torch.float64)
     p = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in init.items()}
-    opt = torch.optim.SGD(list(p.values()), lr=args.lr, momentum=args.momentum)
+    opt = make_optimizer(args, p)
+    lam = schedule_lambda(args)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lam) if lam else None
     eff = args.accum_steps * args.micro_batch
-    losses = []
+    losses, rates, norms = [], [], []
     for start in range(0, len(order), eff):
         if args.steps and len(losses) == args.steps:
             break
@@ -144,14 +207,33 @@ def replay(args, sample, init, order, naive):
                 loss = loss / max(count(ym, args.normalization), 1) / args.accum_steps
             else:
                 loss = loss / n_window
+            if clip_per_micro_batch:  # the faulty loop: clip each micro-batch
+                grads_before = [q.grad.clone() if q.grad is not None else torch.zeros_like(q) for q in p.values()]
+                for q in p.values():
+                    q.grad = None
             loss.backward()
+            if clip_per_micro_batch:
+                torch.nn.utils.clip_grad_norm_(list(p.values()), args.max_grad_norm)
+                for q, g0 in zip(p.values(), grads_before):
+                    q.grad += g0
             total += loss.item()
+        if args.max_grad_norm and not clip_per_micro_batch:
+            norms.append(float(torch.nn.utils.clip_grad_norm_(list(p.values()), args.max_grad_norm)))
+        rates.append(opt.param_groups[0]["lr"])
         opt.step()
+        if sched:
+            sched.step()
         losses.append(total)
-    return {k: v.detach().numpy() for k, v in p.items()}, losses
+    return {k: v.detach().numpy() for k, v in p.items()}, (losses, rates, norms)
 
 
 def rel(a, b):
+    """Norm-wise relative difference ‖a − b‖₂ / ‖b‖₂ of a tensor."""
+    return float(np.linalg.norm((a - b).ravel()) / max(np.linalg.norm(b.ravel()), 1e-30))
+
+
+def rel_max(a, b):
+    """Element-wise: max |a − b| / max |b|."""
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
 
 
@@ -171,6 +253,10 @@ def main():
     ap.add_argument("--normalization", default="mean", choices=["mean", "sum", "token_mean"])
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--naive", action="store_true")
+    ap.add_argument("--optimizer", default="", help='JSON, e.g. {"name": "adamw", "lr": 1e-3}')
+    ap.add_argument("--schedule", default="", help="JSON of #gacc.lr_schedule's parameters")
+    ap.add_argument("--max-grad-norm", type=float, default=0.0)
+    ap.add_argument("--no-decay", default="", help="comma-separated parameters without weight decay")
     ap.add_argument("--tol", type=float, default=1e-5)
     args = ap.parse_args()
 
@@ -186,13 +272,28 @@ def main():
     got = safetensors_io.load(args.params)
     steps = [json.loads(l) for l in open(args.metrics) if '"loss"' in l]
 
-    ref, losses = replay(args, sample, init, order, naive=False)
+    ref, (losses, rates, norms) = replay(args, sample, init, order, naive=False)
     p_err = max(rel(got[k].astype(np.float64), ref[k]) for k in ref)
+    p_max = max(rel_max(got[k].astype(np.float64), ref[k]) for k in ref)
     l_err = max(abs(s["loss"] - losses[s["step"] - 1]) / abs(losses[s["step"] - 1]) for s in steps)
+    r_err = max(abs(s["lr"] - rates[s["step"] - 1]) / rates[s["step"] - 1] for s in steps)
     print(f"{args.model}: {len(losses)} optimizer steps of {args.accum_steps} x {args.micro_batch}; "
           f"gacc vs PyTorch float64: max relative difference of per-step losses {l_err:.2e} "
-          f"({len(steps)} steps), of final parameters {p_err:.2e}")
-    ok = p_err <= args.tol and l_err <= args.tol and len(steps) == len(losses)
+          f"({len(steps)} steps), of final parameters {p_err:.2e} (norm-wise per tensor; "
+          f"element-wise max|a-b|/max|b| {p_max:.2e})")
+    first = ", ".join("%.4g" % s["lr"] for s in steps[:3])
+    print(f"learning rate per optimizer step: max relative difference {r_err:.2e} (first rates {first})")
+    ok = p_err <= args.tol and l_err <= args.tol and r_err <= 1e-6 and len(steps) == len(losses)
+    if norms:
+        n_err = max(abs(s["grad_norm"] - norms[s["step"] - 1]) / norms[s["step"] - 1] for s in steps)
+        clipped = sum(1 for n in norms if n > args.max_grad_norm)
+        print(f"pre-clip global gradient norm: max relative difference {n_err:.2e}; "
+              f"{clipped} of {len(norms)} steps clipped at {args.max_grad_norm:g}")
+        ok &= n_err <= args.tol
+        per_mb, _ = replay(args, sample, init, order, naive=False, clip_per_micro_batch=True)
+        c_err = max(rel(per_mb[k], ref[k]) for k in ref)
+        print(f"clipping each micro-batch instead vs clipping the full-batch gradient: {c_err:.2e}; gacc: {p_err:.2e}")
+        ok &= clipped > 0 and c_err > 100 * max(p_err, 1e-12)
     if args.naive:
         naive, _ = replay(args, sample, init, order, naive=True)
         n_err = max(rel(naive[k], ref[k]) for k in ref)
