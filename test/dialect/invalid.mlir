@@ -506,3 +506,59 @@ func.func @f(%x: tensor<4x3xf32>, %g: tensor<2xf32>) {
   %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<2xf32>, tensor<2xf32>
   return
 }
+
+// -----
+
+// Adam's betas are in [0, 1).
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.adam needs beta2 in [0.000000e+00, 1.000000e+00), got 1.000000e+00}}
+  o = #gacc.adam<lr = 0.1, beta2 = 1.0>}
+
+// -----
+
+// Adam's eps is positive.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.adamw needs eps > 0}}
+  o = #gacc.adamw<lr = 0.1, eps = 0.0>}
+
+// -----
+
+// Lion's learning rate cannot be negative.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.lion needs lr >= 0}}
+  o = #gacc.lion<lr = -1.0>}
+
+// -----
+
+// A schedule's decay is constant, cosine or linear.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.lr_schedule decay must be "constant", "cosine" or "linear", got "step"}}
+  o = #gacc.lr_schedule<decay = "step", decay_steps = 3>}
+
+// -----
+
+// A decaying schedule needs its length.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.lr_schedule with decay "cosine" needs decay_steps > 0}}
+  o = #gacc.lr_schedule<decay = "cosine">}
+
+// -----
+
+// max_grad_norm is positive.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{max_grad_norm must be positive}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, max_grad_norm = 0.0 : f64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Adam has two state tensors per parameter.
+func.func @f(%p: tensor<4xf32>, %n: f32, %k: i64) {
+  // expected-error @below {{optimizer needs 2 state tensors, got 1}}
+  %r:2 = gacc.apply_optimizer #gacc.adam<lr = 0.1> param(%p) accumulator(%p) state(%p) count(%n) lr(%n) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}

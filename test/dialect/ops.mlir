@@ -103,3 +103,31 @@ func.func @batch_norm(%x: tensor<4x3xf32>, %g: tensor<3xf32>) -> tensor<4x3xf32>
   %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
   return %y : tensor<4x3xf32>
 }
+
+// Optimizers, schedules, clipping and parameter groups.
+// CHECK: gacc.param @nd : tensor<4xf32> = #gacc.zeros {no_weight_decay}
+gacc.param @nd : tensor<4xf32> = #gacc.zeros {no_weight_decay}
+// CHECK-LABEL: gacc.train_step @adamw_step params [@nd]
+// CHECK-SAME: lr_schedule = #gacc.lr_schedule<warmup_steps = 10, decay = "cosine", decay_steps = 90, min_lr = 1.000000e-05>
+// CHECK-SAME: max_grad_norm = 1.000000e+00 : f64
+// CHECK-SAME: optimizer = #gacc.adamw<lr = 1.000000e-03, weight_decay = 5.000000e-02>
+gacc.train_step @adamw_step params [@nd] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.adamw<lr = 1.0e-3, weight_decay = 0.05>,
+    lr_schedule = #gacc.lr_schedule<warmup_steps = 10, decay = "cosine", decay_steps = 90, min_lr = 1.0e-5>,
+    max_grad_norm = 1.0 : f64} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @optimizer_attrs
+// CHECK: gacc.apply_optimizer #gacc.adam<lr = 1.000000e-03> param(%{{.*}}) accumulator(%{{.*}}) state(%{{.*}}, %{{.*}}) count(%{{.*}}) clip(%{{.*}}) lr(%{{.*}}) step(%{{.*}}) {no_weight_decay}
+// CHECK: gacc.apply_optimizer #gacc.lion<lr = 1.000000e-04, beta2 = {{.*}}> param(%{{.*}}) accumulator(%{{.*}}) state(%{{.*}}) count
+func.func @optimizer_attrs(%p: tensor<4xf32>, %acc: tensor<4xf32>, %m: tensor<4xf32>, %n: f32, %lr: f32, %k: i64) -> (tensor<4xf32>, tensor<4xf32>) {
+  %p1, %m1, %v1 = gacc.apply_optimizer #gacc.adam<lr = 1.0e-3> param(%p) accumulator(%acc) state(%m, %m) count(%n) clip(%n) lr(%lr) step(%k) {no_weight_decay} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %p2, %m2 = gacc.apply_optimizer #gacc.lion<lr = 1.0e-4, beta2 = 0.98> param(%p) accumulator(%acc) state(%m) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
+  return %p1, %p2 : tensor<4xf32>, tensor<4xf32>
+}

@@ -88,3 +88,34 @@ gacc.train_step @nostate params [@b] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
 }
+
+// -----
+
+// A schedule, clipping and a parameter without weight decay: the rate is
+// computed once from the step index (cosine decay after a warmup), the
+// clipping coefficient min(1, max_norm / (norm + 1e-6)) once from the
+// global norm, and both reach the update.
+
+gacc.param @b : tensor<4xf32> = #gacc.zeros {no_weight_decay}
+// CHECK-LABEL: func.func @sched(
+// CHECK-SAME: %[[LR0:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32, f32, f32)
+// CHECK: %[[T:.+]] = arith.sitofp %[[STEP]] : i64 to f32
+// CHECK: math.cos
+// CHECK: %[[LR:.+]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK: scf.for
+// CHECK: %[[NORM:.+]] = arith.truncf %{{.+}} : f64 to f32
+// CHECK: %[[DEN:.+]] = arith.addf %[[NORM]], %{{.+}} : f32
+// CHECK: %[[Q:.+]] = arith.divf %{{.+}}, %[[DEN]] : f32
+// CHECK: %[[CLIP:.+]] = arith.minimumf %{{.+}}, %[[Q]] : f32
+// CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01> param(%{{.+}}) accumulator(%{{.+}}) count(%{{.+}}) clip(%[[CLIP]]) lr(%[[LR]]) step(%[[STEP]]) {no_weight_decay}
+// CHECK: return %{{.+}}, %{{.+}}, %[[LR]], %[[NORM]]
+gacc.train_step @sched params [@b] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    lr_schedule = #gacc.lr_schedule<warmup_steps = 2, decay = "cosine", decay_steps = 8>,
+    max_grad_norm = 2.0 : f64} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
+}

@@ -93,3 +93,24 @@ func.func @plain_sgd(%p: tensor<5xf32>, %acc: tensor<5xf32>, %n: f32, %lr: f32, 
   %p1 = gacc.apply_optimizer #gacc.sgd<lr = 0.1> param(%p) accumulator(%acc) count(%n) lr(%lr) step(%k) : (tensor<5xf32>, tensor<5xf32>, f32, f32, i64) -> tensor<5xf32>
   return %p1 : tensor<5xf32>
 }
+
+// -----
+
+// Adam with a clipping coefficient and no weight decay for this parameter:
+// g = acc / count · clip; the moments start from zero on the first step;
+// bias corrections 1 − βᵗ with t = step + 1.
+
+// CHECK-LABEL: func.func @adam_update(
+// CHECK-SAME: %[[P:[^:]+]]: tensor<5xf32>, %[[ACC:[^:]+]]: tensor<5xf32>, %[[M:[^:]+]]: tensor<5xf32>, %[[V:[^:]+]]: tensor<5xf32>, %[[N:[^:]+]]: f32, %[[CLIP:[^:]+]]: f32, %[[LR:[^:]+]]: f32, %[[K:[^:]+]]: i64)
+// CHECK: %[[T:.+]] = arith.sitofp %{{.+}} : i64 to f32
+// CHECK: %[[R:.+]]:3 = linalg.generic {{.+}} ins(%[[ACC]] : tensor<5xf32>) outs(%[[P]], %[[M]], %[[V]] : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
+// CHECK: %[[G0:.+]] = arith.divf %{{.+}}, %[[N]] : f32
+// CHECK: %[[G:.+]] = arith.mulf %[[G0]], %[[CLIP]] : f32
+// CHECK: math.powf %{{.+}}, %[[T]] : f32
+// CHECK: math.sqrt
+// CHECK: linalg.yield
+// CHECK-NOT: weight_decay
+func.func @adam_update(%p: tensor<5xf32>, %acc: tensor<5xf32>, %m: tensor<5xf32>, %v: tensor<5xf32>, %n: f32, %clip: f32, %lr: f32, %k: i64) -> tensor<5xf32> {
+  %p1, %m1, %v1 = gacc.apply_optimizer #gacc.adam<lr = 1.0e-3, weight_decay = 0.1> param(%p) accumulator(%acc) state(%m, %v) count(%n) clip(%clip) lr(%lr) step(%k) {no_weight_decay} : (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, f32, f32, f32, i64) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
+  return %p1 : tensor<5xf32>
+}
