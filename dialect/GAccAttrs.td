@@ -48,6 +48,59 @@ def GAcc_NormalizationAttr : EnumAttr<GAcc_Dialect, GAcc_Normalization,
 }
 
 //===----------------------------------------------------------------------===//
+// Mixed precision
+//===----------------------------------------------------------------------===//
+
+def GAcc_PrecisionFP32 : I32EnumAttrCase<"fp32", 0>;
+def GAcc_PrecisionBF16 : I32EnumAttrCase<"bf16", 1>;
+def GAcc_PrecisionFP16 : I32EnumAttrCase<"fp16", 2>;
+def GAcc_Precision : I32EnumAttr<"Precision",
+    "the compute precision of a training step's body",
+    [GAcc_PrecisionFP32, GAcc_PrecisionBF16, GAcc_PrecisionFP16]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gacc";
+}
+def GAcc_PrecisionAttr : EnumAttr<GAcc_Dialect, GAcc_Precision, "precision"> {
+  let summary = "compute precision of the micro-batch body";
+  let description = [{
+    `fp32` (default), `bf16` or `fp16`. Parameters, accumulators and
+    optimizer state stay fp32. With bf16/fp16 the body reads a low-precision
+    copy of the parameters made once per optimizer step (before the
+    micro-batch loop), its inputs and every intermediate value (activations,
+    adjoints) are rounded to the compute precision where they are produced,
+    and products accumulate in fp32 (as tensor cores do). The gradients that
+    enter the accumulators are fp32 results and are never rounded to the low
+    precision. Casting on use rather than storing low-precision copies keeps
+    one set of fp32 buffers and the rounding exact to the format.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
+  let summary = "dynamic loss scaling (torch.cuda.amp.GradScaler)";
+  let description = [{
+    The loss is multiplied by the scale before differentiation; the
+    accumulators, which hold the scaled sums, are checked for non-finite
+    values once per window at its boundary. A window with any non-finite
+    value skips the update, its accumulators are set to zero, the scale is
+    multiplied by `backoff_factor` and the skip counted; after
+    `growth_interval` clean steps the scale is multiplied by
+    `growth_factor`. Defaults are GradScaler's. Active for fp16 bodies (with
+    these defaults unless given) or whenever present.
+
+    Example: `#gacc.loss_scaling<init_scale = 4096.0>`
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(65536.0)">:$init_scale,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(2.0)">:$growth_factor,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.5)">:$backoff_factor,
+    DefaultValuedParameter<"int64_t", "2000">:$growth_interval
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Batch statistics
 //===----------------------------------------------------------------------===//
 

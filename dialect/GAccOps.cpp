@@ -143,6 +143,13 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+LossScalingAttr TrainStepOp::getLossScalingOrDefault() {
+  if (auto attr = getLossScalingAttr())
+    return attr;
+  return LossScalingAttr::get(getContext(), APFloat(65536.0), APFloat(2.0),
+                              APFloat(0.5), 2000);
+}
+
 bool TrainStepOp::isDifferentiated() {
   return getBodyBlock().getTerminator()->getNumOperands() > 1;
 }

@@ -80,7 +80,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     (`#gacc.sgd`, `#gacc.adam`, `#gacc.adamw`, `#gacc.lion`); `lr_schedule`
     (`#gacc.lr_schedule`) moves its learning rate once per optimizer step;
     `max_grad_norm` clips the global L2 norm of the normalized accumulated
-    gradient before the update (torch.nn.utils.clip_grad_norm_). `seed`
+    gradient before the update (torch.nn.utils.clip_grad_norm_).
+    `precision` (`#gacc.precision`) is the body's compute precision and
+    `loss_scaling` (`#gacc.loss_scaling`) its dynamic loss scaling. `seed`
     seeds the parameter initializers and the data order.
 
     ```mlir
@@ -113,6 +115,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
                        AnyAttr:$optimizer,
                        OptionalAttr<GAcc_LRScheduleAttr>:$lr_schedule,
                        OptionalAttr<F64Attr>:$max_grad_norm,
+                       OptionalAttr<GAcc_PrecisionAttr>:$precision,
+                       OptionalAttr<GAcc_LossScalingAttr>:$loss_scaling,
                        DefaultValuedAttr<I64Attr, "0">:$seed);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `params` $params attr-dict-with-keyword $body";
@@ -137,12 +141,37 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     ::mlir::ValueRange getGradients();
     /// The gacc.param ops named by `params`, in order.
     ::llvm::SmallVector<ParamOp> getParamOps();
+    /// True when the loss is scaled before differentiation (fp16 bodies, or
+    /// an explicit loss_scaling attribute).
+    bool hasLossScaling() {
+      return getLossScaling() ||
+             (getPrecision() && *getPrecision() == Precision::fp16);
+    }
+    /// The loss-scaling parameters (GradScaler's defaults if implicit).
+    LossScalingAttr getLossScalingOrDefault();
     /// Re-specializes the body for micro-batch size `m`: sets the leading
     /// dimension of every input and re-infers the result types of the ops
     /// that implement InferTypeOpInterface. Fails with a diagnostic when the
     /// body cannot be re-typed.
     ::llvm::LogicalResult setMicroBatchSize(int64_t m);
   }];
+}
+
+def GAcc_LossScaleOp : GAcc_Op<"loss_scale", [Pure,
+    HasParent<"TrainStepOp">]> {
+  let summary = "the current dynamic loss scale";
+  let description = [{
+    The loss scale of the optimizer step being run, as `tensor<f32>`: the
+    adjoint of the loss that `gacc-autodiff` seeds the reverse pass with
+    when the step scales its loss. `gacc-expand-accumulation` replaces it by
+    the step function's run-time scale.
+
+    ```mlir
+    %s = gacc.loss_scale : tensor<f32>
+    ```
+  }];
+  let results = (outs GAcc_ScalarLoss:$scale);
+  let assemblyFormat = "attr-dict `:` type($scale)";
 }
 
 def GAcc_YieldOp : GAcc_Op<"yield", [Pure, Terminator, ReturnLike,

@@ -235,3 +235,19 @@ LRScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#gacc.lr_schedule needs min_lr >= 0";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LossScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        APFloat initScale, APFloat growth, APFloat backoff,
+                        int64_t interval) {
+  if (!(d(initScale) > 0.0) || !(d(growth) > 1.0) ||
+      !(d(backoff) > 0.0 && d(backoff) < 1.0) || interval <= 0)
+    return emitError() << "#gacc.loss_scaling needs init_scale > 0, "
+                          "growth_factor > 1, backoff_factor in (0, 1) and "
+                          "growth_interval > 0";
+  return success();
+}

@@ -23,6 +23,9 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   sig.accumSteps = op.getAccumSteps();
   sig.microBatch = op.getMicroBatch();
   sig.numParams = op.getNumParams();
+  if (auto precision = op.getPrecision())
+    sig.precision = *precision;
+  sig.lossScaling = op.hasLossScaling();
   auto opt = dyn_cast<OptimizerAttrInterface>(op.getOptimizer());
   if (!opt)
     return op.emitOpError("unknown optimizer ") << op.getOptimizer();

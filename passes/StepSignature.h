@@ -50,8 +50,16 @@ struct StepSignature {
   }
   unsigned lrArg() const { return inputArg(inputTypes.size()); }
   unsigned stepArg() const { return lrArg() + 1; }
-  unsigned numArgs() const { return lrArg() + 2; }
-  static constexpr unsigned kNumResults = 4;
+  /// With loss scaling, the loss scale (f32) follows the step index.
+  unsigned lossScaleArg() const { return lrArg() + 2; }
+  unsigned numArgs() const { return lrArg() + 2 + (lossScaling ? 1 : 0); }
+  /// Results: objective, count, lr, norm, and with loss scaling a fifth,
+  /// 1.0 when the window held a non-finite value and was skipped.
+  static constexpr unsigned kMaxResults = 5;
+  unsigned numResults() const { return lossScaling ? 5 : 4; }
+  /// The body's compute type: f32, bf16 or f16.
+  mlir::gacc::Precision precision = mlir::gacc::Precision::fp32;
+  bool lossScaling = false;
   /// Memref type of window input j: [N] + micro-batch input shape.
   MemRefType windowInputType(unsigned j) const;
   std::string predictName() const { return name + "_predict"; }

@@ -62,9 +62,13 @@ static LogicalResult differentiate(TrainStepOp step) {
           return arith::AddFOp::create(nb, nl, a[0], a[1]);
         });
   };
-  // The body's loss is a sum over the micro-batch: its adjoint is 1.
-  addAdjoint(loss, buildFilled(b, loc, cast<RankedTensorType>(loss.getType()),
-                               1.0));
+  // The body's loss is a sum over the micro-batch: its adjoint is 1, or
+  // the loss scale when the step scales its loss before differentiation.
+  if (step.hasLossScaling())
+    addAdjoint(loss, LossScaleOp::create(b, loc, loss.getType()));
+  else
+    addAdjoint(loss, buildFilled(b, loc,
+                                 cast<RankedTensorType>(loss.getType()), 1.0));
 
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     if (llvm::none_of(op.getResults(),

@@ -14,6 +14,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include <cmath>
+#include <limits>
 
 #define DEBUG_TYPE "gacc-expand-accumulation"
 
@@ -33,9 +34,39 @@ static MemRefType toMemRef(RankedTensorType t) {
 
 /// Clones the body for micro-batch `i` of the window (slicing each window
 /// input at `i`) and returns the mapping of the body's values.
+/// x rounded to `computeType` (bf16 or f16) and back to f32, elementwise:
+/// the value a low-precision tensor would hold.
+static Value roundToCompute(OpBuilder &b, Location loc, Value x,
+                            FloatType computeType) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return buildElementwise(
+      b, loc, ValueRange{x}, type,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value low = arith::TruncFOp::create(nb, nl, computeType, a[0]);
+        return arith::ExtFOp::create(nb, nl, nb.getF32Type(), low);
+      });
+}
+
+/// Whether a cloned op's f32 results are computed values that a
+/// low-precision body rounds (not fills, reshapes or scalars).
+static bool producesActivations(Operation *op) {
+  return !isa<linalg::FillOp, tensor::EmptyOp, tensor::CollapseShapeOp,
+              tensor::ExpandShapeOp, tensor::ExtractSliceOp, LossScaleOp>(op);
+}
+
+/// The context of one micro-batch's clone: the compute type (null for
+/// fp32) with the values that stay fp32 (gradients, loss), and the
+/// run-time loss scale.
+struct CloneContext {
+  FloatType computeType;
+  llvm::DenseSet<Value> keepF32;
+  Value lossScale;
+};
+
 static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
                             ValueRange params, ValueRange windowInputs,
-                            Value i, IRMapping &mapping) {
+                            Value i, IRMapping &mapping,
+                            const CloneContext &ctx) {
   for (auto [arg, p] : llvm::zip(step.getParamArguments(), params))
     mapping.map(arg, p);
   for (auto [arg, win] : llvm::zip(step.getInputArguments(), windowInputs)) {
@@ -49,10 +80,30 @@ static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
     }
     Value slice = tensor::ExtractSliceOp::create(b, loc, mbType, win, offsets,
                                                  sizes, strides);
+    if (ctx.computeType && mbType.getElementType().isF32())
+      slice = roundToCompute(b, loc, slice, ctx.computeType);
     mapping.map(arg, slice);
   }
-  for (Operation &op : step.getBodyBlock().without_terminator())
+  for (Operation &op : step.getBodyBlock().without_terminator()) {
+    if (auto scale = dyn_cast<LossScaleOp>(op)) {
+      mapping.map(scale.getResult(),
+                  tensor::FromElementsOp::create(b, loc, scale.getType(),
+                                                 ValueRange{ctx.lossScale}));
+      continue;
+    }
     b.clone(op, mapping);
+    if (!ctx.computeType || !producesActivations(&op))
+      continue;
+    // Casts on use: every intermediate is rounded where it is produced.
+    for (Value r : op.getResults()) {
+      auto rt = dyn_cast<RankedTensorType>(r.getType());
+      if (!rt || rt.getRank() == 0 || !rt.getElementType().isF32() ||
+          ctx.keepF32.contains(r))
+        continue;
+      mapping.map(r, roundToCompute(b, loc, mapping.lookup(r),
+                                    ctx.computeType));
+    }
+  }
 }
 
 /// One micro-batch: the body, then one gacc.accumulate per gradient.
@@ -62,9 +113,10 @@ static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
                                         TrainStepOp step, ValueRange params,
                                         ValueRange windowInputs, Value i,
                                         Value first, ValueRange accs,
-                                        Value lossSum, Value count) {
+                                        Value lossSum, Value count,
+                                        const CloneContext &ctx) {
   IRMapping mapping;
-  cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping);
+  cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping, ctx);
   SmallVector<Value> results;
   for (auto [g, acc, name] :
        llvm::zip(step.getGradients(), accs, step.getParams())) {
@@ -185,11 +237,15 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   // to LLVM IR, which has no use for them).
   argTypes.append({b.getF32Type(), b.getI64Type()});
   argAttrs.append(2, b.getDictionaryAttr({}));
+  if (sig.lossScaling) {
+    argTypes.push_back(b.getF32Type());
+    argAttrs.push_back(b.getDictionaryAttr({}));
+  }
 
   auto func = func::FuncOp::create(
       b, loc, sig.name,
-      b.getFunctionType(argTypes, SmallVector<Type>(StepSignature::kNumResults,
-                                                    b.getF32Type())));
+      b.getFunctionType(argTypes,
+                        SmallVector<Type>(sig.numResults(), b.getF32Type())));
   func.setAllArgAttrs(argAttrs);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
@@ -203,6 +259,23 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   SmallVector<Value> params, accs, states, inputs;
   for (unsigned i = 0; i < P; ++i)
     params.push_back(toTensor(entry->getArgument(i), true));
+  // A low-precision body reads a copy of the parameters rounded once per
+  // optimizer step, before the micro-batch loop.
+  CloneContext clone;
+  if (sig.precision == Precision::bf16)
+    clone.computeType = b.getBF16Type();
+  else if (sig.precision == Precision::fp16)
+    clone.computeType = b.getF16Type();
+  SmallVector<Value> bodyParams(params);
+  if (clone.computeType)
+    for (Value &p : bodyParams)
+      p = roundToCompute(b, loc, p, clone.computeType);
+  for (Value g : step.getGradients())
+    clone.keepF32.insert(g);
+  clone.keepF32.insert(step.getLoss());
+  Value lossScale;
+  if (sig.lossScaling)
+    lossScale = clone.lossScale = entry->getArgument(sig.lossScaleArg());
   for (unsigned i = 0; i < P; ++i)
     accs.push_back(toTensor(entry->getArgument(sig.accArg(i)), true));
   for (unsigned i = 0; i < P; ++i)
@@ -227,9 +300,9 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
     carried.push_back(zeroF);
   auto microBatch = [&](OpBuilder &mb, Location ml, Value i, Value first,
                         ValueRange iter) {
-    return emitMicroBatch(mb, ml, step, params, inputs, i, first,
+    return emitMicroBatch(mb, ml, step, bodyParams, inputs, i, first,
                           iter.take_front(P), iter[P],
-                          counted ? iter[P + 1] : Value());
+                          counted ? iter[P + 1] : Value(), clone);
   };
   if (unroll) {
     for (int64_t k = 0; k < sig.accumSteps; ++k) {
@@ -263,7 +336,12 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   // --- The global L2 norm of the normalized gradient (before clipping),
   // and the clipping coefficient min(1, max_norm / (norm + 1e-6)) of
   // torch.nn.utils.clip_grad_norm_.
-  Value invCount = arith::DivFOp::create(b, loc, one, count);
+  // With loss scaling the accumulators hold scaled sums: unscaling is
+  // folded into the one division (count · scale).
+  Value divisor = lossScale ? Value(arith::MulFOp::create(b, loc, count,
+                                                          lossScale))
+                            : count;
+  Value invCount = arith::DivFOp::create(b, loc, one, divisor);
   Value sumSq = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
   for (unsigned i = 0; i < P; ++i)
     sumSq = arith::AddFOp::create(
@@ -283,26 +361,79 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
 
   // --- The deferred update: once per optimizer step, after the N-th
   // micro-batch; the only place that normalizes.
+  auto emitUpdates = [&](OpBuilder &ub, Location ul) {
+    SmallVector<Value> updated; // params, states, accumulators
+    SmallVector<Value> newStates;
+    for (unsigned i = 0; i < P; ++i) {
+      ValueRange st = ValueRange(states).slice(i * S, S);
+      SmallVector<Type> resultTypes(1 + S, params[i].getType());
+      Location updLoc =
+          NameLoc::get(ub.getStringAttr("update_" + sig.paramNames[i]), ul);
+      auto upd = ApplyOptimizerOp::create(
+          ub, updLoc, resultTypes, optimizer, params[i], finalAccs[i], st,
+          divisor, clip, lr, stepIdx, sig.paramNoWeightDecay[i]);
+      updated.push_back(upd.getNewParam());
+      llvm::append_range(newStates, upd.getNewState());
+    }
+    llvm::append_range(updated, newStates);
+    llvm::append_range(updated, finalAccs);
+    return updated;
+  };
+  SmallVector<Value> finalState;
+  Value foundInf;
+  if (lossScale) {
+    // A non-finite value anywhere in the window's accumulators (so in any
+    // micro-batch) makes the global norm non-finite: skip the update and
+    // zero the accumulators.
+    Value inf = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
+    Value finite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                         norm, inf);
+    SmallVector<Type> types;
+    for (Value v : params)
+      types.push_back(v.getType());
+    for (Value v : states)
+      types.push_back(v.getType());
+    for (Value v : finalAccs)
+      types.push_back(v.getType());
+    auto ifOp = scf::IfOp::create(
+        b, loc, finite,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, emitUpdates(tb, tl));
+        },
+        [&](OpBuilder &eb, Location el) {
+          SmallVector<Value> kept(params);
+          llvm::append_range(kept, states);
+          for (Value acc : finalAccs) {
+            Value zero = arith::ConstantOp::create(eb, el,
+                                                   eb.getF32FloatAttr(0.0));
+            kept.push_back(linalg::FillOp::create(eb, el, zero, acc)
+                               .getResult(0));
+          }
+          scf::YieldOp::create(eb, el, kept);
+        });
+    finalState.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    foundInf = arith::SelectOp::create(b, loc, finite, zeroF32, one);
+  } else {
+    finalState = emitUpdates(b, loc);
+  }
+  auto materialize = [&](Value v, Value dest) {
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
+  };
   for (unsigned i = 0; i < P; ++i) {
-    ValueRange st = ValueRange(states).slice(i * S, S);
-    SmallVector<Type> resultTypes(1 + S, params[i].getType());
-    Location updLoc =
-        NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
-    auto upd = ApplyOptimizerOp::create(
-        b, updLoc, resultTypes, optimizer, params[i], finalAccs[i], st, count,
-        clip, lr, stepIdx, sig.paramNoWeightDecay[i]);
-    auto materialize = [&](Value v, Value dest) {
-      bufferization::MaterializeInDestinationOp::create(
-          b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
-    };
-    materialize(upd.getNewParam(), entry->getArgument(i));
+    materialize(finalState[i], entry->getArgument(i));
     for (unsigned s = 0; s < S; ++s)
-      materialize(upd.getNewState()[s],
+      materialize(finalState[P + i * S + s],
                   entry->getArgument(sig.stateArg(i, s)));
-    materialize(finalAccs[i], entry->getArgument(sig.accArg(i)));
+    materialize(finalState[P + P * S + i], entry->getArgument(sig.accArg(i)));
   }
   Value objective = arith::DivFOp::create(b, loc, lossSum, count);
-  func::ReturnOp::create(b, loc, ValueRange{objective, count, lr, norm});
+  SmallVector<Value> results = {objective, count, lr, norm};
+  if (foundInf)
+    results.push_back(foundInf);
+  func::ReturnOp::create(b, loc, results);
 
   // --- The inference function: the loss op's prediction for one
   // micro-batch, written into the last argument.

@@ -32,6 +32,9 @@ struct RunSettings {
   bool unroll = false;
   bool blas = true;
   std::string metricsPath, saveParams, loadParams, orderFile;
+  /// Dynamic loss scaling (from the step's #gacc.loss_scaling).
+  float initialLossScale = 1.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
+  int64_t growthInterval = 2000;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

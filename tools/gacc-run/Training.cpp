@@ -195,6 +195,8 @@ void bindStepState(const StepSignature &sig, const RunSettings &settings,
       st.args.push_back(JitArg::of(t));
   st.args.push_back(JitArg::f32(float(settings.lr)));
   st.args.push_back(JitArg::i64(0));
+  if (sig.lossScaling)
+    st.args.push_back(JitArg::f32(settings.initialLossScale));
 }
 
 /// Fills the window with samples order[begin, end); the remaining rows are
@@ -303,7 +305,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   StepState states[2];
   const StepSignature *sigs[2] = {&sig, &*largeSig};
   ModuleOp modules[2] = {model, *large};
-  float results[2][StepSignature::kNumResults];
+  float results[2][StepSignature::kMaxResults] = {};
   for (int k = 0; k < 2; ++k) {
     if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
       reportError(llvm::toString(std::move(e)));
@@ -317,8 +319,9 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     }
     fillWindow(*source, order, 0, end, sigs[k]->targetInput,
                loss.getIgnoreIndex(), states[k].windows);
-    if (llvm::Error e = (*jit)->call(sigs[k]->name, states[k].args,
-                                     results[k])) {
+    if (llvm::Error e = (*jit)->call(
+            sigs[k]->name, states[k].args,
+            llvm::MutableArrayRef<float>(results[k], sigs[k]->numResults()))) {
       reportError(llvm::toString(std::move(e)));
       return 1;
     }
@@ -419,6 +422,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   std::vector<std::string> metricLines;
   std::vector<double> stepMs;
   int64_t globalStep = 0, samplesSeen = 0;
+  // Dynamic loss scaling state (GradScaler's), kept by the host.
+  int64_t optimizerSteps = 0, skippedSteps = 0, cleanSteps = 0;
+  float lossScale = settings.initialLossScale;
   std::vector<Metric> lastEval;
   bool stop = false;
   for (int64_t epoch = 0; epoch < settings.epochs && !stop; ++epoch) {
@@ -433,10 +439,16 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       int64_t begin = w * eff, end = std::min(begin + eff, perEpoch);
       fillWindow(data, order, begin, end, sig.targetInput,
                  loss.getIgnoreIndex(), st.windows);
-      stepArgs.back().i = globalStep;
-      float results[StepSignature::kNumResults] = {}; // objective, count, lr, norm
+      // The optimizer's step count advances only on applied updates.
+      stepArgs[sig.stepArg()].i = optimizerSteps;
+      if (sig.lossScaling)
+        stepArgs[sig.lossScaleArg()].f = lossScale;
+      // objective, count, lr, norm (, skipped)
+      float results[StepSignature::kMaxResults] = {};
       auto t0 = std::chrono::steady_clock::now();
-      llvm::Error err = jit.call(sig.name, stepArgs, results);
+      llvm::Error err = jit.call(
+          sig.name, stepArgs,
+          llvm::MutableArrayRef<float>(results, sig.numResults()));
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
@@ -446,10 +458,24 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       }
       float objective = results[0], count = results[1], lrUsed = results[2],
             gradNorm = results[3];
+      bool skipped = sig.lossScaling && results[4] != 0.0f;
+      float scaleUsed = lossScale;
       stepMs.push_back(ms);
       samplesSeen += end - begin;
       ++globalStep;
-      if (!std::isfinite(objective)) {
+      if (skipped) {
+        // torch.cuda.amp.GradScaler: back off and count the skip.
+        ++skippedSteps;
+        lossScale *= settings.backoffFactor;
+        cleanSteps = 0;
+      } else {
+        ++optimizerSteps;
+        if (sig.lossScaling && ++cleanSteps == settings.growthInterval) {
+          lossScale *= settings.growthFactor;
+          cleanSteps = 0;
+        }
+      }
+      if (!skipped && !std::isfinite(objective)) {
         reportError("loss became " + std::to_string(objective) +
                     " at optimizer step " + llvm::Twine(globalStep) +
                     "; lower --lr");
@@ -459,16 +485,27 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
           globalStep == settings.maxSteps) {
         llvm::outs() << llvm::format(
             "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
-            "%.4g  %.1f ms/step\n",
+            "%.4g  %.1f ms/step",
             (long long)globalStep, (long long)epoch + 1,
             100.0 * (w + 1) / stepsPerEpoch, objective, lrUsed, gradNorm, ms);
+        if (sig.lossScaling)
+          llvm::outs() << llvm::format("  loss scale %g%s", scaleUsed,
+                                       skipped ? "  (skipped: non-finite)"
+                                               : "");
+        llvm::outs() << "\n";
         llvm::outs().flush();
-        metricLines.push_back(jsonLine(llvm::json::Object{{"step", globalStep},
-                                        {"epoch", epoch + 1},
-                                        {"loss", objective},
-                                        {"count", count},
-                                        {"lr", lrUsed},
-                                        {"grad_norm", gradNorm}}));
+        llvm::json::Object row{{"step", globalStep},
+                               {"epoch", epoch + 1},
+                               {"loss", objective},
+                               {"count", count},
+                               {"lr", lrUsed},
+                               {"grad_norm", gradNorm}};
+        if (sig.lossScaling) {
+          row["loss_scale"] = scaleUsed;
+          row["skipped"] = skipped;
+          row["skipped_steps"] = skippedSteps;
+        }
+        metricLines.push_back(jsonLine(std::move(row)));
       }
     }
     if (globalStep == 0 || settings.noEval)
@@ -515,6 +552,10 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                              {"micro_batch", m},
                              {"accum_steps", n},
                              {"effective_batch", eff}};
+  if (sig.lossScaling) {
+    summary["loss_scale"] = lossScale;
+    summary["skipped_steps"] = skippedSteps;
+  }
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
   metricLines.push_back(jsonLine(std::move(summary)));

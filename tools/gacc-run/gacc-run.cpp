@@ -314,6 +314,13 @@ int main(int argc, char **argv) {
   settings.seed =
       seed.getNumOccurrences() ? uint64_t(seed) : uint64_t(step.getSeed());
   settings.unroll = unroll;
+  if (step.hasLossScaling()) {
+    LossScalingAttr scaling = step.getLossScalingOrDefault();
+    settings.initialLossScale = scaling.getInitScale().convertToDouble();
+    settings.growthFactor = scaling.getGrowthFactor().convertToDouble();
+    settings.backoffFactor = scaling.getBackoffFactor().convertToDouble();
+    settings.growthInterval = scaling.getGrowthInterval();
+  }
   settings.blas = !noBlas;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
