@@ -562,3 +562,19 @@ func.func @f(%p: tensor<4xf32>, %n: f32, %k: i64) {
   %r:2 = gacc.apply_optimizer #gacc.adam<lr = 0.1> param(%p) accumulator(%p) state(%p) count(%n) lr(%n) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
+
+// -----
+
+// Loss scaling needs a positive scale, growth above 1 and backoff in (0, 1).
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.loss_scaling needs init_scale > 0, growth_factor > 1, backoff_factor in (0, 1) and growth_interval > 0}}
+  o = #gacc.loss_scaling<backoff_factor = 2.0>}
+
+// -----
+
+// The loss scale only exists inside a training step.
+func.func @f() {
+  // expected-error @below {{expects parent op 'gacc.train_step'}}
+  %s = gacc.loss_scale : tensor<f32>
+  return
+}

@@ -131,3 +131,23 @@ func.func @optimizer_attrs(%p: tensor<4xf32>, %acc: tensor<4xf32>, %m: tensor<4x
   %p2, %m2 = gacc.apply_optimizer #gacc.lion<lr = 1.0e-4, beta2 = 0.98> param(%p) accumulator(%acc) state(%m) count(%n) lr(%lr) step(%k) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, f32, f32, i64) -> (tensor<4xf32>, tensor<4xf32>)
   return %p1, %p2 : tensor<4xf32>, tensor<4xf32>
 }
+
+// Mixed precision and loss scaling.
+gacc.param @mp : tensor<4xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @fp16_step
+// CHECK-SAME: loss_scaling = #gacc.loss_scaling<init_scale = 1.024000e+03, growth_interval = 100>
+// CHECK-SAME: precision = #gacc.precision<fp16>
+// CHECK: gacc.loss_scale : tensor<f32>
+gacc.train_step @fp16_step params [@mp] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<fp16>,
+    loss_scaling = #gacc.loss_scaling<init_scale = 1024.0, growth_interval = 100>} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  %s = gacc.loss_scale : tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+// CHECK: #gacc.precision<bf16>
+func.func private @bf16_attr() attributes {p = #gacc.precision<bf16>}

@@ -127,3 +127,23 @@ gacc.train_step @seq params [@emb, @w, @g, @b] attributes {
   %l = gacc.cross_entropy %n, %tgt : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// With fp16 compute the loss is scaled before differentiation: the reverse
+// pass is seeded with the run-time loss scale instead of 1.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @scaled
+// CHECK: %[[L:.+]] = gacc.cross_entropy
+// CHECK: %[[S:.+]] = gacc.loss_scale : tensor<f32>
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[S]] : {{.+}}) outs(%{{.+}} : tensor<4x3xf32>)
+gacc.train_step @scaled params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<fp16>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -119,3 +119,40 @@ gacc.train_step @sched params [@b] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
 }
+
+// -----
+
+// fp16 with loss scaling: the parameters are rounded to f16 once before the
+// loop (a low-precision copy per optimizer step), inputs and intermediates
+// as they are produced; the loss scale is the last argument; the update
+// divides by count · scale, runs only when the global norm is finite, and
+// otherwise the accumulators are zeroed and the parameters kept; a fifth
+// result reports the skip.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @half(
+// CHECK-SAME: %[[STEP:[^:]+]]: i64, %[[SCALE:[^:]+]]: f32) -> (f32, f32, f32, f32, f32)
+// CHECK: %[[PT:.+]] = bufferization.to_tensor %{{.+}} restrict writable : memref<3x2xf32>
+// CHECK: %[[PLOW:.+]] = linalg.generic {{.+}} ins(%[[PT]] : tensor<3x2xf32>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: scf.for
+// CHECK: gacc.linear %{{.+}}, %[[PLOW]]
+// CHECK: tensor.from_elements %[[SCALE]] : tensor<f32>
+// CHECK: %[[DIV:.+]] = arith.mulf %{{.+}}, %[[SCALE]] : f32
+// CHECK: %[[FINITE:.+]] = arith.cmpf olt, %{{.+}}, %{{.+}} : f32
+// CHECK: scf.if %[[FINITE]]
+// CHECK: gacc.apply_optimizer {{.+}} count(%[[DIV]])
+// CHECK: } else {
+// CHECK: linalg.fill
+// CHECK: return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : f32, f32, f32, f32, f32
+gacc.train_step @half params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<fp16>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  %s = gacc.loss_scale : tensor<f32>
+  gacc.yield %l, %w : tensor<f32>, tensor<3x2xf32>
+}

@@ -132,6 +132,12 @@ private:
   int64_t m;
 };
 
+/// A number for the metrics file: JSON has no NaN or infinity, so a
+/// non-finite value (a skipped fp16 window) is written as null.
+llvm::json::Value jsonNumber(double v) {
+  return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
+}
+
 std::string jsonLine(llvm::json::Object obj) {
   std::string line;
   llvm::raw_string_ostream os(line);
@@ -496,10 +502,10 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         llvm::outs().flush();
         llvm::json::Object row{{"step", globalStep},
                                {"epoch", epoch + 1},
-                               {"loss", objective},
+                               {"loss", jsonNumber(objective)},
                                {"count", count},
                                {"lr", lrUsed},
-                               {"grad_norm", gradNorm}};
+                               {"grad_norm", jsonNumber(gradNorm)}};
         if (sig.lossScaling) {
           row["loss_scale"] = scaleUsed;
           row["skipped"] = skipped;
