@@ -11,7 +11,6 @@ lines) and prints the maximum relative differences; exits 1 above --tol.
 Relative difference of a tensor: max|a − b| / max|b| (b the reference).
 """
 import argparse
-import gzip
 import json
 import sys
 
@@ -20,14 +19,7 @@ import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import safetensors_io  # noqa: E402
-
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    ndim = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+from torch_parity import read_idx  # noqa: E402
 
 
 def rel(a, b):

@@ -42,14 +42,5 @@ def save_any(path, tensors):
 
 
 def save(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, arr in tensors.items():
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
-        header[name] = {"dtype": "F32", "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + arr.nbytes]}
-        offset += arr.nbytes
-        blobs.append(arr.tobytes())
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+    """Writes the arrays as F32."""
+    save_any(path, {k: np.asarray(v, dtype=np.float32) for k, v in tensors.items()})
