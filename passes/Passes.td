@@ -81,7 +81,20 @@ def GAccExpandAccumulationPass
     the accumulated sum once by that count (at least 1), so a short last
     window and unequal micro-batches are exact; nothing else divides. The
     function returns the window's objective, Σ loss / count (the loss whose
-    gradient was applied), and the count.
+    gradient was applied), the count, the learning rate used and the
+    pre-clip global gradient norm.
+
+    Once per optimizer step, never per micro-batch: the learning rate of
+    `lr_schedule` is computed from `%step`; the global L2 norm of the
+    normalized accumulated gradient (f64 sums) gives the `max_grad_norm`
+    clipping coefficient. With `precision` bf16/fp16 the body reads a copy
+    of the parameters rounded once before the loop, and inputs and
+    intermediates are rounded where they are produced; gradients entering
+    the accumulators stay fp32. With loss scaling a last argument carries
+    the scale (the reverse pass's seed, `gacc.loss_scale`), the update
+    divides by count · scale and runs only if the norm is finite; otherwise
+    the accumulators are zeroed, the parameters kept, and a fifth result
+    reports the skip.
 
     `func.func @S_predict(params…, inputs…, %out)` writes the model output
     (the prediction operand of the loss op) for one micro-batch into `%out`.
@@ -136,8 +149,10 @@ def GAccFuseAccumulationPass
        (`first ? g : acc + g`).
     3. Every `gacc.apply_optimizer` becomes one `linalg.generic` that reads
        the accumulator, parameter and optimizer state once and writes the
-       parameter and state (normalization by the count, weight decay,
-       momentum, Nesterov and the learning rate folded in).
+       parameter and state: the division by the count (times the loss
+       scale), the clipping coefficient and the optimizer's own element
+       update (OptimizerAttrInterface: SGD, Adam, AdamW, Lion, with weight
+       decay unless the parameter has none) are folded in.
 
     Before:
     ```mlir
