@@ -49,5 +49,17 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
       target.getArgNumber() < sig.numParams)
     return op.emitOpError("the loss targets must be an input of the body");
   sig.targetInput = target.getArgNumber() - sig.numParams;
+  if (auto ce = dyn_cast<CrossEntropyOp>(loss.getOperation()))
+    sig.ignoreIndex = ce.getIgnoreIndex();
+  for (BlockArgument arg : op.getInputArguments()) {
+    int64_t bound = 0;
+    for (Operation *user : arg.getUsers())
+      if (auto emb = dyn_cast<EmbeddingOp>(user))
+        if (emb.getIndices() == arg)
+          bound = emb.getWeight().getType().getDimSize(0);
+    if (arg == target)
+      bound = sig.predictionType.getShape().back();
+    sig.indexBound.push_back(bound);
+  }
   return sig;
 }

@@ -40,6 +40,11 @@ struct StepSignature {
   RankedTensorType predictionType;
   /// Index of the loss targets among the inputs (not read by predict).
   unsigned targetInput = 0;
+  /// The loss's ignore_index (a target value that counts for nothing).
+  int64_t ignoreIndex = -100;
+  /// Per input: the exclusive upper bound of its integer values (classes
+  /// for targets, vocabulary for embedding indices), or 0 when unbounded.
+  llvm::SmallVector<int64_t> indexBound;
 
   unsigned accArg(unsigned i) const { return numParams + i; }
   unsigned stateArg(unsigned i, unsigned s) const {

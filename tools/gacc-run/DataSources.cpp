@@ -311,6 +311,25 @@ createTensors(const std::string &path, const StepSignature &sig) {
                          " matching input #" + llvm::Twine(j) + " " +
                          typeStr(t) + " (the same sample count for all)");
     src->count = h.shape[0];
+    // Class labels and embedding indices must be in range (the loss's
+    // ignore_index is allowed in the targets): an index past the end would
+    // read outside a table.
+    if (int64_t bound = sig.indexBound[j]) {
+      for (int64_t e = 0, n = h.numElements(); e < n; ++e) {
+        int64_t v = h.dtype == DType::I64
+                        ? static_cast<const int64_t *>(h.data())[e]
+                        : static_cast<const int32_t *>(h.data())[e];
+        bool ignored = j == sig.targetInput && v == sig.ignoreIndex;
+        if (!ignored && (v < 0 || v >= bound))
+          return sourceError(path + ": tensor '" + name + "' element " +
+                             llvm::Twine(e) + " is " + llvm::Twine(v) +
+                             ", outside [0, " + llvm::Twine(bound) + ")" +
+                             (j == sig.targetInput
+                                  ? " (and not the ignore_index " +
+                                        llvm::Twine(sig.ignoreIndex) + ")"
+                                  : llvm::Twine("")));
+      }
+    }
     src->inputs.push_back(std::move(h));
   }
   if (src->count == 0)
