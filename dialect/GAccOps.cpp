@@ -57,6 +57,15 @@ LogicalResult TrainStepOp::verify() {
     return emitOpError("optimizer must be #gacc.sgd, #gacc.adam, #gacc.adamw "
                        "or #gacc.lion, got ")
            << getOptimizer();
+  if (auto schedule = getLrScheduleAttr()) {
+    double lr =
+        cast<OptimizerAttrInterface>(getOptimizer()).getDefaultLearningRate();
+    if (schedule.getMinLr().convertToDouble() > lr)
+      return emitOpError("lr_schedule's min_lr (")
+             << schedule.getMinLr().convertToDouble()
+             << ") exceeds the optimizer's lr (" << lr
+             << "): a decay would raise the rate";
+  }
   if (auto norm = getMaxGradNorm())
     if (!(norm->convertToDouble() > 0.0))
       return emitOpError("max_grad_norm must be positive, got ")

@@ -182,9 +182,9 @@ LogicalResult LionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.lion needs lr >= 0, got " << d(lr);
   if (failed(checkRange(emitError, "#gacc.lion", "beta1", d(beta1), 0, 1,
-                        true)) ||
+                        false)) ||
       failed(checkRange(emitError, "#gacc.lion", "beta2", d(beta2), 0, 1,
-                        true)))
+                        false)))
     return failure();
   if (!(d(weightDecay) >= 0.0))
     return emitError() << "#gacc.lion needs weight_decay >= 0, got "
@@ -231,6 +231,9 @@ LRScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (decay != "constant" && decaySteps <= 0)
     return emitError() << "#gacc.lr_schedule with decay \"" << decay
                        << "\" needs decay_steps > 0";
+  if (decay == "constant" && (decaySteps != 0 || !minLr.isZero()))
+    return emitError() << "#gacc.lr_schedule: decay_steps and min_lr need "
+                          "decay = \"cosine\" or \"linear\"";
   if (!(d(minLr) >= 0.0))
     return emitError() << "#gacc.lr_schedule needs min_lr >= 0";
   return success();

@@ -578,3 +578,29 @@ func.func @f() {
   %s = gacc.loss_scale : tensor<f32>
   return
 }
+
+// -----
+
+// A schedule may not decay above the optimizer's rate.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{lr_schedule's min_lr (1.000000e+00) exceeds the optimizer's lr (1.000000e-01): a decay would raise the rate}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, lr_schedule = #gacc.lr_schedule<decay = "linear", decay_steps = 5, min_lr = 1.0>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A constant schedule has no decay settings.
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.lr_schedule: decay_steps and min_lr need decay = "cosine" or "linear"}}
+  o = #gacc.lr_schedule<decay_steps = 5>}
+
+// -----
+
+// Lion's betas are in [0, 1).
+func.func private @f() attributes {
+  // expected-error @below {{#gacc.lion needs beta1 in [0.000000e+00, 1.000000e+00)}}
+  o = #gacc.lion<lr = 0.1, beta1 = 1.0>}

@@ -307,6 +307,11 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     order = shuffledOrder(source->numTrain(), settings.seed, 0);
   }
   int64_t end = std::min<int64_t>(n * m, order.size());
+  if (end <= m)
+    llvm::outs() << "check-equivalence: warning: the window holds " << end
+                 << " samples, at most one micro-batch of " << m
+                 << ": the accumulation across micro-batches is not "
+                    "exercised\n";
 
   StepState states[2];
   const StepSignature *sigs[2] = {&sig, &*largeSig};
