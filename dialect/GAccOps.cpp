@@ -211,6 +211,14 @@ LogicalResult TrainStepOp::setMicroBatchSize(int64_t m) {
 // LinearOp
 //===----------------------------------------------------------------------===//
 
+/// [..., in] · [out, in]ᵀ -> [..., out].
+static RankedTensorType linearResultType(RankedTensorType x,
+                                         RankedTensorType w) {
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = w.getDimSize(0);
+  return RankedTensorType::get(shape, x.getElementType());
+}
+
 LogicalResult LinearOp::verify() {
   auto x = getInput().getType();
   auto w = getWeight().getType();
@@ -232,9 +240,7 @@ LogicalResult LinearOp::verify() {
       return emitOpError("bias must be [") << w.getDimSize(0) << "], got "
                                            << b;
   }
-  SmallVector<int64_t> shape(x.getShape());
-  shape.back() = w.getDimSize(0);
-  auto expected = RankedTensorType::get(shape, x.getElementType());
+  RankedTensorType expected = linearResultType(x, w);
   if (getType() != expected)
     return emitOpError("result must be ") << expected << ", got " << getType();
   return success();
@@ -248,9 +254,7 @@ LogicalResult LinearOp::inferReturnTypes(
   auto w = dyn_cast<RankedTensorType>(operands[1].getType());
   if (!x || !w || x.getRank() < 2 || w.getRank() != 2)
     return failure();
-  SmallVector<int64_t> shape(x.getShape());
-  shape.back() = w.getDimSize(0);
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  inferred.push_back(linearResultType(x, w));
   return success();
 }
 
@@ -290,13 +294,19 @@ Value CrossEntropyOp::getPrediction() { return getLogits(); }
 // EmbeddingOp
 //===----------------------------------------------------------------------===//
 
+/// indices [...] and a [V, D] table -> [..., D].
+static RankedTensorType embeddingResultType(RankedTensorType indices,
+                                            RankedTensorType w) {
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(w.getDimSize(1));
+  return RankedTensorType::get(shape, w.getElementType());
+}
+
 LogicalResult EmbeddingOp::verify() {
   auto w = getWeight().getType();
   if (w.getRank() != 2)
     return emitOpError("weight must be rank 2 [vocabulary, dim], got ") << w;
-  SmallVector<int64_t> shape(getIndices().getType().getShape());
-  shape.push_back(w.getDimSize(1));
-  auto expected = RankedTensorType::get(shape, w.getElementType());
+  RankedTensorType expected = embeddingResultType(getIndices().getType(), w);
   if (getType() != expected)
     return emitOpError("result must be ") << expected << ", got " << getType();
   return success();
@@ -310,9 +320,7 @@ LogicalResult EmbeddingOp::inferReturnTypes(
   auto w = dyn_cast<RankedTensorType>(operands[1].getType());
   if (!idx || !w || w.getRank() != 2)
     return failure();
-  SmallVector<int64_t> shape(idx.getShape());
-  shape.push_back(w.getDimSize(1));
-  inferred.push_back(RankedTensorType::get(shape, w.getElementType()));
+  inferred.push_back(embeddingResultType(idx, w));
   return success();
 }
 
