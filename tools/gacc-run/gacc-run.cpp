@@ -71,12 +71,13 @@ static cl::opt<int64_t> epochs("epochs",
                                cl::init(1), cl::cat(cat));
 static cl::opt<int64_t>
     maxSteps("max-steps",
-             cl::desc("Stop after this many optimizer steps (default: no "
-                      "limit)"),
+             cl::desc("Stop after this many optimizer steps, skipped fp16 "
+                      "windows included (default: no limit)"),
              cl::init(-1), cl::cat(cat));
 static cl::opt<double> lr("lr",
-                          cl::desc("Learning rate (default: the optimizer's "
-                                   "lr)"),
+                          cl::desc("Base learning rate (default: the "
+                                   "optimizer's lr; an lr_schedule scales "
+                                   "it)"),
                           cl::init(-1.0), cl::cat(cat));
 static cl::opt<int64_t> seed(
     "seed",
