@@ -167,14 +167,29 @@ void mlir::gacc::configureCUDAToolkit() {
   for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
     if (std::getenv(var))
       return;
-  std::string root;
-  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
-    root = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
-               .str();
-  else if (llvm::sys::fs::is_directory("/usr/local/cuda"))
-    root = "/usr/local/cuda";
-  if (!root.empty())
-    ::setenv("CUDA_HOME", root.c_str(), /*overwrite=*/0);
+  // A toolkit is a folder holding nvvm/libdevice/libdevice.10.bc. The ptxas
+  // on PATH may be a wrapper script or a symbolic link outside any toolkit
+  // (/usr/local/bin/ptxas), so its folder is only the first candidate.
+  llvm::SmallVector<std::string> candidates;
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(*ptxas, real))
+      real = *ptxas;
+    candidates.push_back(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+            .str());
+  }
+  candidates.push_back("/usr/local/cuda");
+  candidates.push_back("/usr/lib/nvidia-cuda-toolkit");
+  for (const std::string &root : candidates) {
+    llvm::SmallString<256> libdevice(root);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice",
+                            "libdevice.10.bc");
+    if (llvm::sys::fs::exists(libdevice)) {
+      ::setenv("CUDA_HOME", root.c_str(), /*overwrite=*/0);
+      return;
+    }
+  }
 }
 
 void mlir::gacc::registerGAccDialectsAndInterfaces(DialectRegistry &registry) {

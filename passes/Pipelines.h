@@ -82,8 +82,9 @@ void registerGAccPipelines();
 
 /// Points MLIR's NVVM serializer at the CUDA toolkit (for libdevice and
 /// ptxas) when the environment does not: if none of CUDA_ROOT, CUDA_HOME and
-/// CUDA_PATH is set, sets CUDA_HOME to the toolkit holding the `ptxas` found
-/// on PATH, or to /usr/local/cuda when that exists. Without a toolkit PTX
+/// CUDA_PATH is set, sets CUDA_HOME to the first toolkit that holds
+/// nvvm/libdevice/libdevice.10.bc among: the one holding the `ptxas` found on
+/// PATH (after resolving links), /usr/local/cuda, /usr/lib/nvidia-cuda-toolkit. Without a toolkit PTX
 /// output still works (math functions stay unresolved externs) and cubin
 /// output fails with ptxas's message.
 void configureCUDAToolkit();
