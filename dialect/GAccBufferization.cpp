@@ -1,8 +1,8 @@
 //===- GAccBufferization.cpp - bufferization of gacc fusion ops -----------===//
 //
-// BufferizableOpInterface of gacc.matmul_accumulate: a destination-style op
-// whose accumulator bufferizes in place; the memref form keeps the op and
-// drops its result.
+// BufferizableOpInterface of gacc.matmul_accumulate and gacc.all_reduce:
+// destination-style ops whose accumulator (buffer) bufferizes in place; the
+// memref form keeps the op and drops its result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,10 +38,30 @@ struct MatmulAccumulateBufferization
     return success();
   }
 };
+
+/// gacc.all_reduce reduces its buffer in place.
+struct AllReduceBufferization
+    : public DstBufferizableOpInterfaceExternalModel<AllReduceBufferization,
+                                                     AllReduceOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto reduce = cast<AllReduceOp>(op);
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, reduce.getBuffer(), options, state);
+    if (failed(buffer))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    AllReduceOp::create(rewriter, op->getLoc(), Type(), *buffer);
+    replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GAccDialect *) {
     MatmulAccumulateOp::attachInterface<MatmulAccumulateBufferization>(*ctx);
+    AllReduceOp::attachInterface<AllReduceBufferization>(*ctx);
   });
 }

@@ -468,5 +468,42 @@ void MatmulAccumulateOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+//===----------------------------------------------------------------------===//
+// AllReduceOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The communication a collective performs: a resource of its own, so that
+/// collectives are never merged, reordered among themselves or erased.
+struct CollectiveResource
+    : public SideEffects::Resource::Base<CollectiveResource> {
+  StringRef getName() final { return "gacc::Collective"; }
+};
+} // namespace
+
+LogicalResult AllReduceOp::verify() {
+  bool tensor = isa<RankedTensorType>(getBuffer().getType());
+  if (tensor != (getResult() != nullptr))
+    return emitOpError(tensor ? "tensor form must return the reduced buffer"
+                              : "memref form has no result");
+  if (getResult() && getResult().getType() != getBuffer().getType())
+    return emitOpError("result type must be the buffer type ")
+           << getBuffer().getType();
+  return success();
+}
+
+void AllReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       CollectiveResource::get());
+  if (getResult())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), &getBufferMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 #define GET_OP_CLASSES
 #include "dialect/GAccOps.cpp.inc"

@@ -2,7 +2,8 @@
 //
 // Model level (param, train_step, yield, linear, relu, cross_entropy),
 // accumulation level (accumulate, apply_optimizer) and fusion level
-// (matmul_accumulate) operations of the gacc dialect.
+// (matmul_accumulate) operations of the gacc dialect, and the collective of
+// data-parallel steps (all_reduce).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +84,13 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     gradient before the update (torch.nn.utils.clip_grad_norm_).
     `precision` (`#gacc.precision`) is the body's compute precision and
     `loss_scaling` (`#gacc.loss_scaling`) its dynamic loss scaling. `seed`
-    seeds the parameter initializers and the data order.
+    seeds the parameter initializers and the data order. `data_parallel`
+    marks a step replicated over the ranks of a data-parallel job: each rank
+    runs the N micro-batches of its own slice of the global effective batch
+    (m × N × ranks samples), and gacc-expand-accumulation inserts exactly
+    one `gacc.all_reduce` (sum) of the accumulators, the loss sum and the
+    normalization count after the N-th micro-batch, before clipping and the
+    update.
 
     ```mlir
     gacc.train_step @train params [@w, @b] attributes {
@@ -117,7 +124,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
                        OptionalAttr<F64Attr>:$max_grad_norm,
                        OptionalAttr<GAcc_PrecisionAttr>:$precision,
                        OptionalAttr<GAcc_LossScalingAttr>:$loss_scaling,
-                       DefaultValuedAttr<I64Attr, "0">:$seed);
+                       DefaultValuedAttr<I64Attr, "0">:$seed,
+                       UnitAttr:$data_parallel);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `params` $params attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -507,6 +515,51 @@ def GAcc_MatmulAccumulateOp : GAcc_Op<"matmul_accumulate", [
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getAccumulatorMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+def GAcc_AllReduceOp : GAcc_Op<"all_reduce", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "sum a flat fp32 buffer over the ranks of a data-parallel job";
+  let description = [{
+    Every rank of the data-parallel group passes a 1-D fp32 buffer of the
+    same size; afterwards each holds the elementwise sum over all ranks
+    (MPI_Allreduce with MPI_SUM, in place). On a single process it is the
+    identity. gacc-expand-accumulation emits exactly one per optimizer step
+    for a `data_parallel` step, over a buffer that packs every accumulator
+    followed by the window's loss sum and normalization count, so the count
+    of a token mean is the token count of the global effective batch.
+
+    The op is in destination style: on tensors the buffer is the init and
+    the result; on memrefs (after bufferization) it has no result and
+    reduces the buffer in place. Both forms communicate, so neither is ever
+    folded, merged (CSE) or erased. `convert-gacc-to-runtime` lowers the
+    memref form to the runtime's `gacc_all_reduce_sum_f32` (runtime/
+    Collectives.cpp), which counts the collectives it performs.
+
+    ```mlir
+    %sum = gacc.all_reduce %packed : tensor<203532xf32> -> tensor<203532xf32>
+    gacc.all_reduce %buffer : memref<203532xf32>
+    ```
+
+    Errors: a buffer that is not a 1-D f32 tensor or memref; a tensor form
+    without a result of the buffer's type; a memref form with a result.
+  }];
+  let arguments = (ins AnyTypeOf<[1DTensorOf<[F32]>, MemRefRankOf<[F32], [1]>]>:$buffer);
+  let results = (outs Optional<1DTensorOf<[F32]>>:$result);
+  let assemblyFormat = [{
+    $buffer attr-dict `:` type($buffer) (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getBufferMutable();
     }
   }];
 }

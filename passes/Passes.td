@@ -218,6 +218,32 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertGAccToRuntimePass : Pass<"convert-gacc-to-runtime", "ModuleOp"> {
+  let summary = "Lower memref gacc.all_reduce to a call of the runtime's collective";
+  let description = [{
+    After bufferization, rewrites each memref `gacc.all_reduce` into a call
+    of `gacc_all_reduce_sum_f32`, the runtime's in-place sum over the ranks
+    of the data-parallel job (runtime/Collectives.cpp: one `MPI_Allreduce`
+    with `MPI_IN_PLACE` and `MPI_SUM` on MPI_COMM_WORLD, the identity on one
+    process). The call is the collective: one op in the IR is one call, so
+    the number of collectives per optimizer step can be read off the IR.
+
+    MLIR's own `mpi` dialect was considered: in LLVM 22 its OpenMPI lowering
+    names the sum `ompi_mpi_sum` (OpenMPI exports `ompi_mpi_op_sum`) and
+    has no `MPI_IN_PLACE`, which an in-place reduction of the accumulators
+    needs; a runtime call also lets the collective count itself.
+
+    ```mlir
+    gacc.all_reduce %buf : memref<203532xf32>
+    // becomes
+    %c = memref.cast %buf : memref<203532xf32> to memref<?xf32, strided<[?], offset: ?>>
+    func.call @gacc_all_reduce_sum_f32(%c) : (memref<?xf32, strided<[?], offset: ?>>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
   let summary = "Lower memref gacc.matmul_accumulate to a parallel loop nest";
   let description = [{

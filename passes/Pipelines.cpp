@@ -66,6 +66,7 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   buildTrainingStepToBuffersPipeline(pm, options.unroll);
   if (options.blas)
     pm.addPass(createConvertGAccToBLASPass());
+  pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // bf16 rounding (truncf/extf) as integer arithmetic: no compiler-rt
@@ -92,6 +93,7 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
 void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
   buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of

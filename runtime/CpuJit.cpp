@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CpuJit.h"
+#include "runtime/Collectives.h"
 #include "runtime/Runtime.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -32,6 +33,9 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
     llvm::orc::SymbolMap map;
     map[interner("gacc_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&gacc_sgemm),
                                    llvm::JITSymbolFlags::Exported};
+    map[interner("gacc_all_reduce_sum_f32")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&gacc_all_reduce_sum_f32),
+        llvm::JITSymbolFlags::Exported};
     return map;
   });
   return jit;

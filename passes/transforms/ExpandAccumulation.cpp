@@ -189,6 +189,70 @@ static Value buildScheduledLR(OpBuilder &b, Location loc,
   return lr;
 }
 
+/// The one collective of a data-parallel step: packs the accumulators, the
+/// loss sum and the count into one flat buffer [Σ|acc| + 2], sums it over
+/// the ranks with gacc.all_reduce and unpacks the sums into `accs`,
+/// `lossSum` and `count`.
+static void reduceOverRanks(OpBuilder &b, Location loc,
+                            SmallVectorImpl<Value> &accs, Value &lossSum,
+                            Value &count) {
+  Type f32 = b.getF32Type();
+  int64_t total = 0;
+  for (Value acc : accs)
+    total += cast<RankedTensorType>(acc.getType()).getNumElements();
+  auto packedType = RankedTensorType::get({total + 2}, f32);
+  auto flatten = [](RankedTensorType t) {
+    ReassociationIndices all;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      all.push_back(d);
+    return SmallVector<ReassociationIndices>{all};
+  };
+  auto slice = [&](int64_t offset, int64_t size) {
+    return std::make_tuple(SmallVector<OpFoldResult>{b.getIndexAttr(offset)},
+                           SmallVector<OpFoldResult>{b.getIndexAttr(size)},
+                           SmallVector<OpFoldResult>{b.getIndexAttr(1)});
+  };
+  Value packed = tensor::EmptyOp::create(b, loc, packedType.getShape(), f32);
+  int64_t offset = 0;
+  for (Value acc : accs) {
+    auto type = cast<RankedTensorType>(acc.getType());
+    Value flat = type.getRank() == 1
+                     ? acc
+                     : tensor::CollapseShapeOp::create(b, loc, acc,
+                                                       flatten(type))
+                           .getResult();
+    auto [offs, sizes, strides] = slice(offset, type.getNumElements());
+    packed = tensor::InsertSliceOp::create(b, loc, flat, packed, offs, sizes,
+                                           strides);
+    offset += type.getNumElements();
+  }
+  auto at = [&](int64_t i) -> SmallVector<Value> {
+    return {arith::ConstantIndexOp::create(b, loc, i)};
+  };
+  packed = tensor::InsertOp::create(b, loc, lossSum, packed, at(total));
+  packed = tensor::InsertOp::create(b, loc, count, packed, at(total + 1));
+  Value reduced = AllReduceOp::create(
+      b, NameLoc::get(b.getStringAttr("all_reduce_accumulators"), loc),
+      packedType, packed)
+                      .getResult();
+  offset = 0;
+  for (Value &acc : accs) {
+    auto type = cast<RankedTensorType>(acc.getType());
+    auto flatType = RankedTensorType::get({type.getNumElements()}, f32);
+    auto [offs, sizes, strides] = slice(offset, type.getNumElements());
+    Value flat = tensor::ExtractSliceOp::create(b, loc, flatType, reduced,
+                                                offs, sizes, strides);
+    acc = type.getRank() == 1
+              ? flat
+              : tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                              flatten(type))
+                    .getResult();
+    offset += type.getNumElements();
+  }
+  lossSum = tensor::ExtractOp::create(b, loc, reduced, at(total));
+  count = tensor::ExtractOp::create(b, loc, reduced, at(total + 1));
+}
+
 static DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
   return b.getDictionaryAttr(b.getNamedAttr(name, value));
 }
@@ -323,14 +387,21 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
         });
     carried.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  ValueRange finalAccs = ValueRange(carried).take_front(P);
+  // The accumulators as the loop left them (in their persistent buffers),
+  // and the window's gradient sums the update reads: the same values, or
+  // on a data-parallel step their sums over the ranks.
+  SmallVector<Value> localAccs(ValueRange(carried).take_front(P));
+  SmallVector<Value> finalAccs(localAccs);
   Value lossSum = carried[P];
+  Value windowCount = counted ? carried[P + 1] : zeroF;
+  if (step.getDataParallel())
+    reduceOverRanks(b, loc, finalAccs, lossSum, windowCount);
   // The window's normalization count: 1 for `sum`; otherwise what the
   // window really holds, at least 1 (a window of padding only then adds a
   // zero gradient instead of dividing by zero).
   Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
   Value count = counted ? Value(arith::MaximumFOp::create(b, loc,
-                                                          carried[P + 1], one))
+                                                          windowCount, one))
                         : one;
 
   // --- The global L2 norm of the normalized gradient (before clipping),
@@ -376,7 +447,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
       llvm::append_range(newStates, upd.getNewState());
     }
     llvm::append_range(updated, newStates);
-    llvm::append_range(updated, finalAccs);
+    llvm::append_range(updated, localAccs);
     return updated;
   };
   SmallVector<Value> finalState;
@@ -394,7 +465,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
       types.push_back(v.getType());
     for (Value v : states)
       types.push_back(v.getType());
-    for (Value v : finalAccs)
+    for (Value v : localAccs)
       types.push_back(v.getType());
     auto ifOp = scf::IfOp::create(
         b, loc, finite,
@@ -404,7 +475,7 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
         [&](OpBuilder &eb, Location el) {
           SmallVector<Value> kept(params);
           llvm::append_range(kept, states);
-          for (Value acc : finalAccs) {
+          for (Value acc : localAccs) {
             Value zero = arith::ConstantOp::create(eb, el,
                                                    eb.getF32FloatAttr(0.0));
             kept.push_back(linalg::FillOp::create(eb, el, zero, acc)

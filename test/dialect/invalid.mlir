@@ -604,3 +604,30 @@ func.func private @f() attributes {
 func.func private @f() attributes {
   // expected-error @below {{#gacc.lion needs beta1 in [0.000000e+00, 1.000000e+00)}}
   o = #gacc.lion<lr = 0.1, beta1 = 1.0>}
+
+// -----
+
+// all_reduce: the tensor form returns the reduced buffer.
+func.func @f(%t: tensor<11xf32>) {
+  // expected-error @below {{tensor form must return the reduced buffer}}
+  gacc.all_reduce %t : tensor<11xf32>
+  return
+}
+
+// -----
+
+// all_reduce: the memref form reduces in place and has no result.
+func.func @f(%m: memref<11xf32>) {
+  // expected-error @below {{memref form has no result}}
+  %r = gacc.all_reduce %m : memref<11xf32> -> tensor<11xf32>
+  return
+}
+
+// -----
+
+// all_reduce: the buffer is flat fp32.
+func.func @f(%t: tensor<3x4xf32>) {
+  // expected-error @below {{must be 1D tensor of 32-bit float values or 1D memref of 32-bit float values}}
+  %r = gacc.all_reduce %t : tensor<3x4xf32> -> tensor<3x4xf32>
+  return
+}

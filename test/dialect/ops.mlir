@@ -74,6 +74,15 @@ func.func @fusion_level(%dy: tensor<5x4xf32>, %x: tensor<5x3xf32>, %acc: tensor<
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @data_parallel
+// CHECK: %{{.*}} = gacc.all_reduce %{{.*}} : tensor<11xf32> -> tensor<11xf32>
+// CHECK: gacc.all_reduce %{{.*}} : memref<11xf32>
+func.func @data_parallel(%t: tensor<11xf32>, %m: memref<11xf32>) -> tensor<11xf32> {
+  %r = gacc.all_reduce %t : tensor<11xf32> -> tensor<11xf32>
+  gacc.all_reduce %m : memref<11xf32>
+  return %r : tensor<11xf32>
+}
+
 // CHECK-LABEL: func.func @sequence_ops
 // CHECK: gacc.embedding %{{.*}}, %{{.*}} : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
 // CHECK: gacc.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<2x5x6xf32>, tensor<7x6xf32>, tensor<7xf32> -> tensor<2x5x7xf32>

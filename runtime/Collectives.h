@@ -1,0 +1,50 @@
+//===- Collectives.h - data-parallel collectives over MPI -------*- C++ -*-===//
+//
+// The process group of a data-parallel job (MPI_COMM_WORLD when gacc-run is
+// launched by mpirun or with --data-parallel) and the collective that
+// compiled data-parallel steps call: gacc_all_reduce_sum_f32, lowered from
+// gacc.all_reduce by convert-gacc-to-runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_COLLECTIVES_H
+#define GACC_RUNTIME_COLLECTIVES_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" {
+/// Sums the strided fp32 buffer over the ranks, in place (one
+/// MPI_Allreduce with MPI_SUM; buffers over 2^31 − 1 elements go in
+/// chunks). The identity on a single process. Counts one collective.
+void gacc_all_reduce_sum_f32(float *allocated, float *aligned, int64_t offset,
+                             int64_t size, int64_t stride);
+}
+
+namespace gaccrt::collectives {
+
+/// Whether this process was started by mpirun/mpiexec (OpenMPI, or a PMI
+/// or PMIx launcher).
+bool launchedByMpirun();
+/// Initializes MPI once (MPI_Init; errors are fatal to the whole job). On a
+/// failure returns the reason, and the process stays single.
+std::string initialize();
+/// Whether MPI is initialized (a data-parallel job, possibly of one rank).
+bool active();
+int rank();
+int size();
+/// Ends the whole job (every rank) with `code`: MPI_Abort when active,
+/// exit otherwise.
+[[noreturn]] void abortJob(int code);
+/// MPI_Finalize when active.
+void finalize();
+/// Collectives performed by compiled steps (gacc_all_reduce_sum_f32 calls)
+/// since the start of the process.
+uint64_t count();
+/// One value from every rank (MPI_Allgather), in rank order.
+std::vector<uint64_t> allGather(uint64_t value);
+
+} // namespace gaccrt::collectives
+
+#endif // GACC_RUNTIME_COLLECTIVES_H
