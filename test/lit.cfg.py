@@ -48,3 +48,13 @@ config.substitutions.append(
 
 if shutil.which("bible"):
     config.available_features.add("bible")
+
+# Data-parallel tests launch OpenMPI's mpirun (as root in CI, where it
+# needs --allow-run-as-root; --oversubscribe lets 2 ranks share fewer cores;
+# no single-copy mechanism, which containers often forbid).
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe "
+         "--mca btl_vader_single_copy_mechanism none"))

@@ -35,6 +35,11 @@ struct RunSettings {
   /// Dynamic loss scaling (from the step's #gacc.loss_scaling).
   float initialLossScale = 1.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
   int64_t growthInterval = 2000;
+  /// Data parallelism: this process's rank among `ranks` (1: a single
+  /// process); each rank trains on its slice of every global effective
+  /// batch. checkReplicas compares the ranks' parameters after every step.
+  int rank = 0, ranks = 1;
+  bool checkReplicas = false;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

@@ -10,6 +10,7 @@
 #include "tools/gacc-run/Options.h"
 
 #include "passes/Pipelines.h"
+#include "runtime/Collectives.h"
 #include "runtime/CpuJit.h"
 #include "tools/gacc-run/DataSources.h"
 #include "runtime/Initializers.h"
@@ -19,6 +20,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -83,6 +85,18 @@ std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
   for (int64_t i = n - 1; i > 0; --i)
     std::swap(order[i], order[rng() % uint64_t(i + 1)]);
   return order;
+}
+
+/// FNV-1a over the parameters' bytes: what --check-replicas compares.
+uint64_t hashParameters(const std::vector<HostTensor> &params) {
+  uint64_t h = 1469598103934665603ull;
+  for (const HostTensor &t : params) {
+    auto *bytes = static_cast<const unsigned char *>(
+        static_cast<const void *>(t.f32()));
+    for (size_t i = 0, e = t.numBytes(); i < e; ++i)
+      h = (h ^ bytes[i]) * 1099511628211ull;
+  }
+  return h;
 }
 
 double peakRssMb() {
@@ -405,7 +419,13 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
-  int64_t n = sig.accumSteps, m = sig.microBatch, eff = n * m;
+  // Data parallelism: the global effective batch is m × N × ranks; rank r
+  // trains on its r-th slice of N · m consecutive samples of it.
+  int64_t n = sig.accumSteps, m = sig.microBatch, ranks = settings.ranks;
+  int64_t perRank = n * m, eff = perRank * ranks;
+  // Only rank 0 prints, evaluates and writes files.
+  bool lead = settings.rank == 0;
+  llvm::raw_ostream &out = lead ? llvm::outs() : llvm::nulls();
 
   int64_t perEpoch = fixedOrder.empty() ? data.numTrain()
                                         : int64_t(fixedOrder.size());
@@ -419,13 +439,14 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                 llvm::Twine(eff) + ", and --drop-last skips it");
     return kExitBadInput;
   }
-  llvm::outs() << "gacc-run: " << data.describe() << "\n";
-  llvm::outs() << "gacc-run: @" << sig.name << ": " << P
-               << " parameters, micro-batch " << m << " × " << n
-               << " accumulation steps = effective batch " << eff << ", "
-               << stepsPerEpoch << " optimizer steps per epoch, lr "
-               << llvm::format("%g", settings.lr) << ", compiled in "
-               << llvm::format("%.0f", compileMs) << " ms\n";
+  out << "gacc-run: " << data.describe() << "\n";
+  out << "gacc-run: @" << sig.name << ": " << P << " parameters, micro-batch "
+      << m << " × " << n << " accumulation steps";
+  if (ranks > 1)
+    out << " × " << ranks << " ranks (data-parallel)";
+  out << " = effective batch " << eff << ", " << stepsPerEpoch
+      << " optimizer steps per epoch, lr " << llvm::format("%g", settings.lr)
+      << ", compiled in " << llvm::format("%.0f", compileMs) << " ms\n";
 
   std::vector<JitArg> &stepArgs = st.args;
   JitPredictor predictor(jit, sig, params);
@@ -447,7 +468,13 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         stop = true;
         break;
       }
-      int64_t begin = w * eff, end = std::min(begin + eff, perEpoch);
+      // This rank's slice [begin, end) of the global window; a rank past
+      // the end of a short last window gets padding only.
+      int64_t windowBegin = w * eff;
+      int64_t windowEnd = std::min(windowBegin + eff, perEpoch);
+      int64_t end = std::min(windowBegin + (settings.rank + 1) * perRank,
+                             windowEnd);
+      int64_t begin = std::min(windowBegin + settings.rank * perRank, end);
       fillWindow(data, order, begin, end, sig.targetInput,
                  loss.getIgnoreIndex(), st.windows);
       // The optimizer's step count advances only on applied updates.
@@ -456,6 +483,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         stepArgs[sig.lossScaleArg()].f = lossScale;
       // objective, count, lr, norm (, skipped)
       float results[StepSignature::kMaxResults] = {};
+      uint64_t collectivesBefore = collectives::count();
       auto t0 = std::chrono::steady_clock::now();
       llvm::Error err = jit.call(
           sig.name, stepArgs,
@@ -467,13 +495,28 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         reportError(llvm::toString(std::move(err)));
         return 1;
       }
+      int64_t stepCollectives =
+          int64_t(collectives::count() - collectivesBefore);
       float objective = results[0], count = results[1], lrUsed = results[2],
             gradNorm = results[3];
       bool skipped = sig.lossScaling && results[4] != 0.0f;
       float scaleUsed = lossScale;
       stepMs.push_back(ms);
-      samplesSeen += end - begin;
+      samplesSeen += windowEnd - windowBegin;
       ++globalStep;
+      if (settings.checkReplicas) {
+        std::vector<uint64_t> hashes =
+            collectives::allGather(hashParameters(params));
+        for (size_t r = 1; r < hashes.size(); ++r)
+          if (hashes[r] != hashes[0]) {
+            if (lead)
+              reportError(llvm::formatv(
+                  "--check-replicas: after optimizer step {0} rank {1} holds "
+                  "different parameters from rank 0 (hash {2:x} vs {3:x})",
+                  globalStep, r, hashes[r], hashes[0]));
+            return 1;
+          }
+      }
       if (skipped) {
         // torch.cuda.amp.GradScaler: back off and count the skip.
         ++skippedSteps;
@@ -494,23 +537,25 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       }
       if (globalStep % settings.logEvery == 0 || w == stepsPerEpoch - 1 ||
           globalStep == settings.maxSteps) {
-        llvm::outs() << llvm::format(
+        out << llvm::format(
             "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
             "%.4g  %.1f ms/step",
             (long long)globalStep, (long long)epoch + 1,
             100.0 * (w + 1) / stepsPerEpoch, objective, lrUsed, gradNorm, ms);
         if (sig.lossScaling)
-          llvm::outs() << llvm::format("  loss scale %g%s", scaleUsed,
-                                       skipped ? "  (skipped: non-finite)"
-                                               : "");
-        llvm::outs() << "\n";
-        llvm::outs().flush();
+          out << llvm::format("  loss scale %g%s", scaleUsed,
+                              skipped ? "  (skipped: non-finite)" : "");
+        if (ranks > 1)
+          out << "  collectives " << stepCollectives;
+        out << "\n";
+        out.flush();
         llvm::json::Object row{{"step", globalStep},
                                {"epoch", epoch + 1},
                                {"loss", jsonNumber(objective)},
                                {"count", count},
                                {"lr", lrUsed},
-                               {"grad_norm", jsonNumber(gradNorm)}};
+                               {"grad_norm", jsonNumber(gradNorm)},
+                               {"collectives", stepCollectives}};
         if (sig.lossScaling) {
           row["loss_scale"] = scaleUsed;
           row["skipped"] = skipped;
@@ -519,7 +564,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         metricLines.push_back(jsonLine(std::move(row)));
       }
     }
-    if (globalStep == 0 || settings.noEval)
+    if (globalStep == 0 || settings.noEval || !lead)
       continue;
     auto eval = data.evaluate(predictor);
     if (!eval) {
@@ -530,12 +575,12 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       continue;
     lastEval = *eval;
     llvm::json::Object obj{{"epoch", epoch + 1}, {"step", globalStep}};
-    llvm::outs() << "epoch " << epoch + 1;
+    out << "epoch " << epoch + 1;
     for (const Metric &mt : lastEval) {
-      llvm::outs() << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
+      out << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
       obj[mt.key] = mt.value;
     }
-    llvm::outs() << "\n";
+    out << "\n";
     metricLines.push_back(jsonLine(std::move(obj)));
   }
 
@@ -548,13 +593,15 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       total += v;
   }
   double samplesPerS = total > 0 ? samplesSeen / (total / 1000.0) : 0;
-  llvm::outs() << llvm::format(
+  out << llvm::format(
       "summary: %lld optimizer steps, median %.2f ms/step, %.0f samples/s, "
       "peak RSS %.1f MB",
       (long long)globalStep, median, samplesPerS, peakRssMb());
+  if (ranks > 1)
+    out << " (rank 0 of " << ranks << ")";
   for (const Metric &mt : lastEval)
-    llvm::outs() << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
-  llvm::outs() << "\n";
+    out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
+  out << "\n";
   llvm::json::Object summary{{"summary", true},
                              {"optimizer_steps", globalStep},
                              {"median_step_ms", median},
@@ -562,6 +609,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                              {"peak_rss_mb", peakRssMb()},
                              {"micro_batch", m},
                              {"accum_steps", n},
+                             {"ranks", ranks},
                              {"effective_batch", eff}};
   if (sig.lossScaling) {
     summary["loss_scale"] = lossScale;
@@ -570,6 +618,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
   metricLines.push_back(jsonLine(std::move(summary)));
+  if (!lead)
+    return 0;
   if (!settings.metricsPath.empty()) {
     std::string all;
     for (auto &l : metricLines)

@@ -9,6 +9,7 @@
 #include "tools/gacc-run/Options.h"
 
 #include "passes/Pipelines.h"
+#include "runtime/Collectives.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -29,7 +30,10 @@ using namespace gaccrt;
 namespace cl = llvm::cl;
 
 void gaccrt::reportError(const llvm::Twine &msg) {
-  llvm::errs() << "gacc-run: error: " << msg << "\n";
+  llvm::errs() << "gacc-run: error: ";
+  if (collectives::size() > 1)
+    llvm::errs() << "rank " << collectives::rank() << ": ";
+  llvm::errs() << msg << "\n";
 }
 
 static cl::OptionCategory cat("gacc-run options");
@@ -141,6 +145,21 @@ static cl::opt<std::string> chip("chip",
                                           "ptx/cubin (default sm_90)"),
                                  cl::init("sm_90"), cl::cat(cat));
 
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Data-parallel training over the processes of an MPI job: each "
+             "rank runs N micro-batches of its slice of every global "
+             "effective batch (m × N × ranks samples) and the ranks sum "
+             "their accumulators with one all-reduce per optimizer step "
+             "(default: on when launched by mpirun; see docs/distributed.md)"),
+    cl::cat(cat));
+static cl::opt<bool> checkReplicas(
+    "check-replicas",
+    cl::desc("Data-parallel debug check: after every optimizer step, compare "
+             "a hash of every rank's parameters and stop with an error when "
+             "they differ"),
+    cl::init(false), cl::cat(cat));
+
 /// The largest window (N · m samples) gacc-run accepts.
 constexpr int64_t kMaxWindowSamples = int64_t(1) << 24;
 
@@ -222,8 +241,8 @@ static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
   return true;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+/// Everything gacc-run does; returns the exit status.
+static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
@@ -259,6 +278,25 @@ int main(int argc, char **argv) {
       !checkOutputPath("--metrics", metrics) ||
       !checkOutputPath("--save-params", saveParams))
     return kExitBadInput;
+  // Data parallelism: on by default under mpirun.
+  bool distributed = dataParallel.getNumOccurrences()
+                         ? bool(dataParallel)
+                         : collectives::launchedByMpirun();
+  if (distributed) {
+    if (checkEquiv) {
+      reportError("--check-equivalence compares two single-process steps; "
+                  "run it without mpirun (or with --data-parallel=false)");
+      return kExitBadInput;
+    }
+    std::string problem = collectives::initialize();
+    if (!problem.empty()) {
+      reportError("--data-parallel: " + problem);
+      return 1;
+    }
+  } else if (checkReplicas) {
+    reportError("--check-replicas needs a data-parallel run (mpirun)");
+    return kExitBadInput;
+  }
 
   mlir::gacc::configureCUDAToolkit();
   DialectRegistry registry;
@@ -294,9 +332,13 @@ int main(int argc, char **argv) {
   }
   if (!applySchedule(step) || failed(verify(*model)))
     return kExitBadInput;
+  if (distributed)
+    step.setDataParallel(true);
 
   if (!emitKind.empty())
-    return emit(*model, emitKind, outFile, chip, unroll, !noBlas);
+    return collectives::rank() == 0
+               ? emit(*model, emitKind, outFile, chip, unroll, !noBlas)
+               : 0;
 
   FailureOr<StepSignature> sig = getStepSignature(step);
   if (failed(sig))
@@ -327,6 +369,9 @@ int main(int argc, char **argv) {
   settings.saveParams = saveParams;
   settings.loadParams = loadParams;
   settings.orderFile = orderFile;
+  settings.rank = collectives::rank();
+  settings.ranks = collectives::size();
+  settings.checkReplicas = checkReplicas;
   if (checkEquiv) {
     if (!(tolerance > 0)) {
       reportError("--tolerance must be positive");
@@ -335,4 +380,18 @@ int main(int argc, char **argv) {
     return checkEquivalence(*model, step, *sig, settings, tolerance);
   }
   return train(*model, step, *sig, settings);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  int status = run(argc, argv);
+  // In a data-parallel job a failing rank ends every rank (MPI_Abort), so
+  // no rank waits forever in a collective for it.
+  if (status != 0 && collectives::size() > 1) {
+    llvm::outs().flush();
+    llvm::errs().flush();
+    collectives::abortJob(status);
+  }
+  collectives::finalize();
+  return status;
 }

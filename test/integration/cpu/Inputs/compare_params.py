@@ -1,5 +1,6 @@
-"""Prints the maximum relative difference (max|a − b| / max|b|) between the
-tensors of two safetensors files and exits 1 above --tol."""
+"""Prints the largest relative difference between the tensors of two
+safetensors files and exits 1 above --tol. Per tensor, --metric max is
+max|a − b| / max|b| (the default), --metric norm is ‖a − b‖₂ / ‖b‖₂."""
 import argparse
 import sys
 
@@ -12,6 +13,7 @@ p = argparse.ArgumentParser()
 p.add_argument("a")
 p.add_argument("b")
 p.add_argument("--tol", type=float, default=1e-5)
+p.add_argument("--metric", choices=["max", "norm"], default="max")
 args = p.parse_args()
 a, b = safetensors_io.load(args.a), safetensors_io.load(args.b)
 if sorted(a) != sorted(b):
@@ -19,7 +21,11 @@ if sorted(a) != sorted(b):
     sys.exit(1)
 worst = 0.0
 for n in sorted(a):
-    d = float(np.max(np.abs(a[n].astype(np.float64) - b[n])) / max(np.max(np.abs(b[n])), 1e-30))
+    diff = a[n].astype(np.float64) - b[n]
+    if args.metric == "max":
+        d = float(np.max(np.abs(diff)) / max(np.max(np.abs(b[n])), 1e-30))
+    else:
+        d = float(np.linalg.norm(diff) / max(np.linalg.norm(b[n]), 1e-30))
     worst = max(worst, d)
-print(f"max relative difference {worst:.2e} ({'within' if worst <= args.tol else 'ABOVE'} {args.tol:g})")
+print(f"max relative difference ({args.metric}) {worst:.2e} ({'within' if worst <= args.tol else 'ABOVE'} {args.tol:g})")
 sys.exit(0 if worst <= args.tol else 1)
