@@ -30,6 +30,16 @@ struct Scalar {
   Value sel(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
+  /// The correctly rounded f32 square root on every target: computed in
+  /// f64 and rounded once (exact for f32 inputs). A plain f32 math.sqrt
+  /// becomes libdevice's __nv_sqrtf on NVPTX, which is sqrt.approx.f32
+  /// unless __CUDA_PREC_SQRT is set; torch's CUDA optimizers use the
+  /// IEEE square root.
+  Value sqrt(Value x) {
+    Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+    return arith::TruncFOp::create(b, loc, b.getF32Type(),
+                                   math::SqrtOp::create(b, loc, wide));
+  }
 };
 
 double d(const APFloat &f) { return f.convertToDouble(); }
@@ -54,8 +64,7 @@ SmallVector<Value> adamUpdate(Scalar s, Value g, Value p, ValueRange state,
   Value v = s.add(s.mul(s.c(beta2), v0), s.mul(s.c(1.0 - beta2), s.mul(g, g)));
   Value bc1 = s.sub(s.c(1.0), math::PowFOp::create(s.b, s.loc, s.c(beta1), t));
   Value bc2 = s.sub(s.c(1.0), math::PowFOp::create(s.b, s.loc, s.c(beta2), t));
-  Value denom = s.add(s.div(math::SqrtOp::create(s.b, s.loc, v),
-                            math::SqrtOp::create(s.b, s.loc, bc2)),
+  Value denom = s.add(s.div(s.sqrt(v), s.sqrt(bc2)),
                       s.c(eps));
   Value newP = s.sub(p, s.mul(s.div(lr, bc1), s.div(m, denom)));
   return {newP, m, v};

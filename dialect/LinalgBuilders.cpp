@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::gacc;
 
@@ -715,4 +717,50 @@ Value mlir::gacc::buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
             addF64(nb, nl, a[1], arith::MulFOp::create(nb, nl, v, v)));
       });
   return tensor::ExtractOp::create(b, loc, op.getResult(0), ValueRange{});
+}
+
+/// The learning rate of this optimizer step under `schedule` (see
+/// #gacc.lr_schedule): t = `step` (optimizer steps already taken).
+Value mlir::gacc::buildScheduledLR(OpBuilder &b, Location loc,
+                              LRScheduleAttr schedule, Value baseLr,
+                              Value step) {
+  auto c = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  Value t = arith::SIToFPOp::create(b, loc, b.getF32Type(), step);
+  Value lr = baseLr;
+  StringRef decay = schedule.getDecay();
+  if (decay != "constant") {
+    Value minLr = c(schedule.getMinLr().convertToDouble());
+    Value p = arith::DivFOp::create(
+        b, loc,
+        arith::SubFOp::create(b, loc, t, c(double(schedule.getWarmupSteps()))),
+        c(double(schedule.getDecaySteps())));
+    p = arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, p, c(0.0)), c(1.0));
+    Value factor;
+    if (decay == "cosine")
+      factor = arith::MulFOp::create(
+          b, loc, c(0.5),
+          arith::AddFOp::create(
+              b, loc, c(1.0),
+              math::CosOp::create(b, loc,
+                                  arith::MulFOp::create(b, loc, c(M_PI), p))));
+    else
+      factor = arith::SubFOp::create(b, loc, c(1.0), p);
+    lr = arith::AddFOp::create(
+        b, loc, minLr,
+        arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, lr, minLr),
+                              factor));
+  }
+  if (int64_t w = schedule.getWarmupSteps()) {
+    Value warm = arith::MulFOp::create(
+        b, loc, baseLr,
+        arith::DivFOp::create(b, loc, arith::AddFOp::create(b, loc, t, c(1.0)),
+                              c(double(w))));
+    Value inWarmup = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                           t, c(double(w)));
+    lr = arith::SelectOp::create(b, loc, inWarmup, warm, lr);
+  }
+  return lr;
 }

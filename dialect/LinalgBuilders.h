@@ -9,6 +9,8 @@
 #ifndef GACC_DIALECT_LINALGBUILDERS_H
 #define GACC_DIALECT_LINALGBUILDERS_H
 
+#include "dialect/GAccDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -116,6 +118,12 @@ Value buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
 /// rows with at least one such target, of `labels` (any rank ≥ 1).
 Value buildNonIgnoredCount(OpBuilder &b, Location loc, Value labels,
                            int64_t ignoreIndex, bool perToken);
+
+/// The learning rate of optimizer step `step` (i64, steps already taken)
+/// under `schedule` (see #gacc.lr_schedule) from the base rate `baseLr`
+/// (f32): scalar arith/math ops, usable on the host and inside kernels.
+Value buildScheduledLR(OpBuilder &b, Location loc, LRScheduleAttr schedule,
+                       Value baseLr, Value step);
 
 } // namespace mlir::gacc
 

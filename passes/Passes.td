@@ -169,6 +169,60 @@ def GAccFuseAccumulationPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def GAccBuildArenaKernelsPass
+    : Pass<"gacc-build-arena-kernels", "ModuleOp"> {
+  let summary = "Build the multi-tensor accumulate, sum-of-squares and "
+                "update kernels over flat arenas";
+  let description = [{
+    For each `gacc.train_step @S`, adds to the module the kernels of the GPU
+    path that work on flat arenas: one buffer each for the parameters, the
+    accumulators and every optimizer-state slot, with all tensors of the
+    step stored contiguously in one order (the parameters with weight decay
+    first), each padded to 16 bytes, so the length is a multiple of 4 and
+    one launch covers every tensor (the multi-tensor-apply idea of NVIDIA
+    Apex). The functions are plain `scf.parallel` loops on memrefs: the CPU
+    pipeline runs them (which is how their semantics are tested) and the
+    NVVM pipeline turns each loop into one kernel.
+
+    - `@S_accumulate_arena_<t>(acc: memref<?xf32>, grad: memref<?x t>,
+      weight: f32, first: i32, nonfinite: memref<1xi32>)`, t = f32, plus
+      bf16 or f16 for a step with that `precision`: acc = w·g when
+      `first` ≠ 0 (β = 0: the old contents are not read, so no zero-fill
+      exists), acc = acc + w·g otherwise, in fp32 (a low-precision gradient
+      is widened, never the accumulator narrowed), 4 elements per thread
+      with 16-byte vector loads and stores of the accumulator; sets
+      nonfinite[0] = 1 when a result is ±inf or NaN (dynamic loss
+      scaling watches the whole window). Length: a multiple of 4.
+    - `@S_sum_squares_arena(acc, partials: memref<65792xf64>, result:
+      memref<1xf64>)`: Σ acc² in f64 in three stages (65536 threads with
+      fixed strided subsets, 256 sums of 256, one sum of 256), each in a
+      fixed order: the same bits on every run, whatever the scheduling.
+    - `@S_update_arena(param, acc, state…: memref<?xf32>, decay_end: index,
+      count: memref<1xf32>, sum_squares: memref<1xf64>, nonfinite:
+      memref<1xi32>, lr: f32, step: i64, loss_scale: f32)`: one pass that
+      reads accumulator, parameter and state once and writes parameter and
+      state. Inside: the skip of a window with nonfinite[0] ≠ 0 (nothing is
+      written), the one division by max(count, 1) · loss_scale, the clipping
+      coefficient min(1, max_grad_norm / (‖g‖ + 1e-6)) with ‖g‖ =
+      sqrt(sum_squares) / divisor (torch.nn.utils.clip_grad_norm_), the
+      learning-rate schedule at `step`, and the optimizer's element rule
+      (OptimizerAttrInterface), with weight decay for elements below
+      `decay_end`.
+
+    Kernels per optimizer step on the GPU: N accumulates (one per
+    micro-batch, for the gradients no GEMM wrote), 3 for the norm when the
+    step clips, 1 update.
+
+    Errors: a step whose arena kernels already exist.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Conversions
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Vector ops (the arena kernels' 16-byte accesses).
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
@@ -92,6 +94,10 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
+  // The arena kernels are built from the model-level step (before the
+  // step's own passes consume it) and lowered with the rest.
+  if (options.arenaKernels)
+    pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(pm, options.unroll);
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());

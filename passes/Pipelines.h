@@ -32,6 +32,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 
 /// Options of gacc-lower-to-nvvm-pipeline.
 struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
+  PassOptions::Option<bool> arenaKernels{
+      *this, "arena-kernels",
+      llvm::cl::desc("Also build the multi-tensor arena kernels "
+                     "(gacc-build-arena-kernels)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> unroll{
       *this, "unroll",
       llvm::cl::desc("Fully unroll the micro-batch loop"),
