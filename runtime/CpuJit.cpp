@@ -9,6 +9,7 @@
 
 #include "runtime/CpuJit.h"
 #include "runtime/Collectives.h"
+#include "runtime/CudaRuntime.h"
 #include "runtime/Runtime.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -36,6 +37,18 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
     map[interner("gacc_all_reduce_sum_f32")] = {
         llvm::orc::ExecutorAddr::fromPtr(&gacc_all_reduce_sum_f32),
         llvm::JITSymbolFlags::Exported};
+    // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).
+    auto bind = [&](const char *name, auto *fn) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    bind("mgpuModuleLoad", &mgpuModuleLoad);
+    bind("mgpuModuleUnload", &mgpuModuleUnload);
+    bind("mgpuModuleGetFunction", &mgpuModuleGetFunction);
+    bind("mgpuStreamCreate", &mgpuStreamCreate);
+    bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
+    bind("mgpuStreamDestroy", &mgpuStreamDestroy);
+    bind("mgpuLaunchKernel", &mgpuLaunchKernel);
     return map;
   });
   return jit;
@@ -51,7 +64,9 @@ llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
   // One 8-byte slot per scalar, reserved up front so pointers stay valid.
   size_t slots = 1;
   for (const JitArg &a : args)
-    slots += a.kind == JitArg::Tensor ? 3 + 2 * a.tensor->shape.size() : 1;
+    slots += a.kind == JitArg::Tensor   ? 3 + 2 * a.tensor->shape.size()
+             : a.kind == JitArg::Buffer ? 5
+                                        : 1;
   std::vector<int64_t> storage(slots, 0);
   std::vector<void *> packed;
   size_t next = 0;
@@ -68,6 +83,14 @@ llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
     }
     if (a.kind == JitArg::I64) {
       push(a.i);
+      continue;
+    }
+    if (a.kind == JitArg::Buffer) {
+      push(reinterpret_cast<int64_t>(a.pointer)); // allocated
+      push(reinterpret_cast<int64_t>(a.pointer)); // aligned
+      push(0);                                    // offset
+      push(a.i);                                  // size
+      push(1);                                    // stride
       continue;
     }
     HostTensor &t = *a.tensor;

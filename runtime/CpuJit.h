@@ -19,15 +19,21 @@
 namespace gaccrt {
 
 /// One argument of a compiled function: a tensor (passed as a memref
-/// descriptor) or a scalar.
+/// descriptor), a flat buffer at any address (a 1-D memref of `i`
+/// elements; device memory for NVVM-pipeline host code) or a scalar (i32
+/// arguments are passed as I64: the callee reads the low 4 bytes).
 struct JitArg {
   HostTensor *tensor = nullptr;
-  enum Kind { Tensor, F32, I64 } kind = Tensor;
+  enum Kind { Tensor, Buffer, F32, I64 } kind = Tensor;
   float f = 0;
   int64_t i = 0;
-  static JitArg of(HostTensor &t) { return {&t, Tensor, 0, 0}; }
-  static JitArg f32(float v) { return {nullptr, F32, v, 0}; }
-  static JitArg i64(int64_t v) { return {nullptr, I64, 0, v}; }
+  void *pointer = nullptr;
+  static JitArg of(HostTensor &t) { return {&t, Tensor, 0, 0, nullptr}; }
+  static JitArg buffer(void *p, int64_t elements) {
+    return {nullptr, Buffer, 0, elements, p};
+  }
+  static JitArg f32(float v) { return {nullptr, F32, v, 0, nullptr}; }
+  static JitArg i64(int64_t v) { return {nullptr, I64, 0, v, nullptr}; }
 };
 
 class CpuJit {

@@ -18,7 +18,7 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 llvm_config.with_system_environment(["HOME", "PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["gacc-opt", "gacc-run"], [config.gacc_tools_dir])
+    ["gacc-opt", "gacc-run", "gacc-unittests"], [config.gacc_tools_dir])
 llvm_config.add_tool_substitutions(
     ["mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
 

@@ -10,6 +10,7 @@
 
 #include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
+#include "runtime/CudaDriver.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -17,6 +18,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -145,6 +147,15 @@ static cl::opt<std::string> chip("chip",
                                           "ptx/cubin (default sm_90)"),
                                  cl::init("sm_90"), cl::cat(cat));
 
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("Where to train: cpu (default), cuda (the GPU through the CUDA "
+             "driver, opened at run time: without a driver or device this is "
+             "an error, exit status 2) or auto (cuda when usable, else cpu). "
+             "Training on cuda is not implemented yet: its kernels compile "
+             "(--emit ptx|cubin) and bench/gpu.sh runs the arena kernels on "
+             "a device"),
+    cl::init("cpu"), cl::cat(cat));
 static cl::opt<bool> dataParallel(
     "data-parallel",
     cl::desc("Data-parallel training over the processes of an MPI job: each "
@@ -278,6 +289,34 @@ static int run(int argc, char **argv) {
       !checkOutputPath("--metrics", metrics) ||
       !checkOutputPath("--save-params", saveParams))
     return kExitBadInput;
+  if (target != "cpu" && target != "cuda" && target != "auto") {
+    reportError("--target must be cpu, cuda or auto, got '" + target + "'");
+    return kExitBadInput;
+  }
+  if (target != "cpu" && emitKind.empty()) {
+    std::string reason;
+    const cuda::Driver *driver = cuda::load(reason);
+    if (!driver && target == "cuda") {
+      reportError("--target cuda: " + reason);
+      return kExitBadInput;
+    }
+    if (driver) {
+      cuda::DeviceInfo info = cuda::deviceInfo();
+      llvm::outs() << llvm::format("gacc-run: cuda device 0: %s, %.1f GiB, "
+                                   "sm_%d\n",
+                                   info.name.c_str(),
+                                   info.memoryBytes / double(1ull << 30),
+                                   info.computeCapability);
+      if (target == "cuda") {
+        reportError("--target cuda: training on the GPU is not implemented "
+                    "yet (the step's kernels compile with --emit ptx|cubin; "
+                    "bench/gpu.sh runs the arena kernels on this device)");
+        return 1;
+      }
+      llvm::outs() << "gacc-run: --target auto: the cuda target cannot train "
+                      "yet; training on the CPU\n";
+    }
+  }
   // Data parallelism: on by default under mpirun.
   bool distributed = dataParallel.getNumOccurrences()
                          ? bool(dataParallel)

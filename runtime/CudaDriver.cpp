@@ -1,0 +1,114 @@
+//===- CudaDriver.cpp - the CUDA driver API, opened at run time -----------===//
+//
+// dlopen("libcuda.so.1"), dlsym of each entry point (the _v2 names where the
+// driver versions them, as cuda.h does), cuInit and device 0's primary
+// context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudaDriver.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+using namespace gaccrt::cuda;
+
+namespace {
+Driver driver;
+const Driver *loaded = nullptr;
+std::string failure;
+DeviceInfo info;
+
+template <typename F> bool bind(void *lib, F &fn, const char *name) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn)
+    failure = std::string("libcuda.so.1 has no ") + name;
+  return fn != nullptr;
+}
+
+void loadOnce() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *e = dlerror();
+    failure = std::string("no CUDA driver (") + (e ? e : "libcuda.so.1") + ")";
+    return;
+  }
+  Driver &d = driver;
+  if (!bind(lib, d.cuInit, "cuInit") ||
+      !bind(lib, d.cuDeviceGetCount, "cuDeviceGetCount") ||
+      !bind(lib, d.cuDeviceGet, "cuDeviceGet") ||
+      !bind(lib, d.cuDeviceGetName, "cuDeviceGetName") ||
+      !bind(lib, d.cuDeviceTotalMem, "cuDeviceTotalMem_v2") ||
+      !bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute") ||
+      !bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") ||
+      !bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent") ||
+      !bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize") ||
+      !bind(lib, d.cuModuleLoadData, "cuModuleLoadData") ||
+      !bind(lib, d.cuModuleUnload, "cuModuleUnload") ||
+      !bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction") ||
+      !bind(lib, d.cuLaunchKernel, "cuLaunchKernel") ||
+      !bind(lib, d.cuStreamCreate, "cuStreamCreate") ||
+      !bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize") ||
+      !bind(lib, d.cuStreamDestroy, "cuStreamDestroy_v2") ||
+      !bind(lib, d.cuMemAlloc, "cuMemAlloc_v2") ||
+      !bind(lib, d.cuMemFree, "cuMemFree_v2") ||
+      !bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
+      !bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
+      !bind(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||
+      !bind(lib, d.cuMemsetD32, "cuMemsetD32_v2") ||
+      !bind(lib, d.cuEventCreate, "cuEventCreate") ||
+      !bind(lib, d.cuEventRecord, "cuEventRecord") ||
+      !bind(lib, d.cuEventSynchronize, "cuEventSynchronize") ||
+      !bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime") ||
+      !bind(lib, d.cuEventDestroy, "cuEventDestroy_v2") ||
+      !bind(lib, d.cuGetErrorName, "cuGetErrorName"))
+    return;
+  CUresult r;
+  if ((r = d.cuInit(0))) {
+    failure = describe("cuInit", r);
+    return;
+  }
+  int count = 0;
+  if ((r = d.cuDeviceGetCount(&count)) || count == 0) {
+    failure = r ? describe("cuDeviceGetCount", r) : "no CUDA device";
+    return;
+  }
+  CUdevice dev;
+  CUcontext ctx;
+  if ((r = d.cuDeviceGet(&dev, 0)) ||
+      (r = d.cuDevicePrimaryCtxRetain(&ctx, dev)) ||
+      (r = d.cuCtxSetCurrent(ctx))) {
+    failure = describe("selecting device 0", r);
+    return;
+  }
+  char name[256] = {};
+  d.cuDeviceGetName(name, sizeof(name) - 1, dev);
+  info.name = name;
+  d.cuDeviceTotalMem(&info.memoryBytes, dev);
+  int major = 0, minor = 0;
+  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR
+  d.cuDeviceGetAttribute(&major, 75, dev);
+  d.cuDeviceGetAttribute(&minor, 76, dev);
+  info.computeCapability = major * 10 + minor;
+  loaded = &driver;
+}
+} // namespace
+
+const Driver *gaccrt::cuda::load(std::string &reason) {
+  static std::once_flag once;
+  std::call_once(once, loadOnce);
+  if (!loaded)
+    reason = failure;
+  return loaded;
+}
+
+DeviceInfo gaccrt::cuda::deviceInfo() { return info; }
+
+std::string gaccrt::cuda::describe(const char *call, CUresult result) {
+  const char *name = nullptr;
+  if (loaded || driver.cuGetErrorName)
+    driver.cuGetErrorName(result, &name);
+  return std::string(call) + ": " +
+         (name ? name : "CUDA error " + std::to_string(result));
+}

@@ -1,0 +1,81 @@
+//===- CudaDriver.h - the CUDA driver API, opened at run time ---*- C++ -*-===//
+//
+// libcuda.so.1 loaded with dlopen on first use, so every gacc binary starts
+// and runs where no NVIDIA driver exists: only the cuda target asks for it,
+// and then gets one clear error instead of a failed start. The few driver
+// types are declared here (ABI-compatible with cuda.h), so building needs
+// no CUDA headers either.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_CUDADRIVER_H
+#define GACC_RUNTIME_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gaccrt::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+/// The driver entry points gacc uses (names as exported by libcuda.so.1).
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD32)(CUdeviceptr, unsigned, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+};
+
+/// The loaded driver with device 0's primary context current, or null
+/// with `reason` set ("libcuda.so.1: cannot open shared object file", "no
+/// CUDA device", the failing call and its error name). Loads once.
+const Driver *load(std::string &reason);
+
+/// Device 0: its name, memory (bytes) and compute capability (e.g. 90).
+struct DeviceInfo {
+  std::string name;
+  size_t memoryBytes = 0;
+  int computeCapability = 0;
+};
+DeviceInfo deviceInfo();
+
+/// "call: CUDA_ERROR_NAME" for a failed driver call.
+std::string describe(const char *call, CUresult result);
+
+} // namespace gaccrt::cuda
+
+#endif // GACC_RUNTIME_CUDADRIVER_H

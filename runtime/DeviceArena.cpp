@@ -1,0 +1,65 @@
+//===- DeviceArena.cpp - one device allocation, sub-allocated -------------===//
+//
+// First-fit sub-allocation with coalescing frees and peak accounting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/DeviceArena.h"
+
+#include <algorithm>
+
+using namespace gaccrt;
+
+DeviceArena::DeviceArena(uint64_t base, uint64_t capacity)
+    : base(base), capacityBytes(capacity) {
+  // Only whole aligned blocks are handed out.
+  uint64_t start = (base + kAlignment - 1) / kAlignment * kAlignment;
+  uint64_t end = base + capacity;
+  if (end > start)
+    freeRanges[start] = (end - start) / kAlignment * kAlignment;
+}
+
+std::optional<uint64_t> DeviceArena::allocate(uint64_t bytes) {
+  uint64_t size = std::max<uint64_t>(bytes, 1);
+  if (size > capacityBytes)
+    return std::nullopt;
+  size = (size + kAlignment - 1) / kAlignment * kAlignment;
+  for (auto it = freeRanges.begin(); it != freeRanges.end(); ++it) {
+    if (it->second < size)
+      continue;
+    uint64_t address = it->first, rest = it->second - size;
+    freeRanges.erase(it);
+    if (rest)
+      freeRanges[address + size] = rest;
+    live[address] = size;
+    inUseBytes += size;
+    peakBytes = std::max(peakBytes, inUseBytes);
+    return address;
+  }
+  return std::nullopt;
+}
+
+bool DeviceArena::free(uint64_t address) {
+  auto it = live.find(address);
+  if (it == live.end())
+    return false;
+  uint64_t start = address, size = it->second;
+  live.erase(it);
+  inUseBytes -= size;
+  // Coalesce with the free neighbours.
+  auto next = freeRanges.lower_bound(start);
+  if (next != freeRanges.end() && next->first == start + size) {
+    size += next->second;
+    next = freeRanges.erase(next);
+  }
+  if (next != freeRanges.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == start) {
+      start = prev->first;
+      size += prev->second;
+      freeRanges.erase(prev);
+    }
+  }
+  freeRanges[start] = size;
+  return true;
+}
