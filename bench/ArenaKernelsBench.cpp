@@ -1,0 +1,395 @@
+//===- ArenaKernelsBench.cpp - gacc-bench-arena ---------------------------===//
+//
+// Times the arena kernels of a model (gacc-build-arena-kernels) over arenas
+// of --elements fp32 values against the memory system's own copy bandwidth,
+// on the CPU or on a CUDA device, and on a device first checks their
+// results against the CPU path of the same kernels. Prints one table.
+//
+//   gacc-bench-arena examples/fashion_mlp_adamw.mlir --target cuda
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/Pipelines.h"
+#include "runtime/CpuJit.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/CudaRuntime.h"
+#include "runtime/DeviceArena.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <functional>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> target("target", cl::desc("cpu or cuda"),
+                                   cl::init("cuda"));
+static cl::opt<int64_t> elements("elements",
+                                 cl::desc("Arena length in fp32 elements "
+                                          "(rounded up to a multiple of 4)"),
+                                 cl::init(100000000));
+static cl::opt<int64_t> checkElements(
+    "check-elements",
+    cl::desc("Arena length of the device-against-CPU check (cuda only)"),
+    cl::init(1 << 20));
+static cl::opt<int> repeats("repeats", cl::desc("Timed runs per kernel"),
+                            cl::init(20));
+
+namespace {
+
+[[noreturn]] void fail(const llvm::Twine &msg, int code = 1) {
+  llvm::errs() << "gacc-bench-arena: error: " << msg << "\n";
+  std::exit(code);
+}
+
+/// Memory on the target: host memory, or blocks of one device arena.
+struct Memory {
+  const cuda::Driver *driver = nullptr;
+  std::unique_ptr<DeviceArena> arena;
+  std::vector<std::vector<int64_t>> host;
+
+  void *alloc(size_t bytes) {
+    if (!driver) {
+      host.emplace_back((bytes + 7) / 8);
+      return host.back().data();
+    }
+    auto p = arena->allocate(bytes);
+    if (!p)
+      fail("device arena exhausted (" + llvm::Twine(bytes) + " bytes more)");
+    return reinterpret_cast<void *>(*p);
+  }
+  void upload(void *dst, const void *src, size_t bytes) {
+    if (!driver)
+      std::memcpy(dst, src, bytes);
+    else if (auto r = driver->cuMemcpyHtoD(cuda::CUdeviceptr(dst), src, bytes))
+      fail(cuda::describe("cuMemcpyHtoD", r));
+  }
+  void download(void *dst, const void *src, size_t bytes) {
+    if (!driver)
+      std::memcpy(dst, src, bytes);
+    else if (auto r = driver->cuMemcpyDtoH(dst, cuda::CUdeviceptr(src), bytes))
+      fail(cuda::describe("cuMemcpyDtoH", r));
+  }
+  void copy(void *dst, const void *src, size_t bytes) {
+    if (!driver) {
+      std::memcpy(dst, src, bytes);
+      return;
+    }
+    if (auto r = driver->cuMemcpyDtoD(cuda::CUdeviceptr(dst),
+                                      cuda::CUdeviceptr(src), bytes))
+      fail(cuda::describe("cuMemcpyDtoD", r));
+    driver->cuCtxSynchronize();
+  }
+};
+
+/// The step's arena kernels, compiled for `onDevice` and JIT-loaded.
+std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice, int cc) {
+  OwningOpRef<ModuleOp> module(model.clone());
+  PassManager pm(model.getContext());
+  if (onDevice) {
+    NVVMPipelineOptions options;
+    options.chip = "sm_" + std::to_string(cc);
+    options.format = "bin";
+    buildLowerToNVVMPipeline(pm, options);
+  } else {
+    pm.addPass(createGAccBuildArenaKernelsPass());
+    buildLowerToCPUPipeline(pm, CPUPipelineOptions());
+  }
+  if (failed(pm.run(*module)))
+    fail("compiling the arena kernels failed");
+  auto jit = CpuJit::create(*module);
+  if (!jit)
+    fail(llvm::toString(jit.takeError()));
+  return std::move(*jit);
+}
+
+struct Arenas {
+  int64_t n = 0;
+  void *param, *acc, *gradF32, *gradLow = nullptr, *partials, *count,
+      *sumSquares, *flag;
+  std::vector<void *> states;
+};
+
+Arenas allocate(Memory &mem, int64_t n, unsigned numStates, bool lowGrad,
+                uint64_t seed) {
+  Arenas a;
+  a.n = n;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> values(n);
+  auto filled = [&](float scale) {
+    for (float &v : values)
+      v = normal(rng) * scale;
+    void *p = mem.alloc(n * 4);
+    mem.upload(p, values.data(), n * 4);
+    return p;
+  };
+  a.param = filled(0.5f);
+  a.acc = filled(8.0f);
+  a.gradF32 = filled(1.0f);
+  for (unsigned s = 0; s < numStates; ++s)
+    a.states.push_back(filled(0.01f));
+  // Second moments must be non-negative.
+  if (numStates == 2) {
+    for (float &v : values)
+      v = std::fabs(normal(rng)) * 1e-4f;
+    mem.upload(a.states[1], values.data(), n * 4);
+  }
+  if (lowGrad) {
+    std::vector<uint16_t> low(n);
+    for (auto &v : low)
+      v = uint16_t(0x3f80 ^ (rng() & 0x00ff)); // bf16 values near ±1
+    a.gradLow = mem.alloc(n * 2);
+    mem.upload(a.gradLow, low.data(), n * 2);
+  }
+  a.partials = mem.alloc(65792 * 8);
+  float countValue = 256;
+  a.count = mem.alloc(4);
+  mem.upload(a.count, &countValue, 4);
+  a.sumSquares = mem.alloc(8);
+  int32_t zero = 0;
+  a.flag = mem.alloc(4);
+  mem.upload(a.flag, &zero, 4);
+  return a;
+}
+
+struct Kernels {
+  std::string step;
+  std::string lowName; // "" or "bf16"/"f16"
+  unsigned numStates = 0;
+};
+
+void runAccumulate(CpuJit &jit, const Kernels &k, Arenas &a, bool low,
+                   int first) {
+  void *grad = low ? a.gradLow : a.gradF32;
+  std::string fn = k.step + "_accumulate_arena_" + (low ? k.lowName : "f32");
+  if (auto e = jit.call(fn, {JitArg::buffer(a.acc, a.n),
+                             JitArg::buffer(grad, a.n), JitArg::f32(0.5f),
+                             JitArg::i64(first), JitArg::buffer(a.flag, 1)}))
+    fail(llvm::toString(std::move(e)));
+}
+
+void runSumSquares(CpuJit &jit, const Kernels &k, Arenas &a) {
+  if (auto e = jit.call(k.step + "_sum_squares_arena",
+                        {JitArg::buffer(a.acc, a.n),
+                         JitArg::buffer(a.partials, 65792),
+                         JitArg::buffer(a.sumSquares, 1)}))
+    fail(llvm::toString(std::move(e)));
+}
+
+void runUpdate(CpuJit &jit, const Kernels &k, Arenas &a, int64_t step) {
+  std::vector<JitArg> args = {JitArg::buffer(a.param, a.n),
+                              JitArg::buffer(a.acc, a.n)};
+  for (void *s : a.states)
+    args.push_back(JitArg::buffer(s, a.n));
+  args.insert(args.end(),
+              {JitArg::i64(a.n / 2), JitArg::buffer(a.count, 1),
+               JitArg::buffer(a.sumSquares, 1), JitArg::buffer(a.flag, 1),
+               JitArg::f32(1e-3f), JitArg::i64(step), JitArg::f32(1.0f)});
+  if (auto e = jit.call(k.step + "_update_arena", args))
+    fail(llvm::toString(std::move(e)));
+}
+
+void checkDriverErrors() {
+  std::string e = cuda::lastError();
+  if (!e.empty())
+    fail("cuda: " + e);
+}
+
+double medianMs(const std::function<void()> &fn, int runs) {
+  for (int i = 0; i < 3; ++i)
+    fn();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    ms.push_back(std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - t0)
+                     .count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+/// max |a − b| / max |b| over two host arrays.
+double relDiff(const std::vector<float> &a, const std::vector<float> &b) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::fabs(double(a[i]) - b[i]));
+    s = std::max(s, std::fabs(double(b[i])));
+  }
+  return s > 0 ? d / s : d;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "gacc-bench-arena: time a model's arena kernels against the copy "
+      "bandwidth (and, on a device, check them against the CPU path)\n");
+  if (target != "cpu" && target != "cuda")
+    fail("--target must be cpu or cuda", 2);
+  if (elements < 4 || checkElements < 4 || repeats < 1)
+    fail("--elements and --check-elements must be >= 4, --repeats >= 1", 2);
+  int64_t n = (elements + 3) / 4 * 4, nCheck = (checkElements + 3) / 4 * 4;
+  bool onDevice = target == "cuda";
+  Memory mem;
+  int cc = 0;
+  std::string device = "CPU";
+  if (onDevice) {
+    std::string reason;
+    mem.driver = cuda::load(reason);
+    if (!mem.driver)
+      fail("--target cuda: " + reason, 2);
+    cuda::DeviceInfo info = cuda::deviceInfo();
+    cc = info.computeCapability;
+    device = info.name + " (sm_" + std::to_string(cc) + ")";
+  }
+
+  configureCUDAToolkit();
+  DialectRegistry registry;
+  registerGAccDialectsAndInterfaces(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> model = parseSourceFile<ModuleOp>(inputFile, &context);
+  if (!model)
+    fail("cannot parse " + inputFile, 2);
+  auto steps = llvm::to_vector(model->getOps<TrainStepOp>());
+  if (steps.size() != 1 || failed(verify(*model)))
+    fail(inputFile + " must hold exactly one valid gacc.train_step", 2);
+  TrainStepOp stepOp = steps.front();
+  Kernels k;
+  k.step = stepOp.getSymName().str();
+  k.numStates =
+      cast<OptimizerAttrInterface>(stepOp.getOptimizer()).getNumStateTensors();
+  Precision precision = stepOp.getPrecision().value_or(Precision::fp32);
+  if (precision == Precision::bf16)
+    k.lowName = "bf16";
+  else if (precision == Precision::fp16)
+    k.lowName = "f16";
+  bool low = !k.lowName.empty();
+
+  llvm::outs() << "gacc-bench-arena: @" << k.step << " on " << device << ", "
+               << n << " elements (" << llvm::format("%.0f", n * 4 / 1e6)
+               << " MB per fp32 arena), median of " << repeats << " runs\n";
+  llvm::outs().flush();
+  std::unique_ptr<CpuJit> cpu = compile(*model, false, 0);
+  std::unique_ptr<CpuJit> jit = onDevice ? compile(*model, true, cc) : nullptr;
+  if (onDevice)
+    checkDriverErrors();
+  CpuJit &run = onDevice ? *jit : *cpu;
+
+  size_t arenas = 3 + k.numStates + (low ? 1 : 0);
+  if (onDevice) {
+    // One reservation for every arena of both phases.
+    size_t bytes = (arenas * (n + nCheck) * 4) + 4 * (65792 * 8 + 4096);
+    cuda::CUdeviceptr base = 0;
+    if (auto r = mem.driver->cuMemAlloc(&base, bytes))
+      fail(cuda::describe("cuMemAlloc", r));
+    mem.arena = std::make_unique<DeviceArena>(base, bytes);
+  }
+
+  // --- Check: the device's results against the CPU path's.
+  if (onDevice) {
+    Memory host;
+    Arenas d = allocate(mem, nCheck, k.numStates, low, 1);
+    Arenas h = allocate(host, nCheck, k.numStates, low, 1);
+    for (auto [jitRef, arena] : {std::pair<CpuJit *, Arenas *>{jit.get(), &d},
+                                 {cpu.get(), &h}}) {
+      runAccumulate(*jitRef, k, *arena, false, 1);
+      runAccumulate(*jitRef, k, *arena, low, 0);
+      runSumSquares(*jitRef, k, *arena);
+      runUpdate(*jitRef, k, *arena, 0);
+      runUpdate(*jitRef, k, *arena, 1);
+    }
+    checkDriverErrors();
+    double worst = 0;
+    std::vector<float> dv(nCheck), hv(nCheck);
+    std::vector<std::pair<void *, void *>> pairs = {{d.acc, h.acc},
+                                                    {d.param, h.param}};
+    for (unsigned s = 0; s < k.numStates; ++s)
+      pairs.push_back({d.states[s], h.states[s]});
+    for (auto [dp, hp] : pairs) {
+      mem.download(dv.data(), dp, nCheck * 4);
+      std::memcpy(hv.data(), hp, nCheck * 4);
+      worst = std::max(worst, relDiff(dv, hv));
+    }
+    double ssDevice = 0, ssHost = 0;
+    mem.download(&ssDevice, d.sumSquares, 8);
+    std::memcpy(&ssHost, h.sumSquares, 8);
+    double ssRel = std::fabs(ssDevice - ssHost) / std::max(ssHost, 1e-300);
+    bool ok = worst <= 1e-5 && ssRel <= 1e-12;
+    llvm::outs() << llvm::format(
+        "check: device against CPU path over %lld elements: accumulator, "
+        "parameters and state max relative difference %.2e, sum of squares "
+        "%.2e: %s\n",
+        (long long)nCheck, worst, ssRel, ok ? "ok" : "DIFFERENT");
+    if (!ok)
+      return 1;
+  }
+
+  // --- Timing.
+  Arenas a = allocate(mem, n, k.numStates, low, 2);
+  void *copyDst = mem.alloc(n * 4);
+  double copyMs = medianMs([&] { mem.copy(copyDst, a.gradF32, n * 4); },
+                           repeats);
+  double copyGBs = 2.0 * n * 4 / (copyMs * 1e6);
+  struct Row {
+    std::string name;
+    double bytes, ms;
+  };
+  std::vector<Row> rows;
+  rows.push_back({"accumulate f32", 12.0 * n,
+                  medianMs([&] { runAccumulate(run, k, a, false, 0); },
+                           repeats)});
+  if (low)
+    rows.push_back({"accumulate " + k.lowName, 10.0 * n,
+                    medianMs([&] { runAccumulate(run, k, a, true, 0); },
+                             repeats)});
+  rows.push_back({"sum of squares (3 kernels)", 4.0 * n,
+                  medianMs([&] { runSumSquares(run, k, a); }, repeats)});
+  int64_t t = 0;
+  rows.push_back({"update (" + std::to_string(k.numStates) + " state)",
+                  (3.0 + 2 * k.numStates) * 4 * n,
+                  medianMs([&] { runUpdate(run, k, a, ++t % 1000); },
+                           repeats)});
+  if (onDevice)
+    checkDriverErrors();
+
+  llvm::outs() << llvm::format("\n%-28s %10s %10s %10s %8s\n", "kernel",
+                               "MB moved", "ms", "GB/s", "of copy");
+  llvm::outs() << llvm::format("%-28s %10.0f %10.3f %10.1f %7.0f%%\n",
+                               "copy (reference)", 2.0 * n * 4 / 1e6, copyMs,
+                               copyGBs, 100.0);
+  for (const Row &r : rows) {
+    double gbs = r.bytes / (r.ms * 1e6);
+    llvm::outs() << llvm::format("%-28s %10.0f %10.3f %10.1f %7.0f%%\n",
+                                 r.name.c_str(), r.bytes / 1e6, r.ms, gbs,
+                                 100.0 * gbs / copyGBs);
+  }
+  if (onDevice)
+    llvm::outs() << llvm::format(
+        "device arena: peak %.1f MB of %.1f MB reserved\n",
+        mem.arena->peak() / 1e6, mem.arena->capacity() / 1e6);
+  return 0;
+}
