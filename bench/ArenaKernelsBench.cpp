@@ -52,6 +52,12 @@ static cl::opt<int64_t> checkElements(
     cl::init(1 << 20));
 static cl::opt<int> repeats("repeats", cl::desc("Timed runs per kernel"),
                             cl::init(20));
+static cl::opt<std::string> compileOnly(
+    "compile-only",
+    cl::desc("Only compile the device code for this chip (e.g. sm_90) and "
+             "JIT-load its host code, which loads the cubin through the "
+             "mgpu* ABI; reports what the module load said. Needs no GPU"),
+    cl::init(""));
 
 namespace {
 
@@ -108,6 +114,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice, int cc) {
     NVVMPipelineOptions options;
     options.chip = "sm_" + std::to_string(cc);
     options.format = "bin";
+    options.cublas = true;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     pm.addPass(createGAccBuildArenaKernelsPass());
@@ -115,7 +122,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice, int cc) {
   }
   if (failed(pm.run(*module)))
     fail("compiling the arena kernels failed");
-  auto jit = CpuJit::create(*module);
+  auto jit = CpuJit::create(*module, 3, /*deviceMemory=*/onDevice);
   if (!jit)
     fail(llvm::toString(jit.takeError()));
   return std::move(*jit);
@@ -252,7 +259,7 @@ int main(int argc, char **argv) {
   if (elements < 4 || checkElements < 4 || repeats < 1)
     fail("--elements and --check-elements must be >= 4, --repeats >= 1", 2);
   int64_t n = (elements + 3) / 4 * 4, nCheck = (checkElements + 3) / 4 * 4;
-  bool onDevice = target == "cuda";
+  bool onDevice = target == "cuda" && compileOnly.empty();
   Memory mem;
   int cc = 0;
   std::string device = "CPU";
@@ -289,6 +296,25 @@ int main(int argc, char **argv) {
     k.lowName = "f16";
   bool low = !k.lowName.empty();
 
+  if (!compileOnly.empty()) {
+    int chip = 0;
+    if (!llvm::StringRef(compileOnly).consume_front("sm_") ||
+        llvm::StringRef(compileOnly).drop_front(3).getAsInteger(10, chip))
+      fail("--compile-only needs a chip sm_XX, got '" + compileOnly + "'", 2);
+    std::unique_ptr<CpuJit> deviceJit = compile(*model, true, chip);
+    // The arena kernels' host code and the training step's (cuBLAS GEMMs,
+    // managed-memory malloc), as gacc-run --target cuda JIT-compiles it.
+    for (std::string fn :
+         {k.step + "_accumulate_arena_f32", k.step + "_sum_squares_arena",
+          k.step + "_update_arena", k.step})
+      if (auto e = deviceJit->materialize(fn))
+        fail(llvm::toString(std::move(e)));
+    std::string load = cuda::lastError();
+    llvm::outs() << "gacc-bench-arena: host code for " << compileOnly
+                 << " JIT-compiled; module load: "
+                 << (load.empty() ? "ok" : load) << "\n";
+    return 0;
+  }
   llvm::outs() << "gacc-bench-arena: @" << k.step << " on " << device << ", "
                << n << " elements (" << llvm::format("%.0f", n * 4 / 1e6)
                << " MB per fp32 arena), median of " << repeats << " runs\n";

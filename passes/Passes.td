@@ -256,7 +256,10 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     After bufferization, rewrites `gacc.matmul_accumulate` (β = first ? 0 :
     1) and fp32 `linalg.matmul` on memrefs (C += A·B, β = 1) into calls of
     `gacc_sgemm`, a runtime function (runtime/Blas.cpp) that calls
-    OpenBLAS's `cblas_sgemm` with the operands' strides. OpenBLAS is the
+    OpenBLAS's `cblas_sgemm` with the operands' strides, or (`callee =
+    gacc_cublas_sgemm`, for host code of the NVVM pipeline) cuBLAS's
+    `cublasSgemm` on device memory (runtime/Cublas.cpp, libcublas opened at
+    run time), with the same beta semantics. OpenBLAS is the
     project's choice for CPU GEMMs: accumulate-into (beta = 1) is part of
     the BLAS contract, and with beta = 0 BLAS never reads C, so the first
     micro-batch writes its accumulator without a zero-fill.
@@ -267,6 +270,11 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     func.call @gacc_sgemm(%a_, %b_, %c_, %ta, %tb, %beta) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) -> ()
     ```
   }];
+  let options = [
+    Option<"callee", "callee", "std::string", /*default=*/"\"gacc_sgemm\"",
+           "The runtime GEMM to call: gacc_sgemm (OpenBLAS, host memory) or "
+           "gacc_cublas_sgemm (cuBLAS, device memory; the cuda target)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -99,6 +99,11 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   if (options.arenaKernels)
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  if (options.cublas) {
+    ConvertGAccToBLASPassOptions blas;
+    blas.callee = "gacc_cublas_sgemm";
+    pm.addPass(createConvertGAccToBLASPass(blas));
+  }
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

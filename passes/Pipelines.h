@@ -32,6 +32,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 
 /// Options of gacc-lower-to-nvvm-pipeline.
 struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
+  PassOptions::Option<bool> cublas{
+      *this, "cublas",
+      llvm::cl::desc("Call cuBLAS (gacc_cublas_sgemm, from host code) for "
+                     "the GEMMs instead of compiling them to kernels"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> arenaKernels{
       *this, "arena-kernels",
       llvm::cl::desc("Also build the multi-tensor arena kernels "

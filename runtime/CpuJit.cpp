@@ -19,7 +19,7 @@
 using namespace gaccrt;
 
 llvm::Expected<std::unique_ptr<CpuJit>>
-CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
+CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::ExecutionEngineOptions options;
@@ -30,7 +30,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
     return engineOr.takeError();
   auto jit = std::unique_ptr<CpuJit>(new CpuJit());
   jit->engine = std::move(*engineOr);
-  jit->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  jit->engine->registerSymbols([deviceMemory](
+                                   llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     map[interner("gacc_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&gacc_sgemm),
                                    llvm::JITSymbolFlags::Exported};
@@ -49,8 +50,16 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel) {
     bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
     bind("mgpuStreamDestroy", &mgpuStreamDestroy);
     bind("mgpuLaunchKernel", &mgpuLaunchKernel);
+    bind("gacc_cublas_sgemm", &gacc_cublas_sgemm);
+    if (deviceMemory) {
+      bind("malloc", &gacc_cuda_malloc);
+      bind("free", &gacc_cuda_free);
+    }
     return map;
   });
+  // Run the module's global constructors now that every symbol resolves
+  // (NVVM-pipeline host code loads its kernels' cubin in one).
+  jit->engine->initialize();
   return jit;
 }
 
@@ -65,7 +74,7 @@ llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
   size_t slots = 1;
   for (const JitArg &a : args)
     slots += a.kind == JitArg::Tensor   ? 3 + 2 * a.tensor->shape.size()
-             : a.kind == JitArg::Buffer ? 5
+             : a.kind == JitArg::Buffer ? 3 + 2 * a.shape.size()
                                         : 1;
   std::vector<int64_t> storage(slots, 0);
   std::vector<void *> packed;
@@ -85,28 +94,22 @@ llvm::Error CpuJit::call(llvm::StringRef name, llvm::ArrayRef<JitArg> args,
       push(a.i);
       continue;
     }
-    if (a.kind == JitArg::Buffer) {
-      push(reinterpret_cast<int64_t>(a.pointer)); // allocated
-      push(reinterpret_cast<int64_t>(a.pointer)); // aligned
-      push(0);                                    // offset
-      push(a.i);                                  // size
-      push(1);                                    // stride
-      continue;
-    }
-    HostTensor &t = *a.tensor;
-    push(reinterpret_cast<int64_t>(t.data())); // allocated
-    push(reinterpret_cast<int64_t>(t.data())); // aligned
-    push(0);                                   // offset
-    for (int64_t d : t.shape)
+    void *data = a.kind == JitArg::Buffer ? a.pointer : a.tensor->data();
+    const std::vector<int64_t> &shape =
+        a.kind == JitArg::Buffer ? a.shape : a.tensor->shape;
+    push(reinterpret_cast<int64_t>(data)); // allocated
+    push(reinterpret_cast<int64_t>(data)); // aligned
+    push(0);                               // offset
+    for (int64_t d : shape)
       push(d);
     int64_t stride = 1;
-    std::vector<int64_t> strides(t.shape.size());
-    for (int i = int(t.shape.size()) - 1; i >= 0; --i) {
+    std::vector<int64_t> strides(shape.size());
+    for (int i = int(shape.size()) - 1; i >= 0; --i) {
       strides[i] = stride;
-      stride *= t.shape[i];
+      stride *= shape[i];
     }
-    for (int64_t s : strides)
-      push(s);
+    for (int64_t st : strides)
+      push(st);
   }
   // Several f32 results come back as one struct of floats.
   if (!results.empty())

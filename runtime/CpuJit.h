@@ -18,9 +18,9 @@
 
 namespace gaccrt {
 
-/// One argument of a compiled function: a tensor (passed as a memref
-/// descriptor), a flat buffer at any address (a 1-D memref of `i`
-/// elements; device memory for NVVM-pipeline host code) or a scalar (i32
+/// One argument of a compiled function: a host tensor (passed as a memref
+/// descriptor), a buffer at any address with a shape (a row-major memref;
+/// managed or device memory for NVVM-pipeline host code) or a scalar (i32
 /// arguments are passed as I64: the callee reads the low 4 bytes).
 struct JitArg {
   HostTensor *tensor = nullptr;
@@ -28,19 +28,26 @@ struct JitArg {
   float f = 0;
   int64_t i = 0;
   void *pointer = nullptr;
-  static JitArg of(HostTensor &t) { return {&t, Tensor, 0, 0, nullptr}; }
-  static JitArg buffer(void *p, int64_t elements) {
-    return {nullptr, Buffer, 0, elements, p};
+  std::vector<int64_t> shape;
+  static JitArg of(HostTensor &t) { return {&t, Tensor, 0, 0, nullptr, {}}; }
+  static JitArg buffer(void *p, std::vector<int64_t> shape) {
+    return {nullptr, Buffer, 0, 0, p, std::move(shape)};
   }
-  static JitArg f32(float v) { return {nullptr, F32, v, 0, nullptr}; }
-  static JitArg i64(int64_t v) { return {nullptr, I64, 0, v, nullptr}; }
+  static JitArg buffer(void *p, int64_t elements) {
+    return buffer(p, std::vector<int64_t>{elements});
+  }
+  static JitArg f32(float v) { return {nullptr, F32, v, 0, nullptr, {}}; }
+  static JitArg i64(int64_t v) { return {nullptr, I64, 0, v, nullptr, {}}; }
 };
 
 class CpuJit {
 public:
-  /// JIT-compiles `module` (LLVM dialect). Errors carry the reason.
-  static llvm::Expected<std::unique_ptr<CpuJit>> create(mlir::ModuleOp module,
-                                                        unsigned optLevel = 3);
+  /// JIT-compiles `module` (LLVM dialect). With `deviceMemory` (host code
+  /// of the cuda target) its malloc and free are the managed-memory arena's
+  /// (gacc_cuda_malloc/free). Errors carry the reason.
+  static llvm::Expected<std::unique_ptr<CpuJit>>
+  create(mlir::ModuleOp module, unsigned optLevel = 3,
+         bool deviceMemory = false);
   /// Compiles `name` now (the engine compiles lazily on first lookup).
   llvm::Error materialize(llvm::StringRef name);
   /// Calls `name` with `args`; its f32 results (none, or a struct of f32

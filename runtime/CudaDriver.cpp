@@ -53,6 +53,7 @@ void loadOnce() {
       !bind(lib, d.cuStreamDestroy, "cuStreamDestroy_v2") ||
       !bind(lib, d.cuMemAlloc, "cuMemAlloc_v2") ||
       !bind(lib, d.cuMemFree, "cuMemFree_v2") ||
+      !bind(lib, d.cuMemAllocManaged, "cuMemAllocManaged") ||
       !bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
       !bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
       !bind(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||

@@ -60,9 +60,20 @@ extern "C" void mgpuModuleUnload(void *module) {
     check("cuModuleUnload", d->cuModuleUnload(static_cast<CUmodule>(module)));
 }
 
+/// Records a failure that is not a driver error code.
+static void recordProblem(const std::string &message) {
+  std::fprintf(stderr, "gacc-run: cuda: %s\n", message.c_str());
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (firstError.empty())
+    firstError = message;
+}
+
 extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   const Driver *d = driverOrReport();
   CUfunction f = nullptr;
+  if (d && !module)
+    recordProblem(std::string("kernel ") + name +
+                  " requested from a module that did not load");
   if (d && module)
     check("cuModuleGetFunction",
           d->cuModuleGetFunction(&f, static_cast<CUmodule>(module), name));
@@ -95,6 +106,8 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  void *stream, void **params, void **extra,
                                  uint64_t) {
   const Driver *d = driverOrReport();
+  if (d && !function)
+    recordProblem("launch of a kernel that was not found");
   if (!d || !function)
     return;
   check("cuLaunchKernel",

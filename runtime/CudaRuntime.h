@@ -33,4 +33,40 @@ namespace gaccrt::cuda {
 std::string lastError();
 } // namespace gaccrt::cuda
 
+
+
+// --- Memory of the cuda target and cuBLAS ---------------------------------
+
+extern "C" {
+/// malloc/free of JIT-compiled host code on the cuda target: blocks of the
+/// managed-memory arena, so that kernels, cuBLAS and the host code's own
+/// scalar reads all see them. Null when the arena is exhausted.
+void *gacc_cuda_malloc(uint64_t bytes);
+void gacc_cuda_free(void *pointer);
+
+/// C = beta·C + op(A)·op(B) on row-major fp32 device memory through
+/// cublasSgemm (column-major: computes Cᵀ = op(B)ᵀ·op(A)ᵀ); the same
+/// descriptor ABI as gacc_sgemm. Inner strides must be 1. Synchronizes
+/// before returning.
+void gacc_cublas_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
+                       int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
+                       float *bAlloc, float *bAligned, int64_t bOff,
+                       int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
+                       float *cAlloc, float *cAligned, int64_t cOff,
+                       int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
+                       int32_t transA, int32_t transB, float beta);
+}
+
+namespace gaccrt::cuda {
+/// Reserves `bytes` of managed memory (cuMemAllocManaged) as the arena that
+/// gacc_cuda_malloc carves. Returns "" or the reason it failed.
+std::string reserveManagedArena(uint64_t bytes);
+/// Bytes of the arena in use at the most, and reserved.
+uint64_t managedPeakBytes();
+uint64_t managedCapacityBytes();
+/// Loads cuBLAS (libcublas.so.13, .12 or .so) and creates its handle.
+/// Returns "" or the reason.
+std::string loadCublas();
+} // namespace gaccrt::cuda
+
 #endif // GACC_RUNTIME_CUDARUNTIME_H

@@ -18,7 +18,7 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 llvm_config.with_system_environment(["HOME", "PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["gacc-opt", "gacc-run", "gacc-unittests"], [config.gacc_tools_dir])
+    ["gacc-opt", "gacc-run", "gacc-unittests", "gacc-bench-arena"], [config.gacc_tools_dir])
 llvm_config.add_tool_substitutions(
     ["mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
 
@@ -58,3 +58,17 @@ if mpirun:
     config.substitutions.append(
         ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe "
          "--mca btl_vader_single_copy_mechanism none"))
+
+# A CUDA device (driver and at least one GPU): gates test/integration/gpu.
+def _cuda_device():
+    try:
+        import ctypes
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+    except OSError:
+        return False
+
+
+if _cuda_device():
+    config.available_features.add("cuda-device")

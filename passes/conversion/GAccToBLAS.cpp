@@ -1,7 +1,8 @@
 //===- GAccToBLAS.cpp - convert-gacc-to-blas ------------------------------===//
 //
 // Lowers memref gacc.matmul_accumulate and fp32 linalg.matmul to calls of the
-// runtime's gacc_sgemm (OpenBLAS cblas_sgemm with beta = 0 or 1).
+// runtime's gacc_sgemm (OpenBLAS cblas_sgemm with beta = 0 or 1) or, on the
+// cuda target, gacc_cublas_sgemm (cuBLAS).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,23 +24,21 @@ using namespace mlir::gacc;
 
 namespace {
 
-constexpr StringLiteral kSgemm = "gacc_sgemm";
-
 static MemRefType dynamicStrided(MLIRContext *ctx) {
   int64_t d = ShapedType::kDynamic;
   return MemRefType::get({d, d}, Float32Type::get(ctx),
                          StridedLayoutAttr::get(ctx, d, {d, d}));
 }
 
-/// Declares `gacc_sgemm(A, B, C, transA: i32, transB: i32, beta: f32)`.
-static func::FuncOp getOrDeclareSgemm(ModuleOp module) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(kSgemm))
+/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)`.
+static func::FuncOp getOrDeclareSgemm(ModuleOp module, StringRef name) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   MemRefType m = dynamicStrided(module.getContext());
   auto type = b.getFunctionType(
       {m, m, m, b.getI32Type(), b.getI32Type(), b.getF32Type()}, {});
-  auto f = func::FuncOp::create(b, module.getLoc(), kSgemm, type);
+  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
   f.setPrivate();
   return f;
 }
@@ -62,6 +61,7 @@ static void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
 
 struct ConvertGAccToBLASPass
     : public mlir::gacc::impl::ConvertGAccToBLASPassBase<ConvertGAccToBLASPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<MatmulAccumulateOp> fused;
@@ -80,7 +80,13 @@ struct ConvertGAccToBLASPass
     });
     if (fused.empty() && plain.empty())
       return;
-    func::FuncOp callee = getOrDeclareSgemm(module);
+    if (callee != "gacc_sgemm" && callee != "gacc_cublas_sgemm") {
+      module.emitError("convert-gacc-to-blas: callee must be gacc_sgemm or "
+                       "gacc_cublas_sgemm, got '")
+          << callee << "'";
+      return signalPassFailure();
+    }
+    func::FuncOp sgemm = getOrDeclareSgemm(module, callee);
     IRRewriter rewriter(&getContext());
     for (MatmulAccumulateOp op : fused) {
       rewriter.setInsertionPoint(op);
@@ -92,7 +98,7 @@ struct ConvertGAccToBLASPass
                                             rewriter.getF32FloatAttr(1.0));
       Value beta =
           arith::SelectOp::create(rewriter, loc, op.getFirst(), zero, one);
-      emitCall(rewriter, loc, callee, op.getA(), op.getB(),
+      emitCall(rewriter, loc, sgemm, op.getA(), op.getB(),
                op.getAccumulator(), op.getTransposeA(), op.getTransposeB(),
                beta);
       rewriter.eraseOp(op);
@@ -102,7 +108,7 @@ struct ConvertGAccToBLASPass
       rewriter.setInsertionPoint(op);
       Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                             rewriter.getF32FloatAttr(1.0));
-      emitCall(rewriter, op.getLoc(), callee, op.getInputs()[0],
+      emitCall(rewriter, op.getLoc(), sgemm, op.getInputs()[0],
                op.getInputs()[1], op.getOutputs()[0], ta, tb, one);
       rewriter.eraseOp(op);
     }

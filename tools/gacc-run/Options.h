@@ -40,6 +40,13 @@ struct RunSettings {
   /// batch. checkReplicas compares the ranks' parameters after every step.
   int rank = 0, ranks = 1;
   bool checkReplicas = false;
+  /// Where the step runs: "cpu", or "cuda" (the device's driver is loaded:
+  /// the step's host code is JIT-compiled from the NVVM pipeline, its
+  /// memory is the managed-memory arena, its GEMMs are cuBLAS calls;
+  /// evaluation runs on the CPU).
+  std::string target = "cpu";
+  /// The device's compute capability (e.g. 90) on the cuda target.
+  int computeCapability = 0;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

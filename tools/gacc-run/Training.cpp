@@ -12,6 +12,8 @@
 #include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
 #include "runtime/CpuJit.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/CudaRuntime.h"
 #include "tools/gacc-run/DataSources.h"
 #include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
@@ -235,20 +237,32 @@ void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
 }
 
 /// Lowers with the library pipeline (the one gacc-opt registers) and JIT
-/// compiles the step and predict functions now.
+/// compiles the step and predict functions now. With `onDevice`, the NVVM
+/// pipeline for the device (cubin for its compute capability, cuBLAS GEMMs)
+/// and host code whose memory is the managed-memory arena.
 llvm::Expected<std::unique_ptr<CpuJit>>
 compileStep(ModuleOp model, const StepSignature &sig,
-            const RunSettings &settings) {
+            const RunSettings &settings, bool onDevice = false) {
   OwningOpRef<ModuleOp> module(model.clone());
   PassManager pm(model.getContext());
-  CPUPipelineOptions pipelineOptions;
-  pipelineOptions.unroll = settings.unroll;
-  pipelineOptions.blas = settings.blas;
-  buildLowerToCPUPipeline(pm, pipelineOptions);
+  if (onDevice) {
+    NVVMPipelineOptions options;
+    options.unroll = settings.unroll;
+    options.chip = "sm_" + std::to_string(settings.computeCapability);
+    options.format = "bin";
+    options.cublas = settings.blas;
+    options.arenaKernels = false;
+    buildLowerToNVVMPipeline(pm, options);
+  } else {
+    CPUPipelineOptions pipelineOptions;
+    pipelineOptions.unroll = settings.unroll;
+    pipelineOptions.blas = settings.blas;
+    buildLowerToCPUPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*module)))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "compilation failed");
-  auto jit = CpuJit::create(*module);
+  auto jit = CpuJit::create(*module, 3, onDevice);
   if (!jit)
     return jit.takeError();
   // The ExecutionEngine compiles lazily: materialize both functions now so
@@ -256,8 +270,50 @@ compileStep(ModuleOp model, const StepSignature &sig,
   for (const std::string &fn : {sig.name, sig.predictName()})
     if (llvm::Error e = (*jit)->materialize(fn))
       return std::move(e);
+  if (onDevice) {
+    std::string e = cuda::lastError();
+    if (!e.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cuda: " + e);
+  }
   return jit;
 }
+
+/// The step's memref arguments in device-visible (managed) memory: each
+/// tensor argument mirrored into a block of the managed arena, so the
+/// kernels, cuBLAS and the host code all reach it.
+struct DeviceMirror {
+  std::vector<void *> blocks; // per argument, null for scalars
+  std::vector<HostTensor *> tensors;
+  std::vector<JitArg> args;
+
+  llvm::Error bind(const std::vector<JitArg> &hostArgs) {
+    for (const JitArg &a : hostArgs) {
+      if (a.kind != JitArg::Tensor) {
+        blocks.push_back(nullptr);
+        tensors.push_back(nullptr);
+        args.push_back(a);
+        continue;
+      }
+      void *p = gacc_cuda_malloc(std::max<size_t>(a.tensor->numBytes(), 4));
+      if (!p)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "cuda: device memory exhausted");
+      std::memcpy(p, a.tensor->data(), a.tensor->numBytes());
+      blocks.push_back(p);
+      tensors.push_back(a.tensor);
+      args.push_back(JitArg::buffer(p, a.tensor->shape));
+    }
+    return llvm::Error::success();
+  }
+  /// Copies argument k between its host tensor and the device.
+  void toDevice(size_t k) {
+    std::memcpy(blocks[k], tensors[k]->data(), tensors[k]->numBytes());
+  }
+  void toHost(size_t k) {
+    std::memcpy(tensors[k]->data(), blocks[k], tensors[k]->numBytes());
+  }
+};
 
 /// The step's loss op and its data source; reports the error and returns
 /// null when either is missing.
@@ -408,13 +464,43 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     fixedOrder = std::move(*order);
   }
 
+  bool onDevice = settings.target == "cuda";
+  if (onDevice) {
+    // Device memory: one managed reservation of 90% of the device's memory
+    // (pages are backed on first touch), carved for every buffer.
+    uint64_t reserve = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
+    std::string problem = cuda::reserveManagedArena(reserve);
+    if (problem.empty() && settings.blas)
+      problem = cuda::loadCublas();
+    if (!problem.empty()) {
+      reportError("--target cuda: " + problem);
+      return 1;
+    }
+  }
   auto compileStart = std::chrono::steady_clock::now();
   auto jitOr = compileStep(model, sig, settings);
   if (!jitOr) {
     reportError(llvm::toString(jitOr.takeError()));
     return 1;
   }
-  CpuJit &jit = **jitOr;
+  // On the cuda target the step runs from a second JIT (NVVM pipeline);
+  // evaluation stays on the CPU JIT above.
+  std::unique_ptr<CpuJit> deviceJit;
+  DeviceMirror mirror;
+  if (onDevice) {
+    auto d = compileStep(model, sig, settings, /*onDevice=*/true);
+    if (!d) {
+      reportError(llvm::toString(d.takeError()));
+      return 1;
+    }
+    deviceJit = std::move(*d);
+    if (llvm::Error e = mirror.bind(st.args)) {
+      reportError(llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
+  CpuJit &jit = onDevice ? *deviceJit : **jitOr;
+  CpuJit &hostJit = **jitOr;
   double compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
@@ -448,8 +534,14 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       << " optimizer steps per epoch, lr " << llvm::format("%g", settings.lr)
       << ", compiled in " << llvm::format("%.0f", compileMs) << " ms\n";
 
-  std::vector<JitArg> &stepArgs = st.args;
-  JitPredictor predictor(jit, sig, params);
+  std::vector<JitArg> &stepArgs = onDevice ? mirror.args : st.args;
+  JitPredictor predictor(hostJit, sig, params);
+  // The parameters' and windows' positions among the step's arguments.
+  auto syncParamsToHost = [&] {
+    if (onDevice)
+      for (unsigned i = 0; i < P; ++i)
+        mirror.toHost(i);
+  };
 
   std::vector<std::string> metricLines;
   std::vector<double> stepMs;
@@ -477,6 +569,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       int64_t begin = std::min(windowBegin + settings.rank * perRank, end);
       fillWindow(data, order, begin, end, sig.targetInput,
                  loss.getIgnoreIndex(), st.windows);
+      if (onDevice)
+        for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+          mirror.toDevice(sig.inputArg(j));
       // The optimizer's step count advances only on applied updates.
       stepArgs[sig.stepArg()].i = optimizerSteps;
       if (sig.lossScaling)
@@ -491,6 +586,12 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
+      if (!err && onDevice) {
+        std::string e = cuda::lastError();
+        if (!e.empty())
+          err = llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                        "cuda: " + e);
+      }
       if (err) {
         reportError(llvm::toString(std::move(err)));
         return 1;
@@ -505,6 +606,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       samplesSeen += windowEnd - windowBegin;
       ++globalStep;
       if (settings.checkReplicas) {
+        syncParamsToHost();
         std::vector<uint64_t> hashes =
             collectives::allGather(hashParameters(params));
         for (size_t r = 1; r < hashes.size(); ++r)
@@ -566,6 +668,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     }
     if (globalStep == 0 || settings.noEval || !lead)
       continue;
+    syncParamsToHost();
     auto eval = data.evaluate(predictor);
     if (!eval) {
       reportError(llvm::toString(eval.takeError()));
@@ -599,6 +702,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       (long long)globalStep, median, samplesPerS, peakRssMb());
   if (ranks > 1)
     out << " (rank 0 of " << ranks << ")";
+  if (onDevice)
+    out << llvm::format(", peak device memory %.1f MB",
+                        cuda::managedPeakBytes() / 1e6);
   for (const Metric &mt : lastEval)
     out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
   out << "\n";
@@ -610,7 +716,10 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                              {"micro_batch", m},
                              {"accum_steps", n},
                              {"ranks", ranks},
+                             {"target", settings.target},
                              {"effective_batch", eff}};
+  if (onDevice)
+    summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
   if (sig.lossScaling) {
     summary["loss_scale"] = lossScale;
     summary["skipped_steps"] = skippedSteps;
@@ -618,6 +727,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
   metricLines.push_back(jsonLine(std::move(summary)));
+  syncParamsToHost();
   if (!lead)
     return 0;
   if (!settings.metricsPath.empty()) {

@@ -149,12 +149,11 @@ static cl::opt<std::string> chip("chip",
 
 static cl::opt<std::string> target(
     "target",
-    cl::desc("Where to train: cpu (default), cuda (the GPU through the CUDA "
-             "driver, opened at run time: without a driver or device this is "
-             "an error, exit status 2) or auto (cuda when usable, else cpu). "
-             "Training on cuda is not implemented yet: its kernels compile "
-             "(--emit ptx|cubin) and bench/gpu.sh runs the arena kernels on "
-             "a device"),
+    cl::desc("Where to train: cpu (default), cuda (device 0 through the CUDA "
+             "driver and cuBLAS, opened at run time; without a driver or "
+             "device this is an error, exit status 2) or auto (cuda when a "
+             "device is present, else cpu). On cuda the step's kernels run "
+             "on the device in managed memory; evaluation runs on the CPU"),
     cl::init("cpu"), cl::cat(cat));
 static cl::opt<bool> dataParallel(
     "data-parallel",
@@ -293,6 +292,10 @@ static int run(int argc, char **argv) {
     reportError("--target must be cpu, cuda or auto, got '" + target + "'");
     return kExitBadInput;
   }
+  // The cuda target needs the driver and a device; auto falls back to the
+  // CPU without them.
+  std::string resolvedTarget = "cpu";
+  int computeCapability = 0;
   if (target != "cpu" && emitKind.empty()) {
     std::string reason;
     const cuda::Driver *driver = cuda::load(reason);
@@ -307,14 +310,12 @@ static int run(int argc, char **argv) {
                                    info.name.c_str(),
                                    info.memoryBytes / double(1ull << 30),
                                    info.computeCapability);
-      if (target == "cuda") {
-        reportError("--target cuda: training on the GPU is not implemented "
-                    "yet (the step's kernels compile with --emit ptx|cubin; "
-                    "bench/gpu.sh runs the arena kernels on this device)");
-        return 1;
-      }
-      llvm::outs() << "gacc-run: --target auto: the cuda target cannot train "
-                      "yet; training on the CPU\n";
+      resolvedTarget = "cuda";
+      computeCapability = info.computeCapability;
+    }
+    if (resolvedTarget == "cuda" && checkEquiv) {
+      reportError("--check-equivalence runs on the CPU (--target cpu)");
+      return kExitBadInput;
     }
   }
   // Data parallelism: on by default under mpirun.
@@ -411,6 +412,8 @@ static int run(int argc, char **argv) {
   settings.rank = collectives::rank();
   settings.ranks = collectives::size();
   settings.checkReplicas = checkReplicas;
+  settings.target = resolvedTarget;
+  settings.computeCapability = computeCapability;
   if (checkEquiv) {
     if (!(tolerance > 0)) {
       reportError("--tolerance must be positive");

@@ -1,0 +1,143 @@
+//===- CudaMemory.cpp - managed memory and cuBLAS of the cuda target ------===//
+//
+// The managed-memory arena behind gacc_cuda_malloc/free (one
+// cuMemAllocManaged reservation carved by DeviceArena, with peak
+// accounting), and gacc_cublas_sgemm over libcublas opened at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudaDriver.h"
+#include "runtime/CudaRuntime.h"
+#include "runtime/DeviceArena.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+using namespace gaccrt;
+using namespace gaccrt::cuda;
+
+namespace {
+std::mutex arenaMutex;
+std::unique_ptr<DeviceArena> managed;
+
+using cublasHandle_t = struct cublasContext *;
+struct Cublas {
+  int (*create)(cublasHandle_t *);
+  int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *,
+               const float *, int, const float *, int, const float *, float *,
+               int);
+  cublasHandle_t handle = nullptr;
+} cublas;
+bool cublasLoaded = false;
+
+void report(const std::string &message) {
+  std::fprintf(stderr, "gacc-run: cuda: %s\n", message.c_str());
+}
+} // namespace
+
+std::string gaccrt::cuda::reserveManagedArena(uint64_t bytes) {
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d)
+    return reason;
+  CUdeviceptr base = 0;
+  if (CUresult r = d->cuMemAllocManaged(&base, bytes, /*GLOBAL=*/1))
+    return describe("cuMemAllocManaged", r);
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  managed = std::make_unique<DeviceArena>(base, bytes);
+  return "";
+}
+
+uint64_t gaccrt::cuda::managedPeakBytes() {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  return managed ? managed->peak() : 0;
+}
+
+uint64_t gaccrt::cuda::managedCapacityBytes() {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  return managed ? managed->capacity() : 0;
+}
+
+extern "C" void *gacc_cuda_malloc(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  if (!managed)
+    return nullptr;
+  auto p = managed->allocate(bytes);
+  if (!p) {
+    report("device memory arena exhausted (" + std::to_string(bytes) +
+           " bytes requested, " + std::to_string(managed->inUse()) + " of " +
+           std::to_string(managed->capacity()) + " in use)");
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(*p);
+}
+
+extern "C" void gacc_cuda_free(void *pointer) {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  if (managed && pointer)
+    managed->free(reinterpret_cast<uint64_t>(pointer));
+}
+
+std::string gaccrt::cuda::loadCublas() {
+  if (cublasLoaded)
+    return "";
+  void *lib = nullptr;
+  for (const char *name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+    if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+  if (!lib)
+    return "no cuBLAS (libcublas.so.13/.12 not found)";
+  cublas.create = reinterpret_cast<decltype(cublas.create)>(
+      dlsym(lib, "cublasCreate_v2"));
+  cublas.sgemm = reinterpret_cast<decltype(cublas.sgemm)>(
+      dlsym(lib, "cublasSgemm_v2"));
+  if (!cublas.create || !cublas.sgemm)
+    return "libcublas lacks cublasCreate_v2/cublasSgemm_v2";
+  if (int status = cublas.create(&cublas.handle))
+    return "cublasCreate failed with status " + std::to_string(status);
+  cublasLoaded = true;
+  return "";
+}
+
+extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
+                                  int64_t aS0, int64_t aS1, int64_t aSt0,
+                                  int64_t aSt1, float *, float *bAligned,
+                                  int64_t bOff, int64_t bS0, int64_t bS1,
+                                  int64_t bSt0, int64_t bSt1, float *,
+                                  float *cAligned, int64_t cOff, int64_t cS0,
+                                  int64_t cS1, int64_t cSt0, int64_t cSt1,
+                                  int32_t transA, int32_t transB,
+                                  float beta) {
+  if (!cublasLoaded) {
+    report("gacc_cublas_sgemm called before cuBLAS was loaded");
+    return;
+  }
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
+    report("gacc_cublas_sgemm needs unit inner strides");
+    return;
+  }
+  int64_t m = cS0, n = cS1, k = transA ? aS0 : aS1;
+  (void)bS0;
+  if (m == 0 || n == 0)
+    return;
+  const float alpha = 1.0f;
+  // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: B's
+  // memory read column-major is Bᵀ, so the operands swap and each keeps its
+  // own transpose flag (CUBLAS_OP_N = 0, CUBLAS_OP_T = 1).
+  int status = cublas.sgemm(
+      cublas.handle, transB ? 1 : 0, transA ? 1 : 0, int(n), int(m), int(k),
+      &alpha, bAligned + bOff, int(std::max<int64_t>(bSt0, 1)),
+      aAligned + aOff, int(std::max<int64_t>(aSt0, 1)), &beta,
+      cAligned + cOff, int(std::max<int64_t>(cSt0, 1)));
+  if (status)
+    report("cublasSgemm failed with status " + std::to_string(status));
+  std::string reason;
+  if (const Driver *d = load(reason))
+    d->cuCtxSynchronize();
+  (void)aS0;
+  (void)bS1;
+}
