@@ -2,7 +2,8 @@
 //
 // MPI_COMM_WORLD as the data-parallel group: set-up, abort, and the
 // in-place sum that compiled data-parallel steps call once per optimizer
-// step.
+// step: MPI_Allreduce on the CPU target, NCCL (opened at run time,
+// bootstrapped over MPI) on the cuda target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +14,17 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -28,6 +36,31 @@ bool mpiActive() {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   return initialized && !finalized;
+}
+
+/// NCCL, declared here (nccl.h 2.x ABI) so that building needs no NCCL.
+struct NcclUniqueId {
+  char internal[128];
+};
+using NcclComm = struct ncclComm *;
+struct Nccl {
+  int (*getUniqueId)(NcclUniqueId *);
+  int (*commInitRank)(NcclComm *, int, NcclUniqueId, int);
+  int (*allReduce)(const void *, void *, size_t, int, int, NcclComm, void *);
+  const char *(*getErrorString)(int);
+  int (*ctxSynchronize)(); // cuCtxSynchronize
+  NcclComm comm = nullptr;
+} nccl;
+constexpr int kNcclFloat32 = 7, kNcclSum = 0;
+
+void allReduceNccl(float *data, int64_t n) {
+  if (int r = nccl.allReduce(data, data, size_t(n), kNcclFloat32, kNcclSum,
+                             nccl.comm, /*default stream=*/nullptr)) {
+    std::fprintf(stderr, "gacc-run: error: ncclAllReduce: %s\n",
+                 nccl.getErrorString(r));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  nccl.ctxSynchronize();
 }
 
 void allReduceContiguous(float *data, int64_t n) {
@@ -48,6 +81,10 @@ extern "C" void gacc_all_reduce_sum_f32(float *, float *aligned,
   if (!mpiActive() || gaccrt::collectives::size() == 1 || size <= 0)
     return;
   float *data = aligned + offset;
+  if (nccl.comm && stride == 1) {
+    allReduceNccl(data, size);
+    return;
+  }
   if (stride == 1) {
     allReduceContiguous(data, size);
     return;
@@ -110,6 +147,66 @@ void finalize() {
 }
 
 uint64_t count() { return collectivesPerformed.load(); }
+
+std::string useNccl(int timeoutSeconds) {
+  if (nccl.comm)
+    return "";
+  if (!mpiActive())
+    return "NCCL needs the MPI job to bootstrap";
+  void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return "no NCCL (libnccl.so.2 not found)";
+  if (!cuda)
+    return "no CUDA driver for NCCL";
+  nccl.getUniqueId = reinterpret_cast<decltype(nccl.getUniqueId)>(
+      dlsym(lib, "ncclGetUniqueId"));
+  nccl.commInitRank = reinterpret_cast<decltype(nccl.commInitRank)>(
+      dlsym(lib, "ncclCommInitRank"));
+  nccl.allReduce = reinterpret_cast<decltype(nccl.allReduce)>(
+      dlsym(lib, "ncclAllReduce"));
+  nccl.getErrorString = reinterpret_cast<decltype(nccl.getErrorString)>(
+      dlsym(lib, "ncclGetErrorString"));
+  nccl.ctxSynchronize = reinterpret_cast<decltype(nccl.ctxSynchronize)>(
+      dlsym(cuda, "cuCtxSynchronize"));
+  if (!nccl.getUniqueId || !nccl.commInitRank || !nccl.allReduce ||
+      !nccl.getErrorString || !nccl.ctxSynchronize)
+    return "libnccl.so.2 lacks the NCCL 2 entry points";
+  NcclUniqueId id{};
+  if (rank() == 0)
+    if (int r = nccl.getUniqueId(&id))
+      return std::string("ncclGetUniqueId: ") + nccl.getErrorString(r);
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  // A watchdog ends the job if a rank never joins.
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (!cv.wait_for(lock, std::chrono::seconds(timeoutSeconds),
+                     [&] { return done; })) {
+      std::fprintf(stderr,
+                   "gacc-run: error: rank %d: the NCCL bootstrap did not "
+                   "finish within %d s\n",
+                   rank(), timeoutSeconds);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  });
+  int r = nccl.commInitRank(&nccl.comm, size(), id, rank());
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_one();
+  watchdog.join();
+  if (r) {
+    nccl.comm = nullptr;
+    return std::string("ncclCommInitRank: ") + nccl.getErrorString(r);
+  }
+  return "";
+}
+
+bool ncclActive() { return nccl.comm != nullptr; }
 
 std::vector<uint64_t> allGather(uint64_t value) {
   if (!mpiActive())

@@ -44,6 +44,15 @@ void finalize();
 uint64_t count();
 /// One value from every rank (MPI_Allgather), in rank order.
 std::vector<uint64_t> allGather(uint64_t value);
+/// Makes gacc_all_reduce_sum_f32 use NCCL (libnccl.so.2, opened now) on
+/// device-visible buffers: rank 0's ncclUniqueId is broadcast over MPI and
+/// every rank joins with ncclCommInitRank on the current CUDA context. A
+/// bootstrap that has not finished after `timeoutSeconds` ends the whole
+/// job (MPI_Abort) with a message instead of hanging. Returns "" or the
+/// reason NCCL cannot be used.
+std::string useNccl(int timeoutSeconds = 120);
+/// Whether the collective runs on NCCL.
+bool ncclActive();
 
 } // namespace gaccrt::collectives
 

@@ -1,8 +1,8 @@
 //===- CudaDriver.cpp - the CUDA driver API, opened at run time -----------===//
 //
 // dlopen("libcuda.so.1"), dlsym of each entry point (the _v2 names where the
-// driver versions them, as cuda.h does), cuInit and device 0's primary
-// context.
+// driver versions them, as cuda.h does), cuInit and the primary context of
+// this process's device (device 0, or the local rank's in an MPI job).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 
 using namespace gaccrt::cuda;
@@ -75,12 +76,21 @@ void loadOnce() {
     failure = r ? describe("cuDeviceGetCount", r) : "no CUDA device";
     return;
   }
+  // One device per process of a job: the local rank's, round robin.
+  int ordinal = 0;
+  for (const char *var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                          "SLURM_LOCALID"})
+    if (const char *v = std::getenv(var)) {
+      ordinal = std::atoi(v) % count;
+      break;
+    }
   CUdevice dev;
   CUcontext ctx;
-  if ((r = d.cuDeviceGet(&dev, 0)) ||
+  if ((r = d.cuDeviceGet(&dev, ordinal)) ||
       (r = d.cuDevicePrimaryCtxRetain(&ctx, dev)) ||
       (r = d.cuCtxSetCurrent(ctx))) {
-    failure = describe("selecting device 0", r);
+    failure = describe(("selecting device " + std::to_string(ordinal)).c_str(),
+                       r);
     return;
   }
   char name[256] = {};

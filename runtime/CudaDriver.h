@@ -61,12 +61,14 @@ struct Driver {
   CUresult (*cuGetErrorName)(CUresult, const char **);
 };
 
-/// The loaded driver with device 0's primary context current, or null
+/// The loaded driver with the primary context of this process's device
+/// current (device 0; in an MPI job, the local rank modulo the device
+/// count, so the ranks on one machine spread over its GPUs), or null
 /// with `reason` set ("libcuda.so.1: cannot open shared object file", "no
 /// CUDA device", the failing call and its error name). Loads once.
 const Driver *load(std::string &reason);
 
-/// Device 0: its name, memory (bytes) and compute capability (e.g. 90).
+/// That device: its name, memory (bytes) and compute capability (e.g. 90).
 struct DeviceInfo {
   std::string name;
   size_t memoryBytes = 0;

@@ -72,3 +72,20 @@ def _cuda_device():
 
 if _cuda_device():
     config.available_features.add("cuda-device")
+
+
+def _cuda_device_count():
+    try:
+        import ctypes
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        if cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0:
+            return count.value
+    except OSError:
+        pass
+    return 0
+
+
+# NCCL needs one GPU per rank: the 2-rank GPU test needs 2 devices.
+if _cuda_device_count() >= 2:
+    config.available_features.add("cuda-devices-2")

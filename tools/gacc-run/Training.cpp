@@ -494,6 +494,14 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       return 1;
     }
     deviceJit = std::move(*d);
+    // Data-parallel on the GPU: the one all-reduce per step runs on NCCL.
+    if (settings.ranks > 1) {
+      std::string problem = collectives::useNccl();
+      if (!problem.empty()) {
+        reportError("--target cuda --data-parallel: " + problem);
+        return 1;
+      }
+    }
     if (llvm::Error e = mirror.bind(st.args)) {
       reportError(llvm::toString(std::move(e)));
       return 1;
