@@ -224,6 +224,18 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
         stepIdx = func.getArgument(s0 + 5),
         lossScale = func.getArgument(s0 + 6);
   Value n = memref::DimOp::create(b, kloc, param, 0);
+  // Per-step scalars, computed once by the host code (kernel arguments):
+  // the scheduled learning rate, the first-step flag, the 1-based step.
+  Value lr = baseLr;
+  if (auto schedule = stepOp.getLrScheduleAttr())
+    lr = buildScheduledLR(b, kloc, schedule, baseLr, stepIdx);
+  Value firstStep = arith::CmpIOp::create(
+      b, kloc, arith::CmpIPredicate::eq, stepIdx,
+      arith::ConstantIntOp::create(b, kloc, 0, 64));
+  Value stepNumber = arith::SIToFPOp::create(
+      b, kloc, f32,
+      arith::AddIOp::create(b, kloc, stepIdx,
+                            arith::ConstantIntOp::create(b, kloc, 1, 64)));
   k.parallel(k.index(0), n, [&](Value i) {
     Value c0 = k.index(0);
     Value flag = memref::LoadOp::create(b, kloc, nonfinite, ValueRange{c0});
@@ -257,16 +269,6 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
                 arith::AddFOp::create(b, kloc, norm, k.f32(1e-6))));
         g = arith::MulFOp::create(b, kloc, g, coef);
       }
-      Value lr = baseLr;
-      if (auto schedule = stepOp.getLrScheduleAttr())
-        lr = buildScheduledLR(b, kloc, schedule, baseLr, stepIdx);
-      Value firstStep = arith::CmpIOp::create(
-          b, kloc, arith::CmpIPredicate::eq, stepIdx,
-          arith::ConstantIntOp::create(b, kloc, 0, 64));
-      Value stepNumber = arith::SIToFPOp::create(
-          b, kloc, f32,
-          arith::AddIOp::create(b, kloc, stepIdx,
-                                arith::ConstantIntOp::create(b, kloc, 1, 64)));
       Value p = memref::LoadOp::create(b, kloc, param, ValueRange{i});
       SmallVector<Value> st;
       for (Value s : states)
