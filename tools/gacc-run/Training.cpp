@@ -1,35 +1,26 @@
 //===- Training.cpp - gacc-run's training driver --------------------------===//
 //
-// Initializes the parameters, compiles the step with
-// gacc-lower-to-cpu-pipeline, feeds it one window (N micro-batches) per
-// optimizer step from a data source, evaluates after each epoch, and
-// reports progress, metrics and a timing summary.
+// Feeds the compiled step one window per optimizer step (this rank's slice
+// of the global effective batch) from a data source, on the CPU or the cuda
+// target, evaluates after each epoch, and reports progress, metrics and a
+// timing summary.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/StepRuntime.h"
 
-#include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
-#include "runtime/CpuJit.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
-#include "tools/gacc-run/DataSources.h"
-#include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
 
-#include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
-#include <random>
+#include <cmath>
 #include <sys/resource.h>
 
 using namespace mlir;
@@ -37,57 +28,6 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 
 namespace {
-
-DType dtypeOf(Type t) {
-  if (t.isF32())
-    return DType::F32;
-  return t.isInteger(64) ? DType::I64 : DType::I32;
-}
-
-std::vector<int64_t> shapeOf(ShapedType t) {
-  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
-}
-
-/// Reads --order-file: one index in [0, n) per line.
-llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,
-                                                   int64_t n) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": " + buf.getError().message());
-  std::vector<int64_t> order;
-  llvm::SmallVector<llvm::StringRef> lines;
-  (*buf)->getBuffer().split(lines, '\n');
-  for (auto [i, line] : llvm::enumerate(lines)) {
-    llvm::StringRef s = line.trim();
-    if (s.empty())
-      continue;
-    int64_t v;
-    if (s.getAsInteger(10, v) || v < 0 || v >= n)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          path + ":" + llvm::Twine(i + 1) + ": '" + s +
-              "' is not a training-sample index in [0, " + llvm::Twine(n) +
-              ")");
-    order.push_back(v);
-  }
-  if (order.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": no indices");
-  return order;
-}
-
-/// The documented default order: Fisher–Yates with std::mt19937_64 seeded
-/// by seed·1000003 + epoch + 1; j = rng() mod (i + 1) for i = n−1 … 1.
-std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i)
-    order[i] = i;
-  std::mt19937_64 rng(seed * 1000003ull + uint64_t(epoch) + 1);
-  for (int64_t i = n - 1; i > 0; --i)
-    std::swap(order[i], order[rng() % uint64_t(i + 1)]);
-  return order;
-}
 
 /// FNV-1a over the parameters' bytes: what --check-replicas compares.
 uint64_t hashParameters(const std::vector<HostTensor> &params) {
@@ -162,278 +102,6 @@ std::string jsonLine(llvm::json::Object obj) {
 }
 
 } // namespace
-
-namespace {
-
-/// Parameters (initialized from the step's initializers with the seed, or
-/// loaded), and zeroed accumulators and optimizer state: the persistent
-/// state of a compiled step, allocated once.
-struct StepState {
-  std::vector<HostTensor> params, accs, states, windows;
-  std::vector<JitArg> args;
-};
-
-llvm::Error initialParameters(const StepSignature &sig,
-                              const RunSettings &settings,
-                              std::vector<HostTensor> &params) {
-  std::mt19937_64 initRng(settings.seed);
-  params.clear();
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    initializeParameter(sig.paramInits[i], params.back(), initRng);
-  }
-  if (settings.loadParams.empty())
-    return llvm::Error::success();
-  auto loaded = loadSafetensors(settings.loadParams);
-  if (!loaded)
-    return loaded.takeError();
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    auto it = loaded->find(sig.paramNames[i]);
-    if (it == loaded->end() || it->second.dtype != DType::F32 ||
-        it->second.shape != params[i].shape)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          settings.loadParams + ": no F32 tensor '" + sig.paramNames[i] +
-              "' with the parameter's shape");
-    params[i] = it->second;
-  }
-  return llvm::Error::success();
-}
-
-/// Allocates accumulators, state and windows and binds the step's arguments
-/// (the order of StepSignature).
-void bindStepState(const StepSignature &sig, const RunSettings &settings,
-                   StepState &st) {
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    st.accs.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    for (unsigned s = 0; s < sig.statePerParam; ++s)
-      st.states.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-  }
-  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
-    st.windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
-                            shapeOf(sig.windowInputType(j)));
-  for (auto *group : {&st.params, &st.accs, &st.states, &st.windows})
-    for (auto &t : *group)
-      st.args.push_back(JitArg::of(t));
-  st.args.push_back(JitArg::f32(float(settings.lr)));
-  st.args.push_back(JitArg::i64(0));
-  if (sig.lossScaling)
-    st.args.push_back(JitArg::f32(settings.initialLossScale));
-}
-
-/// Fills the window with samples order[begin, end); the remaining rows are
-/// padding whose targets are the loss's ignore_index, so they add nothing
-/// and are not counted by the step.
-void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
-                int64_t begin, int64_t end, unsigned targetInput,
-                int64_t ignoreIndex, std::vector<HostTensor> &windows) {
-  for (auto &t : windows)
-    std::memset(t.data(), 0, t.numBytes());
-  HostTensor &targets = windows[targetInput];
-  for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
-    targets.setInt(i, ignoreIndex);
-  for (int64_t k = begin; k < end; ++k)
-    data.fillTrain(order[k], k - begin, windows);
-}
-
-/// Lowers with the library pipeline (the one gacc-opt registers) and JIT
-/// compiles the step and predict functions now. With `onDevice`, the NVVM
-/// pipeline for the device (cubin for its compute capability, cuBLAS GEMMs)
-/// and host code whose memory is the managed-memory arena.
-llvm::Expected<std::unique_ptr<CpuJit>>
-compileStep(ModuleOp model, const StepSignature &sig,
-            const RunSettings &settings, bool onDevice = false) {
-  OwningOpRef<ModuleOp> module(model.clone());
-  PassManager pm(model.getContext());
-  if (onDevice) {
-    NVVMPipelineOptions options;
-    options.unroll = settings.unroll;
-    options.chip = "sm_" + std::to_string(settings.computeCapability);
-    options.format = "bin";
-    options.cublas = settings.blas;
-    options.arenaKernels = false;
-    buildLowerToNVVMPipeline(pm, options);
-  } else {
-    CPUPipelineOptions pipelineOptions;
-    pipelineOptions.unroll = settings.unroll;
-    pipelineOptions.blas = settings.blas;
-    buildLowerToCPUPipeline(pm, pipelineOptions);
-  }
-  if (failed(pm.run(*module)))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "compilation failed");
-  auto jit = CpuJit::create(*module, 3, onDevice);
-  if (!jit)
-    return jit.takeError();
-  // The ExecutionEngine compiles lazily: materialize both functions now so
-  // that compile time is not counted in the first step.
-  for (const std::string &fn : {sig.name, sig.predictName()})
-    if (llvm::Error e = (*jit)->materialize(fn))
-      return std::move(e);
-  if (onDevice) {
-    std::string e = cuda::lastError();
-    if (!e.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cuda: " + e);
-  }
-  return jit;
-}
-
-/// The step's memref arguments in device-visible (managed) memory: each
-/// tensor argument mirrored into a block of the managed arena, so the
-/// kernels, cuBLAS and the host code all reach it.
-struct DeviceMirror {
-  std::vector<void *> blocks; // per argument, null for scalars
-  std::vector<HostTensor *> tensors;
-  std::vector<JitArg> args;
-
-  llvm::Error bind(const std::vector<JitArg> &hostArgs) {
-    for (const JitArg &a : hostArgs) {
-      if (a.kind != JitArg::Tensor) {
-        blocks.push_back(nullptr);
-        tensors.push_back(nullptr);
-        args.push_back(a);
-        continue;
-      }
-      void *p = gacc_cuda_malloc(std::max<size_t>(a.tensor->numBytes(), 4));
-      if (!p)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "cuda: device memory exhausted");
-      std::memcpy(p, a.tensor->data(), a.tensor->numBytes());
-      blocks.push_back(p);
-      tensors.push_back(a.tensor);
-      args.push_back(JitArg::buffer(p, a.tensor->shape));
-    }
-    return llvm::Error::success();
-  }
-  /// Copies argument k between its host tensor and the device.
-  void toDevice(size_t k) {
-    std::memcpy(blocks[k], tensors[k]->data(), tensors[k]->numBytes());
-  }
-  void toHost(size_t k) {
-    std::memcpy(tensors[k]->data(), blocks[k], tensors[k]->numBytes());
-  }
-};
-
-/// The step's loss op and its data source; reports the error and returns
-/// null when either is missing.
-std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
-                                          const StepSignature &sig,
-                                          const RunSettings &settings,
-                                          CrossEntropyOp &loss) {
-  loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
-  if (!loss) {
-    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
-    return nullptr;
-  }
-  auto source = createDataSource(settings.dataset, settings.dataDir, sig);
-  if (!source) {
-    reportError(llvm::toString(source.takeError()));
-    return nullptr;
-  }
-  return std::move(*source);
-}
-
-/// max |a − b| / max |b| over the elements of two same-shaped tensors.
-double relativeDifference(const HostTensor &a, const HostTensor &b) {
-  double diff = 0, scale = 0;
-  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
-    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
-    scale = std::max(scale, std::fabs(double(b.f32()[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
-} // namespace
-
-int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
-                             const StepSignature &sig,
-                             const RunSettings &settings, double tolerance) {
-  CrossEntropyOp loss;
-  std::unique_ptr<DataSource> source =
-      sourceForStep(step, sig, settings, loss);
-  if (!source)
-    return kExitBadInput;
-  // The reference: the same effective batch as one micro-batch (N = 1).
-  int64_t n = sig.accumSteps, m = sig.microBatch;
-  OwningOpRef<ModuleOp> large(model.clone());
-  TrainStepOp largeStep = *large->getOps<TrainStepOp>().begin();
-  largeStep.setAccumSteps(1);
-  if (failed(largeStep.setMicroBatchSize(n * m)) || failed(verify(*large)))
-    return kExitBadInput;
-  FailureOr<StepSignature> largeSig = getStepSignature(largeStep);
-  if (failed(largeSig))
-    return kExitBadInput;
-
-  std::vector<int64_t> order;
-  if (!settings.orderFile.empty()) {
-    auto o = readOrderFile(settings.orderFile, source->numTrain());
-    if (!o) {
-      reportError(llvm::toString(o.takeError()));
-      return kExitBadInput;
-    }
-    order = std::move(*o);
-  } else {
-    order = shuffledOrder(source->numTrain(), settings.seed, 0);
-  }
-  int64_t end = std::min<int64_t>(n * m, order.size());
-  if (end <= m)
-    llvm::outs() << "check-equivalence: warning: the window holds " << end
-                 << " samples, at most one micro-batch of " << m
-                 << ": the accumulation across micro-batches is not "
-                    "exercised\n";
-
-  StepState states[2];
-  const StepSignature *sigs[2] = {&sig, &*largeSig};
-  ModuleOp modules[2] = {model, *large};
-  float results[2][StepSignature::kMaxResults] = {};
-  for (int k = 0; k < 2; ++k) {
-    if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
-      reportError(llvm::toString(std::move(e)));
-      return kExitBadInput;
-    }
-    bindStepState(*sigs[k], settings, states[k]);
-    auto jit = compileStep(modules[k], *sigs[k], settings);
-    if (!jit) {
-      reportError(llvm::toString(jit.takeError()));
-      return 1;
-    }
-    fillWindow(*source, order, 0, end, sigs[k]->targetInput,
-               loss.getIgnoreIndex(), states[k].windows);
-    if (llvm::Error e = (*jit)->call(
-            sigs[k]->name, states[k].args,
-            llvm::MutableArrayRef<float>(results[k], sigs[k]->numResults()))) {
-      reportError(llvm::toString(std::move(e)));
-      return 1;
-    }
-  }
-  // Gradients: the accumulated sums divided by each run's count.
-  double gradDiff = 0, paramDiff = 0;
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    HostTensor g[2];
-    for (int k = 0; k < 2; ++k) {
-      g[k] = states[k].accs[i];
-      for (int64_t e = 0; e < g[k].numElements(); ++e)
-        g[k].f32()[e] /= results[k][1];
-    }
-    gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
-    paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
-                                                       states[1].params[i]));
-  }
-  bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
-            results[0][1] == results[1][1];
-  llvm::outs() << llvm::format(
-      "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
-      "accumulation steps against one micro-batch of %lld\n"
-      "  count %g vs %g, loss %.7g vs %.7g\n"
-      "  max relative difference: gradients %.3e, updated parameters %.3e "
-      "(tolerance %g)\n%s\n",
-      sig.name.c_str(), (long long)end, (long long)m, (long long)n,
-      (long long)(n * m), results[0][1], results[1][1], results[0][0],
-      results[1][0], gradDiff, paramDiff, tolerance,
-      ok ? "check-equivalence: EQUIVALENT" : "check-equivalence: DIFFERENT");
-  return ok ? 0 : 1;
-}
 
 int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                   const RunSettings &settings) {

@@ -1,0 +1,121 @@
+//===- CheckEquivalence.cpp - gacc-run --check-equivalence ----------------===//
+//
+// One optimizer step as given (N × m) and with N = 1 holding the whole
+// effective batch, from the same parameters on the same samples: the
+// normalized gradients and updated parameters compared.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/StepRuntime.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+namespace {
+/// max |a − b| / max |b| over the elements of two same-shaped tensors.
+double relativeDifference(const HostTensor &a, const HostTensor &b) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
+    scale = std::max(scale, std::fabs(double(b.f32()[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+} // namespace
+
+int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
+                             const StepSignature &sig,
+                             const RunSettings &settings, double tolerance) {
+  CrossEntropyOp loss;
+  std::unique_ptr<DataSource> source =
+      sourceForStep(step, sig, settings, loss);
+  if (!source)
+    return kExitBadInput;
+  // The reference: the same effective batch as one micro-batch (N = 1).
+  int64_t n = sig.accumSteps, m = sig.microBatch;
+  OwningOpRef<ModuleOp> large(model.clone());
+  TrainStepOp largeStep = *large->getOps<TrainStepOp>().begin();
+  largeStep.setAccumSteps(1);
+  if (failed(largeStep.setMicroBatchSize(n * m)) || failed(verify(*large)))
+    return kExitBadInput;
+  FailureOr<StepSignature> largeSig = getStepSignature(largeStep);
+  if (failed(largeSig))
+    return kExitBadInput;
+
+  std::vector<int64_t> order;
+  if (!settings.orderFile.empty()) {
+    auto o = readOrderFile(settings.orderFile, source->numTrain());
+    if (!o) {
+      reportError(llvm::toString(o.takeError()));
+      return kExitBadInput;
+    }
+    order = std::move(*o);
+  } else {
+    order = shuffledOrder(source->numTrain(), settings.seed, 0);
+  }
+  int64_t end = std::min<int64_t>(n * m, order.size());
+  if (end <= m)
+    llvm::outs() << "check-equivalence: warning: the window holds " << end
+                 << " samples, at most one micro-batch of " << m
+                 << ": the accumulation across micro-batches is not "
+                    "exercised\n";
+
+  StepState states[2];
+  const StepSignature *sigs[2] = {&sig, &*largeSig};
+  ModuleOp modules[2] = {model, *large};
+  float results[2][StepSignature::kMaxResults] = {};
+  for (int k = 0; k < 2; ++k) {
+    if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
+      reportError(llvm::toString(std::move(e)));
+      return kExitBadInput;
+    }
+    bindStepState(*sigs[k], settings, states[k]);
+    auto jit = compileStep(modules[k], *sigs[k], settings);
+    if (!jit) {
+      reportError(llvm::toString(jit.takeError()));
+      return 1;
+    }
+    fillWindow(*source, order, 0, end, sigs[k]->targetInput,
+               loss.getIgnoreIndex(), states[k].windows);
+    if (llvm::Error e = (*jit)->call(
+            sigs[k]->name, states[k].args,
+            llvm::MutableArrayRef<float>(results[k], sigs[k]->numResults()))) {
+      reportError(llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
+  // Gradients: the accumulated sums divided by each run's count.
+  double gradDiff = 0, paramDiff = 0;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    HostTensor g[2];
+    for (int k = 0; k < 2; ++k) {
+      g[k] = states[k].accs[i];
+      for (int64_t e = 0; e < g[k].numElements(); ++e)
+        g[k].f32()[e] /= results[k][1];
+    }
+    gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
+    paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
+                                                       states[1].params[i]));
+  }
+  bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
+            results[0][1] == results[1][1];
+  llvm::outs() << llvm::format(
+      "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
+      "accumulation steps against one micro-batch of %lld\n"
+      "  count %g vs %g, loss %.7g vs %.7g\n"
+      "  max relative difference: gradients %.3e, updated parameters %.3e "
+      "(tolerance %g)\n%s\n",
+      sig.name.c_str(), (long long)end, (long long)m, (long long)n,
+      (long long)(n * m), results[0][1], results[1][1], results[0][0],
+      results[1][0], gradDiff, paramDiff, tolerance,
+      ok ? "check-equivalence: EQUIVALENT" : "check-equivalence: DIFFERENT");
+  return ok ? 0 : 1;
+}

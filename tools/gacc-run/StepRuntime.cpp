@@ -1,0 +1,208 @@
+//===- StepRuntime.cpp - running a compiled step: state, windows, JIT -----===//
+//
+// What the training driver and --check-equivalence share: the sample
+// order, the step's persistent state and its binding to the step's
+// arguments, window filling, compilation for the CPU or the cuda target,
+// and the device mirror of the step's arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/StepRuntime.h"
+
+#include "passes/Pipelines.h"
+#include "runtime/CudaRuntime.h"
+#include "runtime/Initializers.h"
+#include "runtime/Safetensors.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+namespace gaccrt {
+
+DType dtypeOf(Type t) {
+  if (t.isF32())
+    return DType::F32;
+  return t.isInteger(64) ? DType::I64 : DType::I32;
+}
+
+std::vector<int64_t> shapeOf(ShapedType t) {
+  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+}
+
+/// Reads --order-file: one index in [0, n) per line.
+llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,
+                                                   int64_t n) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": " + buf.getError().message());
+  std::vector<int64_t> order;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n');
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    llvm::StringRef s = line.trim();
+    if (s.empty())
+      continue;
+    int64_t v;
+    if (s.getAsInteger(10, v) || v < 0 || v >= n)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          path + ":" + llvm::Twine(i + 1) + ": '" + s +
+              "' is not a training-sample index in [0, " + llvm::Twine(n) +
+              ")");
+    order.push_back(v);
+  }
+  if (order.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": no indices");
+  return order;
+}
+
+/// The documented default order: Fisher–Yates with std::mt19937_64 seeded
+/// by seed·1000003 + epoch + 1; j = rng() mod (i + 1) for i = n−1 … 1.
+std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::mt19937_64 rng(seed * 1000003ull + uint64_t(epoch) + 1);
+  for (int64_t i = n - 1; i > 0; --i)
+    std::swap(order[i], order[rng() % uint64_t(i + 1)]);
+  return order;
+}
+
+
+
+llvm::Error initialParameters(const StepSignature &sig,
+                              const RunSettings &settings,
+                              std::vector<HostTensor> &params) {
+  std::mt19937_64 initRng(settings.seed);
+  params.clear();
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+    initializeParameter(sig.paramInits[i], params.back(), initRng);
+  }
+  if (settings.loadParams.empty())
+    return llvm::Error::success();
+  auto loaded = loadSafetensors(settings.loadParams);
+  if (!loaded)
+    return loaded.takeError();
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    auto it = loaded->find(sig.paramNames[i]);
+    if (it == loaded->end() || it->second.dtype != DType::F32 ||
+        it->second.shape != params[i].shape)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          settings.loadParams + ": no F32 tensor '" + sig.paramNames[i] +
+              "' with the parameter's shape");
+    params[i] = it->second;
+  }
+  return llvm::Error::success();
+}
+
+/// Allocates accumulators, state and windows and binds the step's arguments
+/// (the order of StepSignature).
+void bindStepState(const StepSignature &sig, const RunSettings &settings,
+                   StepState &st) {
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    st.accs.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      st.states.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+  }
+  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+    st.windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
+                            shapeOf(sig.windowInputType(j)));
+  for (auto *group : {&st.params, &st.accs, &st.states, &st.windows})
+    for (auto &t : *group)
+      st.args.push_back(JitArg::of(t));
+  st.args.push_back(JitArg::f32(float(settings.lr)));
+  st.args.push_back(JitArg::i64(0));
+  if (sig.lossScaling)
+    st.args.push_back(JitArg::f32(settings.initialLossScale));
+}
+
+/// Fills the window with samples order[begin, end); the remaining rows are
+/// padding whose targets are the loss's ignore_index, so they add nothing
+/// and are not counted by the step.
+void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
+                int64_t begin, int64_t end, unsigned targetInput,
+                int64_t ignoreIndex, std::vector<HostTensor> &windows) {
+  for (auto &t : windows)
+    std::memset(t.data(), 0, t.numBytes());
+  HostTensor &targets = windows[targetInput];
+  for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
+    targets.setInt(i, ignoreIndex);
+  for (int64_t k = begin; k < end; ++k)
+    data.fillTrain(order[k], k - begin, windows);
+}
+
+/// Lowers with the library pipeline (the one gacc-opt registers) and JIT
+/// compiles the step and predict functions now. With `onDevice`, the NVVM
+/// pipeline for the device (cubin for its compute capability, cuBLAS GEMMs)
+/// and host code whose memory is the managed-memory arena.
+llvm::Expected<std::unique_ptr<CpuJit>>
+compileStep(ModuleOp model, const StepSignature &sig,
+            const RunSettings &settings, bool onDevice) {
+  OwningOpRef<ModuleOp> module(model.clone());
+  PassManager pm(model.getContext());
+  if (onDevice) {
+    NVVMPipelineOptions options;
+    options.unroll = settings.unroll;
+    options.chip = "sm_" + std::to_string(settings.computeCapability);
+    options.format = "bin";
+    options.cublas = settings.blas;
+    options.arenaKernels = false;
+    buildLowerToNVVMPipeline(pm, options);
+  } else {
+    CPUPipelineOptions pipelineOptions;
+    pipelineOptions.unroll = settings.unroll;
+    pipelineOptions.blas = settings.blas;
+    buildLowerToCPUPipeline(pm, pipelineOptions);
+  }
+  if (failed(pm.run(*module)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "compilation failed");
+  auto jit = CpuJit::create(*module, 3, onDevice);
+  if (!jit)
+    return jit.takeError();
+  // The ExecutionEngine compiles lazily: materialize both functions now so
+  // that compile time is not counted in the first step.
+  for (const std::string &fn : {sig.name, sig.predictName()})
+    if (llvm::Error e = (*jit)->materialize(fn))
+      return std::move(e);
+  if (onDevice) {
+    std::string e = cuda::lastError();
+    if (!e.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cuda: " + e);
+  }
+  return jit;
+}
+
+
+/// The step's loss op and its data source; reports the error and returns
+/// null when either is missing.
+std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
+                                          const StepSignature &sig,
+                                          const RunSettings &settings,
+                                          CrossEntropyOp &loss) {
+  loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
+  if (!loss) {
+    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
+    return nullptr;
+  }
+  auto source = createDataSource(settings.dataset, settings.dataDir, sig);
+  if (!source) {
+    reportError(llvm::toString(source.takeError()));
+    return nullptr;
+  }
+  return std::move(*source);
+}
+
+} // namespace gaccrt

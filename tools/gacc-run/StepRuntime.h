@@ -1,0 +1,116 @@
+//===- StepRuntime.h - running a compiled step ------------------*- C++ -*-===//
+//
+// What the training driver (Training.cpp) and --check-equivalence
+// (CheckEquivalence.cpp) share: the sample order, the step's persistent
+// state bound to its arguments, window filling, compilation for the CPU or
+// the cuda target, and the device mirror of the step's arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_STEPRUNTIME_H
+#define GACC_TOOLS_GACCRUN_STEPRUNTIME_H
+
+#include "tools/gacc-run/DataSources.h"
+#include "tools/gacc-run/Options.h"
+
+#include "runtime/CpuJit.h"
+#include "runtime/CudaRuntime.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace gaccrt {
+
+/// Parameters (initialized from the step's initializers with the seed, or
+/// loaded), and zeroed accumulators and optimizer state: the persistent
+/// state of a compiled step, allocated once.
+struct StepState {
+  std::vector<HostTensor> params, accs, states, windows;
+  std::vector<JitArg> args;
+};
+
+/// The step's memref arguments in device-visible (managed) memory: each
+/// tensor argument mirrored into a block of the managed arena, so the
+/// kernels, cuBLAS and the host code all reach it.
+struct DeviceMirror {
+  std::vector<void *> blocks; // per argument, null for scalars
+  std::vector<HostTensor *> tensors;
+  std::vector<JitArg> args;
+
+  llvm::Error bind(const std::vector<JitArg> &hostArgs) {
+    for (const JitArg &a : hostArgs) {
+      if (a.kind != JitArg::Tensor) {
+        blocks.push_back(nullptr);
+        tensors.push_back(nullptr);
+        args.push_back(a);
+        continue;
+      }
+      void *p = gacc_cuda_malloc(std::max<size_t>(a.tensor->numBytes(), 4));
+      if (!p)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "cuda: device memory exhausted");
+      std::memcpy(p, a.tensor->data(), a.tensor->numBytes());
+      blocks.push_back(p);
+      tensors.push_back(a.tensor);
+      args.push_back(JitArg::buffer(p, a.tensor->shape));
+    }
+    return llvm::Error::success();
+  }
+  /// Copies argument k between its host tensor and the device.
+  void toDevice(size_t k) {
+    std::memcpy(blocks[k], tensors[k]->data(), tensors[k]->numBytes());
+  }
+  void toHost(size_t k) {
+    std::memcpy(tensors[k]->data(), blocks[k], tensors[k]->numBytes());
+  }
+};
+
+/// The runtime's element type and shape of a step argument type.
+DType dtypeOf(mlir::Type t);
+std::vector<int64_t> shapeOf(mlir::ShapedType t);
+
+/// The parameters from the step's initializers (drawn with the seed), or
+/// from --load-params (names and shapes must match).
+llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
+                              const RunSettings &settings,
+                              std::vector<HostTensor> &params);
+
+/// Reads --order-file: one index in [0, n) per line.
+llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,
+                                                   int64_t n);
+
+/// The documented default order: Fisher–Yates with std::mt19937_64 seeded
+/// by seed·1000003 + epoch + 1; j = rng() mod (i + 1) for i = n−1 … 1.
+std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch);
+
+/// Allocates accumulators, state and windows and binds the step's arguments
+/// (the order of StepSignature).
+void bindStepState(const mlir::gacc::StepSignature &sig, const RunSettings &settings,
+                   StepState &st);
+
+/// Fills the window with samples order[begin, end); the remaining rows are
+/// padding whose targets are the loss's ignore_index, so they add nothing
+/// and are not counted by the step.
+void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
+                int64_t begin, int64_t end, unsigned targetInput,
+                int64_t ignoreIndex, std::vector<HostTensor> &windows);
+
+/// Lowers with the library pipeline (the one gacc-opt registers) and JIT
+/// compiles the step and predict functions now. With `onDevice`, the NVVM
+/// pipeline for the device (cubin for its compute capability, cuBLAS GEMMs)
+/// and host code whose memory is the managed-memory arena.
+llvm::Expected<std::unique_ptr<CpuJit>>
+compileStep(mlir::ModuleOp model, const mlir::gacc::StepSignature &sig,
+            const RunSettings &settings, bool onDevice = false);
+
+/// The step's loss op and its data source; reports the error and returns
+/// null when either is missing.
+std::unique_ptr<DataSource> sourceForStep(mlir::gacc::TrainStepOp step,
+                                          const mlir::gacc::StepSignature &sig,
+                                          const RunSettings &settings,
+                                          mlir::gacc::CrossEntropyOp &loss);
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_STEPRUNTIME_H
