@@ -212,7 +212,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
 
   std::vector<JitArg> &stepArgs = onDevice ? mirror.args : st.args;
   JitPredictor predictor(hostJit, sig, params);
-  // The parameters' and windows' positions among the step's arguments.
+  // On the cuda target the parameters live in managed memory during
+  // training: copied back before evaluation, replica checks and saving.
   auto syncParamsToHost = [&] {
     if (onDevice)
       for (unsigned i = 0; i < P; ++i)
