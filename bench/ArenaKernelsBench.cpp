@@ -19,6 +19,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -38,26 +40,29 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory cat("gacc-bench-arena options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
-                                      cl::Required);
-static cl::opt<std::string> target("target", cl::desc("cpu or cuda"),
-                                   cl::init("cuda"));
+                                      cl::Required, cl::cat(cat));
+static cl::opt<std::string> target("target", cl::desc("cpu or cuda (default)"),
+                                   cl::init("cuda"), cl::cat(cat));
 static cl::opt<int64_t> elements("elements",
                                  cl::desc("Arena length in fp32 elements "
-                                          "(rounded up to a multiple of 4)"),
-                                 cl::init(100000000));
+                                          "(rounded up to a multiple of 4; "
+                                          "at most 2^31)"),
+                                 cl::init(100000000), cl::cat(cat));
 static cl::opt<int64_t> checkElements(
     "check-elements",
-    cl::desc("Arena length of the device-against-CPU check (cuda only)"),
-    cl::init(1 << 20));
+    cl::desc("Arena length of the device-against-CPU check (cuda only; at "
+             "most 2^31)"),
+    cl::init(1 << 20), cl::cat(cat));
 static cl::opt<int> repeats("repeats", cl::desc("Timed runs per kernel"),
-                            cl::init(20));
+                            cl::init(20), cl::cat(cat));
 static cl::opt<std::string> compileOnly(
     "compile-only",
     cl::desc("Only compile the device code for this chip (e.g. sm_90) and "
              "JIT-load its host code, which loads the cubin through the "
              "mgpu* ABI; reports what the module load said. Needs no GPU"),
-    cl::init(""));
+    cl::init(""), cl::cat(cat));
 
 namespace {
 
@@ -107,12 +112,13 @@ struct Memory {
 };
 
 /// The step's arena kernels, compiled for `onDevice` and JIT-loaded.
-std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice, int cc) {
+std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
+                                const std::string &chip) {
   OwningOpRef<ModuleOp> module(model.clone());
   PassManager pm(model.getContext());
   if (onDevice) {
     NVVMPipelineOptions options;
-    options.chip = "sm_" + std::to_string(cc);
+    options.chip = chip;
     options.format = "bin";
     options.cublas = true;
     buildLowerToNVVMPipeline(pm, options);
@@ -250,14 +256,21 @@ double relDiff(const std::vector<float> &a, const std::vector<float> &b) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "gacc-bench-arena: time a model's arena kernels against the copy "
-      "bandwidth (and, on a device, check them against the CPU path)\n");
+  cl::HideUnrelatedOptions(cat);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "gacc-bench-arena: time a model's arena kernels against the copy "
+          "bandwidth (and, on a device, check them against the CPU path)\n",
+          &llvm::errs()))
+    return 2;
   if (target != "cpu" && target != "cuda")
     fail("--target must be cpu or cuda", 2);
-  if (elements < 4 || checkElements < 4 || repeats < 1)
-    fail("--elements and --check-elements must be >= 4, --repeats >= 1", 2);
+  constexpr int64_t kMaxElements = int64_t(1) << 31;
+  if (elements < 4 || checkElements < 4 || elements > kMaxElements ||
+      checkElements > kMaxElements || repeats < 1)
+    fail("--elements and --check-elements must be in [4, 2^31], --repeats "
+         ">= 1",
+         2);
   int64_t n = (elements + 3) / 4 * 4, nCheck = (checkElements + 3) / 4 * 4;
   bool onDevice = target == "cuda" && compileOnly.empty();
   Memory mem;
@@ -278,9 +291,17 @@ int main(int argc, char **argv) {
   registerGAccDialectsAndInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> model = parseSourceFile<ModuleOp>(inputFile, &context);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::string openError;
+  auto file = openInputFile(inputFile, &openError);
+  if (!file)
+    fail(openError, 2);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> model = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!model)
-    fail("cannot parse " + inputFile, 2);
+    return 2; // the diagnostic handler printed the location
   auto steps = llvm::to_vector(model->getOps<TrainStepOp>());
   if (steps.size() != 1 || failed(verify(*model)))
     fail(inputFile + " must hold exactly one valid gacc.train_step", 2);
@@ -297,11 +318,12 @@ int main(int argc, char **argv) {
   bool low = !k.lowName.empty();
 
   if (!compileOnly.empty()) {
-    int chip = 0;
-    if (!llvm::StringRef(compileOnly).consume_front("sm_") ||
-        llvm::StringRef(compileOnly).drop_front(3).getAsInteger(10, chip))
-      fail("--compile-only needs a chip sm_XX, got '" + compileOnly + "'", 2);
-    std::unique_ptr<CpuJit> deviceJit = compile(*model, true, chip);
+    NVVMPipelineOptions chipOptions;
+    chipOptions.chip = compileOnly;
+    std::string problem = validateNVVMPipelineOptions(chipOptions);
+    if (!problem.empty())
+      fail("--compile-only: " + problem, 2);
+    std::unique_ptr<CpuJit> deviceJit = compile(*model, true, compileOnly);
     // The arena kernels' host code and the training step's (cuBLAS GEMMs,
     // managed-memory malloc), as gacc-run --target cuda JIT-compiles it.
     for (std::string fn :
@@ -319,8 +341,9 @@ int main(int argc, char **argv) {
                << n << " elements (" << llvm::format("%.0f", n * 4 / 1e6)
                << " MB per fp32 arena), median of " << repeats << " runs\n";
   llvm::outs().flush();
-  std::unique_ptr<CpuJit> cpu = compile(*model, false, 0);
-  std::unique_ptr<CpuJit> jit = onDevice ? compile(*model, true, cc) : nullptr;
+  std::unique_ptr<CpuJit> cpu = compile(*model, false, "");
+  std::unique_ptr<CpuJit> jit =
+      onDevice ? compile(*model, true, "sm_" + std::to_string(cc)) : nullptr;
   if (onDevice)
     checkDriverErrors();
   CpuJit &run = onDevice ? *jit : *cpu;

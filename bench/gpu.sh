@@ -50,9 +50,10 @@ if [ "$built" = 1 ]; then
   /usr/lib/llvm-22/bin/lit -v build/test/integration/gpu build/test/tools/cuda-host-code-jit.test 2>&1 | tail -15
   for model in fashion_mlp fashion_mlp_adamw; do
     echo "== gacc-run --target cuda $model (1 epoch)"
+    rm -f /tmp/gpu_$model.jsonl
     build/bin/gacc-run examples/$model.mlir --target cuda --epochs 1 --log-every 100 --metrics /tmp/gpu_$model.jsonl
-    echo "exit $?"
-    step[$model]=$(tail -1 /tmp/gpu_$model.jsonl 2>/dev/null | "$PY" -c "import json,sys; d=json.loads(sys.stdin.read()); print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB, test accuracy {d.get('test_accuracy', 0):.4f}\")" 2>/dev/null)
+    rc=$?; echo "exit $rc"
+    [ "$rc" = 0 ] && step[$model]=$(tail -1 /tmp/gpu_$model.jsonl 2>/dev/null | "$PY" -c "import json,sys; d=json.loads(sys.stdin.read()); print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB, test accuracy {d.get('test_accuracy', 0):.4f}\")" 2>/dev/null)
   done
   for model in fashion_mlp_adamw kjv_char; do
     echo "== gacc-bench-arena $model (check on the device, then timing)"

@@ -489,6 +489,11 @@ LogicalResult AllReduceOp::verify() {
   if (getResult() && getResult().getType() != getBuffer().getType())
     return emitOpError("result type must be the buffer type ")
            << getBuffer().getType();
+  // The host runtime reduces it: memory it can address.
+  if (auto m = dyn_cast<MemRefType>(getBuffer().getType());
+      m && m.getMemorySpace())
+    return emitOpError("buffer must be in the default memory space, got ")
+           << m.getMemorySpace();
   return success();
 }
 

@@ -549,7 +549,8 @@ def GAcc_AllReduceOp : GAcc_Op<"all_reduce", [
     ```
 
     Errors: a buffer that is not a 1-D f32 tensor or memref; a tensor form
-    without a result of the buffer's type; a memref form with a result.
+    without a result of the buffer's type; a memref form with a result; a
+    memref outside the default memory space.
   }];
   let arguments = (ins AnyTypeOf<[1DTensorOf<[F32]>, MemRefRankOf<[F32], [1]>]>:$buffer);
   let results = (outs Optional<1DTensorOf<[F32]>>:$result);

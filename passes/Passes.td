@@ -213,7 +213,8 @@ def GAccBuildArenaKernelsPass
     micro-batch, for the gradients no GEMM wrote), 3 for the norm when the
     step clips, 1 update.
 
-    Errors: a step whose arena kernels already exist.
+    Errors: a step whose arena kernels (any of the names above) already
+    exist.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

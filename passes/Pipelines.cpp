@@ -130,11 +130,28 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
 
 std::string
 mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
+  // The chips LLVM 22's NVPTX back end knows from sm_50 on (`llc
+  // -march=nvptx64 -mcpu=help`); `a` (architecture-specific) exists from
+  // sm_90, `f` (family) from sm_100.
+  static const unsigned known[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80,
+                                   86, 87, 88, 89, 90, 100, 101, 103, 110,
+                                   120, 121};
   StringRef chip = options.chip;
   unsigned version = 0;
-  if (!chip.consume_front("sm_") || (chip.consume_back("a"), chip.empty()) ||
-      chip.getAsInteger(10, version) || version < 50)
-    return "chip must be sm_XX with XX >= 50 (e.g. sm_80, sm_90), got '" +
+  char suffix = 0;
+  if (chip.consume_front("sm_") && !chip.empty() &&
+      (chip.back() == 'a' || chip.back() == 'f')) {
+    suffix = chip.back();
+    chip = chip.drop_back();
+  }
+  bool ok = StringRef(options.chip).starts_with("sm_") &&
+            !chip.getAsInteger(10, version) &&
+            llvm::is_contained(known, version) &&
+            (suffix != 'a' || version >= 90) &&
+            (suffix != 'f' || version >= 100);
+  if (!ok)
+    return "chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, "
+           "sm_90a), got '" +
            options.chip + "'";
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")

@@ -106,6 +106,21 @@ bool launchedByMpirun() {
   return false;
 }
 
+static int envInt(std::initializer_list<const char *> vars, int fallback) {
+  for (const char *var : vars)
+    if (const char *v = std::getenv(var))
+      return std::atoi(v);
+  return fallback;
+}
+
+int launcherRank() {
+  return envInt({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, 0);
+}
+
+int launcherSize() {
+  return envInt({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
+}
+
 std::string initialize() {
   if (mpiActive())
     return "";
@@ -207,6 +222,11 @@ std::string useNccl(int timeoutSeconds) {
 }
 
 bool ncclActive() { return nccl.comm != nullptr; }
+
+void barrier() {
+  if (mpiActive())
+    MPI_Barrier(MPI_COMM_WORLD);
+}
 
 std::vector<uint64_t> allGather(uint64_t value) {
   if (!mpiActive())

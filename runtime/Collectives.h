@@ -27,6 +27,10 @@ namespace gaccrt::collectives {
 /// Whether this process was started by mpirun/mpiexec (OpenMPI, or a PMI
 /// or PMIx launcher).
 bool launchedByMpirun();
+/// This process's rank and the job's size as the launcher announces them
+/// (before MPI_Init; 0 and 1 when not launched by mpirun).
+int launcherRank();
+int launcherSize();
 /// Initializes MPI once (MPI_Init; errors are fatal to the whole job). On a
 /// failure returns the reason, and the process stays single.
 std::string initialize();
@@ -42,6 +46,8 @@ void finalize();
 /// Collectives performed by compiled steps (gacc_all_reduce_sum_f32 calls)
 /// since the start of the process.
 uint64_t count();
+/// MPI_Barrier when active.
+void barrier();
 /// One value from every rank (MPI_Allgather), in rank order.
 std::vector<uint64_t> allGather(uint64_t value);
 /// Makes gacc_all_reduce_sum_f32 use NCCL (libnccl.so.2, opened now) on

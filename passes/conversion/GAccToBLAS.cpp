@@ -62,6 +62,14 @@ static void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
 struct ConvertGAccToBLASPass
     : public mlir::gacc::impl::ConvertGAccToBLASPassBase<ConvertGAccToBLASPass> {
   using Base::Base;
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (callee != "gacc_sgemm" && callee != "gacc_cublas_sgemm")
+      return emitError(UnknownLoc::get(ctx))
+             << "convert-gacc-to-blas: callee must be gacc_sgemm or "
+                "gacc_cublas_sgemm, got '"
+             << callee << "'";
+    return success();
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<MatmulAccumulateOp> fused;
@@ -80,12 +88,6 @@ struct ConvertGAccToBLASPass
     });
     if (fused.empty() && plain.empty())
       return;
-    if (callee != "gacc_sgemm" && callee != "gacc_cublas_sgemm") {
-      module.emitError("convert-gacc-to-blas: callee must be gacc_sgemm or "
-                       "gacc_cublas_sgemm, got '")
-          << callee << "'";
-      return signalPassFailure();
-    }
     func::FuncOp sgemm = getOrDeclareSgemm(module, callee);
     IRRewriter rewriter(&getContext());
     for (MatmulAccumulateOp op : fused) {

@@ -43,7 +43,16 @@ struct ConvertGAccToRuntimePass
     if (reductions.empty())
       return;
     MemRefType vector = anyVector(&getContext());
-    auto callee = module.lookupSymbol<func::FuncOp>(kAllReduce);
+    Operation *existing = module.lookupSymbol(kAllReduce);
+    auto callee = dyn_cast_or_null<func::FuncOp>(existing);
+    if (existing && (!callee || callee.getFunctionType() !=
+                                    FunctionType::get(&getContext(),
+                                                      {vector}, {}))) {
+      existing->emitError("@")
+          << kAllReduce << " is taken by another definition; the runtime's "
+          << "collective must be func.func (" << vector << ") -> ()";
+      return signalPassFailure();
+    }
     if (!callee) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
       callee = func::FuncOp::create(b, module.getLoc(), kAllReduce,

@@ -306,11 +306,14 @@ struct BuildArenaKernelsPass
       b.setInsertionPointToEnd(module.getBody());
       Location loc = step.getLoc();
       StringRef name = step.getSymName();
-      if (module.lookupSymbol((name + "_update_arena").str())) {
-        step.emitOpError("already has arena kernels (@")
-            << name << "_update_arena exists)";
-        return signalPassFailure();
-      }
+      for (StringRef suffix :
+           {"_accumulate_arena_f32", "_accumulate_arena_bf16",
+            "_accumulate_arena_f16", "_sum_squares_arena", "_update_arena"})
+        if (module.lookupSymbol((name + suffix).str())) {
+          step.emitOpError("already has arena kernels (@")
+              << name << suffix << " exists)";
+          return signalPassFailure();
+        }
       // Gradients arrive in fp32, and in the body's compute type when that
       // is bf16 or fp16.
       buildAccumulate(b, loc, name, b.getF32Type(), "f32");

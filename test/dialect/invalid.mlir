@@ -631,3 +631,12 @@ func.func @f(%t: tensor<3x4xf32>) {
   %r = gacc.all_reduce %t : tensor<3x4xf32> -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// all_reduce: the host runtime reduces the buffer: default memory space.
+func.func @f(%m: memref<11xf32, 1>) {
+  // expected-error @below {{buffer must be in the default memory space, got 1 : i64}}
+  gacc.all_reduce %m : memref<11xf32, 1>
+  return
+}

@@ -5,7 +5,7 @@
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="format=bogus" 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: error: gacc-lower-to-nvvm-pipeline: format must be isa, bin or fatbin, got 'bogus'
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_1" 2>&1 | FileCheck %s --check-prefix=CHIP
-// CHIP: error: gacc-lower-to-nvvm-pipeline: chip must be sm_XX with XX >= 50
+// CHIP: error: gacc-lower-to-nvvm-pipeline: chip must be an NVPTX target from sm_50 on
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="opt-level=7" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: gacc-lower-to-nvvm-pipeline: opt-level must be in [0, 3], got 7
 func.func @f() {

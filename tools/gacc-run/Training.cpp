@@ -16,6 +16,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -201,6 +202,45 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                 llvm::Twine(eff) + ", and --drop-last skips it");
     return kExitBadInput;
   }
+  // Every rank must run the same job: compare fingerprints of the model
+  // and of the run settings before the first collective, so that ranks
+  // that disagree stop with one line instead of hanging in (or corrupting)
+  // an all-reduce of another size or count.
+  if (ranks > 1) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    model->print(os);
+    uint64_t modelHash = llvm::xxh3_64bits(text);
+    std::string run = llvm::formatv(
+        "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10}", settings.epochs,
+        settings.maxSteps, settings.dropLast, perEpoch, stepsPerEpoch,
+        data.numTrain(), settings.seed, settings.lr, settings.checkReplicas,
+        settings.target, settings.unroll);
+    for (int64_t i : fixedOrder)
+      run += " " + std::to_string(i);
+    uint64_t runHash = llvm::xxh3_64bits(run);
+    std::vector<uint64_t> models = collectives::allGather(modelHash);
+    std::vector<uint64_t> runs = collectives::allGather(runHash);
+    for (size_t r = 1; r < models.size(); ++r) {
+      const char *what =
+          models[r] != models[0]
+              ? "a different model (after the command line's schedule)"
+          : runs[r] != runs[0] ? "different run settings (epochs, steps, "
+                                 "order, data, seed, lr, flags)"
+                               : nullptr;
+      if (!what)
+        continue;
+      if (lead)
+        reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
+                                  "rank 0; every rank must run the same "
+                                  "command on the same data",
+                                  r, what));
+      // Every rank saw the mismatch; rank 0's line is out before any rank
+      // ends the job.
+      collectives::barrier();
+      return kExitBadInput;
+    }
+  }
   out << "gacc-run: " << data.describe() << "\n";
   out << "gacc-run: @" << sig.name << ": " << P << " parameters, micro-batch "
       << m << " × " << n << " accumulation steps";
@@ -293,6 +333,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                   "--check-replicas: after optimizer step {0} rank {1} holds "
                   "different parameters from rank 0 (hash {2:x} vs {3:x})",
                   globalStep, r, hashes[r], hashes[0]));
+            collectives::barrier();
             return 1;
           }
       }

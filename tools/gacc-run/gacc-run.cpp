@@ -32,10 +32,15 @@ using namespace gaccrt;
 namespace cl = llvm::cl;
 
 void gaccrt::reportError(const llvm::Twine &msg) {
-  llvm::errs() << "gacc-run: error: ";
+  // Under mpirun every line names its rank, before MPI_Init too.
+  std::string line = "gacc-run: error: ";
   if (collectives::size() > 1)
-    llvm::errs() << "rank " << collectives::rank() << ": ";
-  llvm::errs() << msg << "\n";
+    line += "rank " + std::to_string(collectives::rank()) + ": ";
+  else if (collectives::launcherSize() > 1)
+    line += "rank " + std::to_string(collectives::launcherRank()) + ": ";
+  line += msg.str() + "\n";
+  llvm::errs() << line;
+  llvm::errs().flush();
 }
 
 static cl::OptionCategory cat("gacc-run options");
@@ -149,11 +154,12 @@ static cl::opt<std::string> chip("chip",
 
 static cl::opt<std::string> target(
     "target",
-    cl::desc("Where to train: cpu (default), cuda (device 0 through the CUDA "
-             "driver and cuBLAS, opened at run time; without a driver or "
-             "device this is an error, exit status 2) or auto (cuda when a "
-             "device is present, else cpu). On cuda the step's kernels run "
-             "on the device in managed memory; evaluation runs on the CPU"),
+    cl::desc("Where to train: cpu (default), cuda (this process's GPU: "
+             "device 0, or under mpirun the local rank's; the CUDA driver "
+             "and cuBLAS are opened at run time; without a driver or device "
+             "this is an error, exit status 2) or auto (cuda when a device "
+             "is present, else cpu). On cuda the step's kernels run on the "
+             "device in managed memory; evaluation runs on the CPU"),
     cl::init("cpu"), cl::cat(cat));
 static cl::opt<bool> dataParallel(
     "data-parallel",
@@ -257,7 +263,8 @@ static int run(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "gacc-run: compile a gacc training step and train it with gradient "
-          "accumulation on the CPU, or emit its PTX, cubin or LLVM IR\n\n"
+          "accumulation on the CPU or a CUDA device, over the ranks of an MPI "
+          "job when launched by mpirun, or emit its PTX, cubin or LLVM IR\n\n"
           "  gacc-run MODEL.mlir [--epochs E] [--micro-batch M] "
           "[--accum-steps N] ...\n"
           "  gacc-run MODEL.mlir --emit ptx|cubin|llvm -o FILE\n",
@@ -324,8 +331,9 @@ static int run(int argc, char **argv) {
                          : collectives::launchedByMpirun();
   if (distributed) {
     if (checkEquiv) {
-      reportError("--check-equivalence compares two single-process steps; "
-                  "run it without mpirun (or with --data-parallel=false)");
+      reportError("--check-equivalence compares two single-process steps: "
+                  "run it without --data-parallel (under mpirun, with "
+                  "--data-parallel=false)");
       return kExitBadInput;
     }
     std::string problem = collectives::initialize();
@@ -334,8 +342,13 @@ static int run(int argc, char **argv) {
       return 1;
     }
   } else if (checkReplicas) {
-    reportError("--check-replicas needs a data-parallel run (mpirun)");
+    reportError("--check-replicas needs a data-parallel run (mpirun, "
+                "without --data-parallel=false)");
     return kExitBadInput;
+  } else if (collectives::launcherSize() > 1 && collectives::launcherRank() == 0) {
+    llvm::errs() << "gacc-run: warning: launched by mpirun with "
+                    "--data-parallel=false: every rank trains alone and "
+                    "writes the same output files\n";
   }
 
   mlir::gacc::configureCUDAToolkit();
