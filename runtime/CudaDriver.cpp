@@ -93,6 +93,7 @@ void loadOnce() {
                        r);
     return;
   }
+  info.ordinal = ordinal;
   char name[256] = {};
   d.cuDeviceGetName(name, sizeof(name) - 1, dev);
   info.name = name;

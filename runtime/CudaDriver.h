@@ -70,6 +70,7 @@ const Driver *load(std::string &reason);
 
 /// That device: its name, memory (bytes) and compute capability (e.g. 90).
 struct DeviceInfo {
+  int ordinal = 0;
   std::string name;
   size_t memoryBytes = 0;
   int computeCapability = 0;

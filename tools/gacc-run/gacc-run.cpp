@@ -312,11 +312,12 @@ static int run(int argc, char **argv) {
     }
     if (driver) {
       cuda::DeviceInfo info = cuda::deviceInfo();
-      llvm::outs() << llvm::format("gacc-run: cuda device 0: %s, %.1f GiB, "
-                                   "sm_%d\n",
-                                   info.name.c_str(),
-                                   info.memoryBytes / double(1ull << 30),
-                                   info.computeCapability);
+      if (collectives::launcherRank() == 0)
+        llvm::outs() << llvm::format("gacc-run: cuda device %d: %s, %.1f "
+                                     "GiB, sm_%d\n",
+                                     info.ordinal, info.name.c_str(),
+                                     info.memoryBytes / double(1ull << 30),
+                                     info.computeCapability);
       resolvedTarget = "cuda";
       computeCapability = info.computeCapability;
     }
