@@ -119,7 +119,13 @@ def GAccExpandAccumulationPass
   }];
   let options = [
     Option<"unroll", "unroll", "bool", /*default=*/"false",
-           "Fully unroll the micro-batch loop instead of emitting scf.for">
+           "Fully unroll the micro-batch loop instead of emitting scf.for">,
+    Option<"arenaUpdate", "arena-update", "bool", /*default=*/"false",
+           "Leave the update to the arena kernels of "
+           "gacc-build-arena-kernels, which the runtime calls after the "
+           "step over its parameter, accumulator and state arenas: the step "
+           "stops after the accumulators (all-reduced when data-parallel), "
+           "the count, the rate and the norm">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",

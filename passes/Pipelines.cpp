@@ -43,10 +43,12 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
-                                                    bool unroll) {
+                                                    bool unroll,
+                                                    bool arenaUpdate) {
   pm.addPass(createGAccAutodiffPass());
   GAccExpandAccumulationPassOptions expand;
   expand.unroll = unroll;
+  expand.arenaUpdate = arenaUpdate;
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
   pm.addPass(createConvertGAccToLinalgPass());
@@ -63,7 +65,9 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
 
 void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
-  buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  if (options.arenaUpdate)
+    pm.addPass(createGAccBuildArenaKernelsPass());
+  buildTrainingStepToBuffersPipeline(pm, options.unroll, options.arenaUpdate);
   if (options.blas)
     pm.addPass(createConvertGAccToBLASPass());
   pm.addPass(createConvertGAccToRuntimePass());
@@ -96,9 +100,9 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
   // The arena kernels are built from the model-level step (before the
   // step's own passes consume it) and lowered with the rest.
-  if (options.arenaKernels)
+  if (options.arenaKernels || options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
-  buildTrainingStepToBuffersPipeline(pm, options.unroll);
+  buildTrainingStepToBuffersPipeline(pm, options.unroll, options.arenaUpdate);
   if (options.cublas) {
     ConvertGAccToBLASPassOptions blas;
     blas.callee = "gacc_cublas_sgemm";

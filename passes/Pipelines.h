@@ -23,6 +23,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "unroll",
       llvm::cl::desc("Fully unroll the micro-batch loop"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> arenaUpdate{
+      *this, "arena-update",
+      llvm::cl::desc("Build the arena kernels and leave the update to them "
+                     "(gacc-expand-accumulation arena-update)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call OpenBLAS cblas_sgemm (through the runtime's "
@@ -45,6 +50,11 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
   PassOptions::Option<bool> unroll{
       *this, "unroll",
       llvm::cl::desc("Fully unroll the micro-batch loop"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> arenaUpdate{
+      *this, "arena-update",
+      llvm::cl::desc("Build the arena kernels and leave the update to them "
+                     "(gacc-expand-accumulation arena-update)"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target GPU architecture (sm_XX)"),
@@ -71,7 +81,8 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
 /// gacc-autodiff, gacc-expand-accumulation, gacc-fuse-accumulation,
 /// convert-gacc-to-linalg and one-shot bufferization with buffer
 /// deallocation: the model down to memref-level step functions.
-void buildTrainingStepToBuffersPipeline(OpPassManager &pm, bool unroll);
+void buildTrainingStepToBuffersPipeline(OpPassManager &pm, bool unroll,
+                                        bool arenaUpdate = false);
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

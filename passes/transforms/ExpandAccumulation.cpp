@@ -211,7 +211,8 @@ static DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
   return b.getDictionaryAttr(b.getNamedAttr(name, value));
 }
 
-static LogicalResult expandStep(TrainStepOp step, bool unroll) {
+static LogicalResult expandStep(TrainStepOp step, bool unroll,
+                                bool arenaUpdate) {
   if (!step.isDifferentiated())
     return step.emitOpError("has no gradients: run gacc-autodiff before "
                             "gacc-expand-accumulation");
@@ -388,6 +389,14 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
   // micro-batch; the only place that normalizes.
   auto emitUpdates = [&](OpBuilder &ub, Location ul) {
     SmallVector<Value> updated; // params, states, accumulators
+    if (arenaUpdate) {
+      // The runtime's arena update follows: parameters and state are left
+      // as they are, the accumulators hold the window's (reduced) sums.
+      llvm::append_range(updated, params);
+      llvm::append_range(updated, states);
+      llvm::append_range(updated, finalAccs);
+      return updated;
+    }
     SmallVector<Value> newStates;
     for (unsigned i = 0; i < P; ++i) {
       ValueRange st = ValueRange(states).slice(i * S, S);
@@ -448,10 +457,12 @@ static LogicalResult expandStep(TrainStepOp step, bool unroll) {
         b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
   };
   for (unsigned i = 0; i < P; ++i) {
-    materialize(finalState[i], entry->getArgument(i));
-    for (unsigned s = 0; s < S; ++s)
-      materialize(finalState[P + i * S + s],
-                  entry->getArgument(sig.stateArg(i, s)));
+    if (!arenaUpdate) {
+      materialize(finalState[i], entry->getArgument(i));
+      for (unsigned s = 0; s < S; ++s)
+        materialize(finalState[P + i * S + s],
+                    entry->getArgument(sig.stateArg(i, s)));
+    }
     materialize(finalState[P + P * S + i], entry->getArgument(sig.accArg(i)));
   }
   Value objective = arith::DivFOp::create(b, loc, lossSum, count);
@@ -510,7 +521,7 @@ struct ExpandAccumulationPass
     SmallVector<TrainStepOp> steps;
     module.walk([&](TrainStepOp s) { steps.push_back(s); });
     for (TrainStepOp step : steps)
-      if (failed(expandStep(step, unroll)))
+      if (failed(expandStep(step, unroll, arenaUpdate)))
         return signalPassFailure();
     for (TrainStepOp step : steps)
       step.erase();

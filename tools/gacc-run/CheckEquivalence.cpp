@@ -78,7 +78,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       return kExitBadInput;
     }
     bindStepState(*sigs[k], settings, states[k]);
-    auto jit = compileStep(modules[k], *sigs[k], settings);
+    // The step as one function (its own update), whatever --arena-update.
+    RunSettings own = settings;
+    own.arenaUpdate = false;
+    auto jit = compileStep(modules[k], *sigs[k], own);
     if (!jit) {
       reportError(llvm::toString(jit.takeError()));
       return 1;

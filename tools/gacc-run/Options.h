@@ -47,6 +47,9 @@ struct RunSettings {
   std::string target = "cpu";
   /// The device's compute capability (e.g. 90) on the cuda target.
   int computeCapability = 0;
+  /// The update runs as the arena kernels over flat parameter, accumulator
+  /// and state arenas after each step (StepArenas) instead of inside it.
+  bool arenaUpdate = false;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

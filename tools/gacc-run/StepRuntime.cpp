@@ -158,11 +158,13 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.format = "bin";
     options.cublas = settings.blas;
     options.arenaKernels = false;
+    options.arenaUpdate = settings.arenaUpdate;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;
     pipelineOptions.unroll = settings.unroll;
     pipelineOptions.blas = settings.blas;
+    pipelineOptions.arenaUpdate = settings.arenaUpdate;
     buildLowerToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -203,6 +205,78 @@ std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
     return nullptr;
   }
   return std::move(*source);
+}
+
+llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
+                             const std::function<void *(size_t)> &alloc) {
+  unsigned P = sig.numParams, S = sig.statePerParam;
+  offsets.assign(P, 0);
+  // Weight decay applies to a prefix: the parameters with it first.
+  int64_t at = 0;
+  for (bool decayed : {true, false}) {
+    if (!decayed)
+      decayEnd = at;
+    for (unsigned i = 0; i < P; ++i)
+      if (!sig.paramNoWeightDecay[i] == decayed) {
+        offsets[i] = at;
+        at += (st.params[i].numElements() + 3) / 4 * 4;
+      }
+  }
+  length = std::max<int64_t>(at, 4);
+  auto floats = [&](size_t n) { return static_cast<float *>(alloc(n * 4)); };
+  params = floats(length);
+  accs = floats(length);
+  states.clear();
+  for (unsigned s = 0; s < S; ++s)
+    states.push_back(floats(length));
+  partials = static_cast<double *>(alloc(65792 * 8));
+  sumSquares = static_cast<double *>(alloc(8));
+  count = floats(1);
+  nonfinite = static_cast<int32_t *>(alloc(4));
+  if (!params || !accs || !partials || !sumSquares || !count || !nonfinite ||
+      llvm::is_contained(states, nullptr))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot allocate the arenas");
+  for (unsigned i = 0; i < P; ++i) {
+    std::memcpy(params + offsets[i], st.params[i].data(),
+                st.params[i].numBytes());
+    const std::vector<int64_t> &shape = st.params[i].shape;
+    st.args[i] = JitArg::buffer(params + offsets[i], shape);
+    st.args[sig.accArg(i)] = JitArg::buffer(accs + offsets[i], shape);
+    for (unsigned s = 0; s < S; ++s)
+      st.args[sig.stateArg(i, s)] =
+          JitArg::buffer(states[s] + offsets[i], shape);
+  }
+  return llvm::Error::success();
+}
+
+void StepArenas::paramsToHost(std::vector<HostTensor> &hostParams) const {
+  for (size_t i = 0; i < hostParams.size(); ++i)
+    std::memcpy(hostParams[i].data(), params + offsets[i],
+                hostParams[i].numBytes());
+}
+
+llvm::Error StepArenas::update(CpuJit &jit, const StepSignature &sig,
+                               bool clips, float windowCount, bool skipped,
+                               float baseLr, int64_t step, float lossScale) {
+  *count = windowCount;
+  *nonfinite = skipped ? 1 : 0;
+  if (clips)
+    if (llvm::Error e = jit.call(sig.name + "_sum_squares_arena",
+                                 {JitArg::buffer(accs, length),
+                                  JitArg::buffer(partials, 65792),
+                                  JitArg::buffer(sumSquares, 1)}))
+      return e;
+  std::vector<JitArg> args = {JitArg::buffer(params, length),
+                              JitArg::buffer(accs, length)};
+  for (float *s : states)
+    args.push_back(JitArg::buffer(s, length));
+  args.insert(args.end(),
+              {JitArg::i64(decayEnd), JitArg::buffer(count, 1),
+               JitArg::buffer(sumSquares, 1), JitArg::buffer(nonfinite, 1),
+               JitArg::f32(baseLr), JitArg::i64(step),
+               JitArg::f32(lossScale)});
+  return jit.call(sig.name + "_update_arena", args);
 }
 
 } // namespace gaccrt

@@ -17,6 +17,7 @@
 #include "runtime/CudaRuntime.h"
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -75,6 +76,36 @@ std::vector<int64_t> shapeOf(mlir::ShapedType t);
 llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               const RunSettings &settings,
                               std::vector<HostTensor> &params);
+
+/// The flat arenas of --arena-update: every parameter, accumulator and
+/// optimizer-state slot of the step in one buffer each, in one layout (the
+/// parameters with weight decay first, each tensor padded to 16 bytes),
+/// plus the small buffers the arena kernels read. The step's arguments for
+/// parameters, accumulators and state become views into them; after each
+/// step the runtime calls @S_sum_squares_arena (when clipping) and
+/// @S_update_arena over the whole arenas.
+struct StepArenas {
+  int64_t length = 0;    // elements per arena (a multiple of 4)
+  int64_t decayEnd = 0;  // [0, decayEnd) gets weight decay
+  std::vector<int64_t> offsets; // per parameter, in elements
+  float *params = nullptr, *accs = nullptr;
+  std::vector<float *> states;
+  double *partials = nullptr, *sumSquares = nullptr;
+  float *count = nullptr;
+  int32_t *nonfinite = nullptr;
+
+  /// Lays out and allocates the arenas (`alloc` returns 64-byte-aligned,
+  /// zeroed memory: host or managed), copies the parameters in and points
+  /// the step's parameter, accumulator and state arguments at them.
+  llvm::Error bind(const mlir::gacc::StepSignature &sig, StepState &st,
+                   const std::function<void *(size_t)> &alloc);
+  /// Copies the parameters back into the host tensors.
+  void paramsToHost(std::vector<HostTensor> &params) const;
+  /// The deferred update of one optimizer step over the arenas.
+  llvm::Error update(CpuJit &jit, const mlir::gacc::StepSignature &sig,
+                     bool clips, float count, bool skipped, float baseLr,
+                     int64_t step, float lossScale);
+};
 
 /// Reads --order-file: one index in [0, n) per line.
 llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,

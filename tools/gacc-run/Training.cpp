@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <sys/resource.h>
 
 using namespace mlir;
@@ -152,6 +154,26 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     reportError(llvm::toString(jitOr.takeError()));
     return 1;
   }
+  // --arena-update: parameters, accumulators and state in flat arenas
+  // (host memory, or managed memory on the cuda target).
+  StepArenas arenas;
+  std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
+  if (settings.arenaUpdate) {
+    auto alloc = [&](size_t bytes) -> void * {
+      size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+      void *p = onDevice ? gacc_cuda_malloc(rounded)
+                         : std::aligned_alloc(64, rounded);
+      if (p && !onDevice)
+        hostBlocks.emplace_back(p, &std::free);
+      if (p)
+        std::memset(p, 0, rounded);
+      return p;
+    };
+    if (llvm::Error e = arenas.bind(sig, st, alloc)) {
+      reportError(llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
   // On the cuda target the step runs from a second JIT (NVVM pipeline);
   // evaluation stays on the CPU JIT above.
   std::unique_ptr<CpuJit> deviceJit;
@@ -255,7 +277,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   // On the cuda target the parameters live in managed memory during
   // training: copied back before evaluation, replica checks and saving.
   auto syncParamsToHost = [&] {
-    if (onDevice)
+    if (settings.arenaUpdate)
+      arenas.paramsToHost(params);
+    else if (onDevice)
       for (unsigned i = 0; i < P; ++i)
         mirror.toHost(i);
   };
@@ -290,7 +314,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
         for (size_t j = 0; j < sig.inputTypes.size(); ++j)
           mirror.toDevice(sig.inputArg(j));
       // The optimizer's step count advances only on applied updates.
-      stepArgs[sig.stepArg()].i = optimizerSteps;
+      int64_t stepIndex = optimizerSteps;
+      stepArgs[sig.stepArg()].i = stepIndex;
       if (sig.lossScaling)
         stepArgs[sig.lossScaleArg()].f = lossScale;
       // objective, count, lr, norm (, skipped)
@@ -319,6 +344,24 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
             gradNorm = results[3];
       bool skipped = sig.lossScaling && results[4] != 0.0f;
       float scaleUsed = lossScale;
+      if (settings.arenaUpdate) {
+        // The deferred update: the arena kernels over every parameter.
+        auto t1 = std::chrono::steady_clock::now();
+        if (llvm::Error e = arenas.update(
+                jit, sig, step.getMaxGradNorm().has_value(), count, skipped,
+                float(settings.lr), stepIndex,
+                sig.lossScaling ? scaleUsed : 1.0f)) {
+          reportError(llvm::toString(std::move(e)));
+          return 1;
+        }
+        if (std::string e = onDevice ? cuda::lastError() : ""; !e.empty()) {
+          reportError("cuda: " + e);
+          return 1;
+        }
+        ms += std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - t1)
+                  .count();
+      }
       stepMs.push_back(ms);
       samplesSeen += windowEnd - windowBegin;
       ++globalStep;

@@ -161,6 +161,15 @@ static cl::opt<std::string> target(
              "is present, else cpu). On cuda the step's kernels run on the "
              "device in managed memory; evaluation runs on the CPU"),
     cl::init("cpu"), cl::cat(cat));
+static cl::opt<bool> arenaUpdate(
+    "arena-update",
+    cl::desc("Keep parameters, accumulators and optimizer state in flat "
+             "arenas and run the deferred update as the arena kernels "
+             "(gacc-build-arena-kernels: one update kernel, and the "
+             "deterministic norm when clipping) after each step instead of "
+             "one update per parameter inside it (default: on for the cuda "
+             "target, off on the CPU)"),
+    cl::cat(cat));
 static cl::opt<bool> dataParallel(
     "data-parallel",
     cl::desc("Data-parallel training over the processes of an MPI job: each "
@@ -427,6 +436,9 @@ static int run(int argc, char **argv) {
   settings.ranks = collectives::size();
   settings.checkReplicas = checkReplicas;
   settings.target = resolvedTarget;
+  settings.arenaUpdate = arenaUpdate.getNumOccurrences()
+                             ? bool(arenaUpdate)
+                             : resolvedTarget == "cuda";
   settings.computeCapability = computeCapability;
   if (checkEquiv) {
     if (!(tolerance > 0)) {
