@@ -9,8 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ArenaSignature.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "runtime/ArenaKernels.h"
 #include "runtime/CpuJit.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
@@ -39,6 +41,7 @@ using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
 namespace cl = llvm::cl;
+namespace arena = mlir::gacc::arena;
 
 static cl::OptionCategory cat("gacc-bench-arena options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
@@ -134,37 +137,36 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
   return std::move(*jit);
 }
 
+/// The arena buffers and the gradients the accumulate reads.
 struct Arenas {
-  int64_t n = 0;
-  void *param, *acc, *gradF32, *gradLow = nullptr, *partials, *count,
-      *sumSquares, *flag;
-  std::vector<void *> states;
+  ArenaBuffers b;
+  void *gradF32 = nullptr, *gradLow = nullptr;
 };
 
 Arenas allocate(Memory &mem, int64_t n, unsigned numStates, bool lowGrad,
                 uint64_t seed) {
   Arenas a;
-  a.n = n;
+  a.b.length = n;
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal;
   std::vector<float> values(n);
   auto filled = [&](float scale) {
     for (float &v : values)
       v = normal(rng) * scale;
-    void *p = mem.alloc(n * 4);
+    auto *p = static_cast<float *>(mem.alloc(n * 4));
     mem.upload(p, values.data(), n * 4);
     return p;
   };
-  a.param = filled(0.5f);
-  a.acc = filled(8.0f);
+  a.b.params = filled(0.5f);
+  a.b.accs = filled(8.0f);
   a.gradF32 = filled(1.0f);
   for (unsigned s = 0; s < numStates; ++s)
-    a.states.push_back(filled(0.01f));
+    a.b.states.push_back(filled(0.01f));
   // Second moments must be non-negative.
   if (numStates == 2) {
     for (float &v : values)
       v = std::fabs(normal(rng)) * 1e-4f;
-    mem.upload(a.states[1], values.data(), n * 4);
+    mem.upload(a.b.states[1], values.data(), n * 4);
   }
   if (lowGrad) {
     std::vector<uint16_t> low(n);
@@ -173,14 +175,14 @@ Arenas allocate(Memory &mem, int64_t n, unsigned numStates, bool lowGrad,
     a.gradLow = mem.alloc(n * 2);
     mem.upload(a.gradLow, low.data(), n * 2);
   }
-  a.partials = mem.alloc(65792 * 8);
+  a.b.partials = static_cast<double *>(mem.alloc(arena::kPartials * 8));
   float countValue = 256;
-  a.count = mem.alloc(4);
-  mem.upload(a.count, &countValue, 4);
-  a.sumSquares = mem.alloc(8);
+  a.b.count = static_cast<float *>(mem.alloc(4));
+  mem.upload(a.b.count, &countValue, 4);
+  a.b.sumSquares = static_cast<double *>(mem.alloc(8));
   int32_t zero = 0;
-  a.flag = mem.alloc(4);
-  mem.upload(a.flag, &zero, 4);
+  a.b.nonfinite = static_cast<int32_t *>(mem.alloc(4));
+  mem.upload(a.b.nonfinite, &zero, 4);
   return a;
 }
 
@@ -192,32 +194,20 @@ struct Kernels {
 
 void runAccumulate(CpuJit &jit, const Kernels &k, Arenas &a, bool low,
                    int first) {
-  void *grad = low ? a.gradLow : a.gradF32;
-  std::string fn = k.step + "_accumulate_arena_" + (low ? k.lowName : "f32");
-  if (auto e = jit.call(fn, {JitArg::buffer(a.acc, a.n),
-                             JitArg::buffer(grad, a.n), JitArg::f32(0.5f),
-                             JitArg::i64(first), JitArg::buffer(a.flag, 1)}))
+  if (auto e = callAccumulate(jit, k.step, low ? k.lowName : "f32", a.b,
+                              low ? a.gradLow : a.gradF32, 0.5f, first))
     fail(llvm::toString(std::move(e)));
 }
 
 void runSumSquares(CpuJit &jit, const Kernels &k, Arenas &a) {
-  if (auto e = jit.call(k.step + "_sum_squares_arena",
-                        {JitArg::buffer(a.acc, a.n),
-                         JitArg::buffer(a.partials, 65792),
-                         JitArg::buffer(a.sumSquares, 1)}))
+  if (auto e = callSumSquares(jit, k.step, a.b))
     fail(llvm::toString(std::move(e)));
 }
 
+/// Weight decay on the first half, as with biases at the end.
 void runUpdate(CpuJit &jit, const Kernels &k, Arenas &a, int64_t step) {
-  std::vector<JitArg> args = {JitArg::buffer(a.param, a.n),
-                              JitArg::buffer(a.acc, a.n)};
-  for (void *s : a.states)
-    args.push_back(JitArg::buffer(s, a.n));
-  args.insert(args.end(),
-              {JitArg::i64(a.n / 2), JitArg::buffer(a.count, 1),
-               JitArg::buffer(a.sumSquares, 1), JitArg::buffer(a.flag, 1),
-               JitArg::f32(1e-3f), JitArg::i64(step), JitArg::f32(1.0f)});
-  if (auto e = jit.call(k.step + "_update_arena", args))
+  if (auto e = callUpdate(jit, k.step, a.b, a.b.length / 2, 1e-3f, step,
+                          1.0f))
     fail(llvm::toString(std::move(e)));
 }
 
@@ -327,8 +317,8 @@ int main(int argc, char **argv) {
     // The arena kernels' host code and the training step's (cuBLAS GEMMs,
     // managed-memory malloc), as gacc-run --target cuda JIT-compiles it.
     for (std::string fn :
-         {k.step + "_accumulate_arena_f32", k.step + "_sum_squares_arena",
-          k.step + "_update_arena", k.step})
+         {arena::accumulateName(k.step, "f32"), arena::sumSquaresName(k.step),
+          arena::updateName(k.step), k.step})
       if (auto e = deviceJit->materialize(fn))
         fail(llvm::toString(std::move(e)));
     std::string load = cuda::lastError();
@@ -351,7 +341,8 @@ int main(int argc, char **argv) {
   size_t arenas = 3 + k.numStates + (low ? 1 : 0);
   if (onDevice) {
     // One reservation for every arena of both phases.
-    size_t bytes = (arenas * (n + nCheck) * 4) + 4 * (65792 * 8 + 4096);
+    size_t bytes =
+        (arenas * (n + nCheck) * 4) + 4 * (arena::kPartials * 8 + 4096);
     cuda::CUdeviceptr base = 0;
     if (auto r = mem.driver->cuMemAlloc(&base, bytes))
       fail(cuda::describe("cuMemAlloc", r));
@@ -374,18 +365,18 @@ int main(int argc, char **argv) {
     checkDriverErrors();
     double worst = 0;
     std::vector<float> dv(nCheck), hv(nCheck);
-    std::vector<std::pair<void *, void *>> pairs = {{d.acc, h.acc},
-                                                    {d.param, h.param}};
+    std::vector<std::pair<void *, void *>> pairs = {{d.b.accs, h.b.accs},
+                                                    {d.b.params, h.b.params}};
     for (unsigned s = 0; s < k.numStates; ++s)
-      pairs.push_back({d.states[s], h.states[s]});
+      pairs.push_back({d.b.states[s], h.b.states[s]});
     for (auto [dp, hp] : pairs) {
       mem.download(dv.data(), dp, nCheck * 4);
       std::memcpy(hv.data(), hp, nCheck * 4);
       worst = std::max(worst, relDiff(dv, hv));
     }
     double ssDevice = 0, ssHost = 0;
-    mem.download(&ssDevice, d.sumSquares, 8);
-    std::memcpy(&ssHost, h.sumSquares, 8);
+    mem.download(&ssDevice, d.b.sumSquares, 8);
+    std::memcpy(&ssHost, h.b.sumSquares, 8);
     double ssRel = std::fabs(ssDevice - ssHost) / std::max(ssHost, 1e-300);
     bool ok = worst <= 1e-5 && ssRel <= 1e-12;
     llvm::outs() << llvm::format(

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/ArenaSignature.h"
 
 #include "dialect/LinalgBuilders.h"
 
@@ -28,10 +29,9 @@ namespace {
 
 /// Elements per vector access: 4 fp32 = 16 bytes.
 constexpr int64_t kVector = 4;
-/// Threads of the sum of squares' first stage (each sums a fixed strided
-/// subset in a fixed order) and the partial sums each thread of the second
-/// stage adds: 65536 = 256 × 256.
-constexpr int64_t kSumThreads = 65536, kSumFanIn = 256;
+using arena::kPartials;
+using arena::kSumFanIn;
+using arena::kSumThreads;
 
 struct KernelBuilder {
   OpBuilder &b;
@@ -72,7 +72,7 @@ void buildAccumulate(OpBuilder &b, Location loc, StringRef step,
       StringAttr::get(ctx, "accumulate_arena_" + typeName.str()), loc);
   auto f32 = b.getF32Type();
   auto func = createFunc(
-      b, kloc, (step + "_accumulate_arena_" + typeName).str(),
+      b, kloc, arena::accumulateName(step.str(), typeName.str()),
       {MemRefType::get({d}, f32), MemRefType::get({d}, gradType), f32,
        b.getI32Type(), MemRefType::get({1}, b.getI32Type())});
   KernelBuilder k{b, kloc};
@@ -125,7 +125,7 @@ void buildAccumulate(OpBuilder &b, Location loc, StringRef step,
 }
 
 /// @<step>_sum_squares_arena(acc: memref<?xf32>, partials:
-/// memref<65792xf64>, result: memref<1xf64>): Σ acc² in f64 in three
+/// memref<kPartials x f64>, result: memref<1xf64>): Σ acc² in f64 in three
 /// stages with a fixed association, so the result has the same bits on
 /// every run.
 void buildSumSquares(OpBuilder &b, Location loc, StringRef step) {
@@ -134,9 +134,9 @@ void buildSumSquares(OpBuilder &b, Location loc, StringRef step) {
   Location kloc = NameLoc::get(StringAttr::get(ctx, "sum_squares_arena"), loc);
   auto f32 = b.getF32Type(), f64 = b.getF64Type();
   int64_t stage2 = kSumThreads / kSumFanIn;
-  auto func = createFunc(b, kloc, (step + "_sum_squares_arena").str(),
+  auto func = createFunc(b, kloc, arena::sumSquaresName(step.str()),
                          {MemRefType::get({d}, f32),
-                          MemRefType::get({kSumThreads + stage2}, f64),
+                          MemRefType::get({kPartials}, f64),
                           MemRefType::get({1}, f64)});
   KernelBuilder k{b, kloc};
   Value acc = func.getArgument(0), partials = func.getArgument(1),
@@ -212,7 +212,7 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
   args.append({b.getIndexType(), MemRefType::get({1}, f32),
                MemRefType::get({1}, f64), MemRefType::get({1}, b.getI32Type()),
                f32, b.getI64Type(), f32});
-  auto func = createFunc(b, kloc, (stepOp.getSymName() + "_update_arena").str(),
+  auto func = createFunc(b, kloc, arena::updateName(stepOp.getSymName().str()),
                          args);
   KernelBuilder k{b, kloc};
   Value param = func.getArgument(0), acc = func.getArgument(1);
@@ -306,12 +306,14 @@ struct BuildArenaKernelsPass
       b.setInsertionPointToEnd(module.getBody());
       Location loc = step.getLoc();
       StringRef name = step.getSymName();
-      for (StringRef suffix :
-           {"_accumulate_arena_f32", "_accumulate_arena_bf16",
-            "_accumulate_arena_f16", "_sum_squares_arena", "_update_arena"})
-        if (module.lookupSymbol((name + suffix).str())) {
+      std::string n = name.str();
+      for (const std::string &kernel :
+           {arena::accumulateName(n, "f32"), arena::accumulateName(n, "bf16"),
+            arena::accumulateName(n, "f16"), arena::sumSquaresName(n),
+            arena::updateName(n)})
+        if (module.lookupSymbol(kernel)) {
           step.emitOpError("already has arena kernels (@")
-              << name << suffix << " exists)";
+              << kernel << " exists)";
           return signalPassFailure();
         }
       // Gradients arrive in fp32, and in the body's compute type when that

@@ -9,6 +9,7 @@
 
 #include "tools/gacc-run/StepRuntime.h"
 
+#include "passes/ArenaSignature.h"
 #include "passes/Pipelines.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/Initializers.h"
@@ -23,6 +24,7 @@
 using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
+namespace arena = mlir::gacc::arena;
 
 namespace gaccrt {
 
@@ -222,61 +224,51 @@ llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
         at += (st.params[i].numElements() + 3) / 4 * 4;
       }
   }
-  length = std::max<int64_t>(at, 4);
+  ArenaBuffers &a = buffers;
+  a.length = std::max<int64_t>(at, 4);
   auto floats = [&](size_t n) { return static_cast<float *>(alloc(n * 4)); };
-  params = floats(length);
-  accs = floats(length);
-  states.clear();
+  a.params = floats(a.length);
+  a.accs = floats(a.length);
+  a.states.clear();
   for (unsigned s = 0; s < S; ++s)
-    states.push_back(floats(length));
-  partials = static_cast<double *>(alloc(65792 * 8));
-  sumSquares = static_cast<double *>(alloc(8));
-  count = floats(1);
-  nonfinite = static_cast<int32_t *>(alloc(4));
-  if (!params || !accs || !partials || !sumSquares || !count || !nonfinite ||
-      llvm::is_contained(states, nullptr))
+    a.states.push_back(floats(a.length));
+  a.partials = static_cast<double *>(alloc(arena::kPartials * 8));
+  a.sumSquares = static_cast<double *>(alloc(8));
+  a.count = floats(1);
+  a.nonfinite = static_cast<int32_t *>(alloc(4));
+  if (!a.params || !a.accs || !a.partials || !a.sumSquares || !a.count ||
+      !a.nonfinite || llvm::is_contained(a.states, nullptr))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot allocate the arenas");
   for (unsigned i = 0; i < P; ++i) {
-    std::memcpy(params + offsets[i], st.params[i].data(),
+    std::memcpy(a.params + offsets[i], st.params[i].data(),
                 st.params[i].numBytes());
     const std::vector<int64_t> &shape = st.params[i].shape;
-    st.args[i] = JitArg::buffer(params + offsets[i], shape);
-    st.args[sig.accArg(i)] = JitArg::buffer(accs + offsets[i], shape);
+    st.args[i] = JitArg::buffer(a.params + offsets[i], shape);
+    st.args[sig.accArg(i)] = JitArg::buffer(a.accs + offsets[i], shape);
     for (unsigned s = 0; s < S; ++s)
       st.args[sig.stateArg(i, s)] =
-          JitArg::buffer(states[s] + offsets[i], shape);
+          JitArg::buffer(a.states[s] + offsets[i], shape);
   }
   return llvm::Error::success();
 }
 
 void StepArenas::paramsToHost(std::vector<HostTensor> &hostParams) const {
   for (size_t i = 0; i < hostParams.size(); ++i)
-    std::memcpy(hostParams[i].data(), params + offsets[i],
+    std::memcpy(hostParams[i].data(), buffers.params + offsets[i],
                 hostParams[i].numBytes());
 }
 
 llvm::Error StepArenas::update(CpuJit &jit, const StepSignature &sig,
                                bool clips, float windowCount, bool skipped,
                                float baseLr, int64_t step, float lossScale) {
-  *count = windowCount;
-  *nonfinite = skipped ? 1 : 0;
+  *buffers.count = windowCount;
+  *buffers.nonfinite = skipped ? 1 : 0;
   if (clips)
-    if (llvm::Error e = jit.call(sig.name + "_sum_squares_arena",
-                                 {JitArg::buffer(accs, length),
-                                  JitArg::buffer(partials, 65792),
-                                  JitArg::buffer(sumSquares, 1)}))
+    if (llvm::Error e = callSumSquares(jit, sig.name, buffers))
       return e;
-  std::vector<JitArg> args = {JitArg::buffer(params, length),
-                              JitArg::buffer(accs, length)};
-  for (float *s : states)
-    args.push_back(JitArg::buffer(s, length));
-  args.insert(args.end(),
-              {JitArg::i64(decayEnd), JitArg::buffer(count, 1),
-               JitArg::buffer(sumSquares, 1), JitArg::buffer(nonfinite, 1),
-               JitArg::f32(baseLr), JitArg::i64(step),
-               JitArg::f32(lossScale)});
-  return jit.call(sig.name + "_update_arena", args);
+  return callUpdate(jit, sig.name, buffers, decayEnd, baseLr, step,
+                    lossScale);
 }
 
 } // namespace gaccrt

@@ -13,6 +13,7 @@
 #include "tools/gacc-run/DataSources.h"
 #include "tools/gacc-run/Options.h"
 
+#include "runtime/ArenaKernels.h"
 #include "runtime/CpuJit.h"
 #include "runtime/CudaRuntime.h"
 
@@ -85,14 +86,9 @@ llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
 /// step the runtime calls @S_sum_squares_arena (when clipping) and
 /// @S_update_arena over the whole arenas.
 struct StepArenas {
-  int64_t length = 0;    // elements per arena (a multiple of 4)
+  ArenaBuffers buffers;
   int64_t decayEnd = 0;  // [0, decayEnd) gets weight decay
   std::vector<int64_t> offsets; // per parameter, in elements
-  float *params = nullptr, *accs = nullptr;
-  std::vector<float *> states;
-  double *partials = nullptr, *sumSquares = nullptr;
-  float *count = nullptr;
-  int32_t *nonfinite = nullptr;
 
   /// Lays out and allocates the arenas (`alloc` returns 64-byte-aligned,
   /// zeroed memory: host or managed), copies the parameters in and points
