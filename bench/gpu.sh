@@ -1,79 +1,152 @@
 #!/usr/bin/env bash
 # One prepared call on a machine with an NVIDIA GPU (the `device` tool):
-# checks what it needs, builds, runs the GPU checks and times the GPU path.
+# checks what it needs, builds (or unpacks) gacc, runs the GPU checks and
+# times the GPU path.
 #
 #   bash bench/gpu.sh            # from the repository root
 #
-# 1. Needs: nvidia-smi and libcuda.so.1 (a driver), Debian's LLVM/MLIR 22
-#    (/usr/lib/llvm-22), cmake, ninja, OpenBLAS, OpenMPI, zlib and GoogleTest
-#    headers to build; python3 with torch (CUDA) for the PyTorch baseline.
-#    Whatever is missing is named, and the steps that need it are skipped.
-# 2. Builds gacc-run, gacc-opt and gacc-bench-arena (build/, Release).
-# 3. GPU checks: the lit tests gated by the cuda-device feature
+# 1. Needs: nvidia-smi and libcuda.so.1 (a driver), the CUDA toolkit (ptxas,
+#    libdevice), cuBLAS, and python3 with torch (CUDA) for the PyTorch
+#    baseline and the tests' reference scripts. gacc itself comes either
+#    from a build here (Debian's LLVM/MLIR 22, cmake, ninja, OpenBLAS,
+#    OpenMPI) or, where LLVM 22 is not installed (the device machine), from
+#    .device/gacc-bundle.tar.xz, made beforehand by scripts/device-bundle.sh
+#    on a machine that has it and carried along. Whatever is missing is
+#    named, and the steps that need it are skipped.
+# 2. GPU checks: the lit tests gated by the cuda-device feature
 #    (test/integration/gpu: training on the device against the CPU path, the
-#    arena kernels on the device against their CPU path); gacc-bench-arena
-#    also checks the arena kernels before timing them.
-# 4. Times (medians): the arena kernels over 100M-element arenas against the
+#    arena kernels on the device against their CPU path) and the host-code
+#    JIT test; gacc-bench-arena also checks the arena kernels before timing.
+# 3. Times (medians): the arena kernels over 100M-element arenas against the
 #    device's measured copy bandwidth; gacc-run --target cuda's optimizer
-#    step and peak device memory for examples/fashion_mlp.mlir and
-#    examples/fashion_mlp_adamw.mlir; PyTorch eager's step and peak memory
-#    for the same models (SGD, and fused AdamW with clipping), its copy
-#    bandwidth and its fused AdamW over 100M elements.
+#    step and peak device memory for examples/fashion_mlp.mlir,
+#    examples/fashion_mlp_adamw.mlir and the largest example,
+#    examples/kjv_char.mlir; PyTorch eager's step and peak memory for the
+#    same models, its copy bandwidth and its fused AdamW over 100M elements.
+# Each step runs under a time limit (STEP_LIMIT seconds, default 240).
 # Prints a short table last; record it in docs/benchmarks.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+LIMIT=${STEP_LIMIT:-240}
 missing=()
 have() { command -v "$1" >/dev/null 2>&1; }
+echo "== gpu.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-unknown OS}")"
 have nvidia-smi || missing+=("nvidia-smi (NVIDIA driver)")
-ldconfig -p 2>/dev/null | grep -q libcuda.so.1 || [ -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] || missing+=("libcuda.so.1")
-[ -d /usr/lib/llvm-22/lib/cmake/mlir ] || missing+=("libmlir-22-dev (/usr/lib/llvm-22)")
-have cmake || missing+=(cmake)
-have ninja || missing+=(ninja-build)
-PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
-torch_ok=0; "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch_ok=1
-[ "$torch_ok" = 1 ] || missing+=("python3 torch with CUDA (baseline only)")
-echo "== gpu.sh $(date -u +%Y-%m-%dT%H:%MZ)"
 have nvidia-smi && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
-if [ ${#missing[@]} -gt 0 ]; then echo "gpu.sh: missing: ${missing[*]}"; fi
+python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1')" 2>/dev/null || missing+=("libcuda.so.1")
+have ptxas || [ -x /usr/local/cuda/bin/ptxas ] || missing+=("ptxas (CUDA toolkit)")
+PY=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then PY=$(command -v "$p"); break; fi
+done
+[ -n "$PY" ] || { missing+=("python3 with torch and CUDA"); PY=$(command -v python3 || echo /usr/bin/python3); }
+echo "python: $PY"
 
-built=0
-if [ -d /usr/lib/llvm-22/lib/cmake/mlir ] && have cmake && have ninja; then
+# Where cuBLAS lives: the toolkit, or the nvidia-* wheels beside torch.
+cublas_dir=$({ ls -d /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib 2>/dev/null
+  "$PY" -c "import site; print('\n'.join(site.getsitepackages()))" 2>/dev/null; } |
+  while read -r d; do find -H "$d" -maxdepth 5 -name 'libcublas.so.1[23]*' 2>/dev/null; done |
+  head -1 | xargs -r dirname)
+[ -n "$cublas_dir" ] && echo "cuBLAS: $cublas_dir" || missing+=("libcublas.so.13")
+
+mode=""
+if [ -d /usr/lib/llvm-22/lib/cmake/mlir ] && have cmake && have ninja && [ -z "${GACC_USE_BUNDLE:-}" ]; then
+  mode=build
+elif [ -f .device/gacc-bundle.tar.xz ]; then
+  mode=bundle
+else
+  missing+=("Debian's LLVM/MLIR 22 to build, or .device/gacc-bundle.tar.xz (run scripts/device-bundle.sh where LLVM 22 is, then carry .device)")
+fi
+if [ ${#missing[@]} -gt 0 ]; then printf 'gpu.sh: missing: %s\n' "${missing[@]}"; fi
+
+# Tools as the tests see them: BIN (gacc-run, gacc-bench-arena), TESTS (the
+# lit exec root), LIT (the lit command), KJV (the data flag for kjv_char).
+BIN="" TESTS="" LIT=() KJV=()
+if [ "$mode" = build ]; then
   echo "== build"
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null \
-    && ninja -C build gacc-run gacc-opt gacc-bench-arena gacc-unittests gacc_runtime_c | tail -1 && built=1
+    && ninja -C build gacc-run gacc-opt gacc-bench-arena gacc_runtime_c | tail -1 \
+    && { BIN=build/bin; TESTS=build/test; LIT=(/usr/lib/llvm-22/bin/lit); }
+elif [ "$mode" = bundle ]; then
+  echo "== unpack .device/gacc-bundle.tar.xz"
+  U=${GACC_BUNDLE_DIR:-/tmp/gacc-bundle}
+  rm -rf "$U" && mkdir -p "$U" && tar -C "$U" -xJf .device/gacc-bundle.tar.xz
+  # Wrappers give the bundled tools their libraries, and nothing else them.
+  mkdir -p "$U/wrap" "$U/test/integration/gpu" "$U/test/tools"
+  for t in gacc-run gacc-bench-arena; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/lib:%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s/bin/%s "$@"\n' \
+      "$U" "$cublas_dir" "$U" "$t" > "$U/wrap/$t"
+  done
+  for t in FileCheck not count; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/llvm/lib:%s/lib exec %s/llvm/bin/%s "$@"\n' \
+      "$U" "$U" "$U" "$t" > "$U/wrap/$t"
+  done
+  chmod +x "$U"/wrap/*
+  # The tests and gacc-run's default read Fashion-MNIST from its Debian path.
+  F=/usr/share/datasets/fashion-mnist
+  if [ ! -f $F/train-images-idx3-ubyte.gz ]; then
+    mkdir -p $F 2>/dev/null && cp "$U"/data/fashion-mnist/*.gz $F/ 2>/dev/null \
+      && echo "installed Fashion-MNIST in $F" || echo "gpu.sh: cannot write $F"
+  fi
+  cat > "$U/test/lit.site.cfg.py" <<EOF
+config.llvm_tools_dir = "$U/wrap"
+config.gacc_obj_root = "$U"
+config.gacc_src_root = "$ROOT"
+config.gacc_tools_dir = "$U/wrap"
+config.gacc_lib_dir = "$U/lib"
+import lit.llvm
+lit.llvm.initialize(lit_config, config)
+lit_config.load_config(config, "$ROOT/test/lit.cfg.py")
+EOF
+  BIN=$U/wrap; TESTS=$U/test; KJV=(--data "$U/data/kjv.txt")
+  LIT=("$PY" -c "import sys; sys.path.insert(0, '$U/llvm'); from lit.main import main; main()")
 fi
+step() { timeout --kill-after=10 "$LIMIT" "$@"; }
 
-declare -A row step
-if [ "$built" = 1 ]; then
+declare -A row step_ms
+if [ -n "$BIN" ]; then
   echo "== GPU tests (lit, cuda-device feature)"
-  /usr/lib/llvm-22/bin/lit -v build/test/integration/gpu build/test/tools/cuda-host-code-jit.test 2>&1 | tail -15
-  for model in fashion_mlp fashion_mlp_adamw; do
-    echo "== gacc-run --target cuda $model (1 epoch)"
-    rm -f /tmp/gpu_$model.jsonl
-    build/bin/gacc-run examples/$model.mlir --target cuda --epochs 1 --log-every 100 --metrics /tmp/gpu_$model.jsonl
+  step "${LIT[@]}" -v "$TESTS/integration/gpu" "$TESTS/tools/cuda-host-code-jit.test" 2>&1 | tail -25
+  summarize() {
+    "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB\" + (f\", test accuracy {d['test_accuracy']:.4f}\" if 'test_accuracy' in d else ''))" "$1" 2>/dev/null
+  }
+  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+    args=(--epochs 1 --log-every 100)
+    [ "$model" = kjv_char ] && args=(--dataset kjv "${KJV[@]}" --max-steps 100 --no-eval --log-every 20)
+    echo "== gacc-run --target cuda $model ${args[*]}"
+    m=/tmp/gpu_$model.jsonl; rm -f "$m"
+    step "$BIN/gacc-run" examples/$model.mlir --target cuda "${args[@]}" --metrics "$m"
     rc=$?; echo "exit $rc"
-    [ "$rc" = 0 ] && step[$model]=$(tail -1 /tmp/gpu_$model.jsonl 2>/dev/null | "$PY" -c "import json,sys; d=json.loads(sys.stdin.read()); print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB, test accuracy {d.get('test_accuracy', 0):.4f}\")" 2>/dev/null)
+    [ "$rc" = 0 ] && step_ms[$model]=$(summarize "$m")
+    if [ "$rc" != 0 ] && [ "$rc" != 124 ]; then
+      echo "== again with GACC_CUDA_TRACE=1 (each launch named, then synchronized), one step"
+      GACC_CUDA_TRACE=1 CUDA_MODULE_LOADING=EAGER step "$BIN/gacc-run" examples/$model.mlir \
+        --target cuda "${args[@]}" --max-steps 1 2>&1 |
+        grep -v '^ *[0-9][0-9]* \|^Stack dump\|^PLEASE\|^0\.' | tail -8
+    fi
   done
   for model in fashion_mlp_adamw kjv_char; do
     echo "== gacc-bench-arena $model (check on the device, then timing)"
-    out=$(build/bin/gacc-bench-arena examples/$model.mlir --target cuda --elements 100000000 --repeats 50)
+    out=$(step "$BIN/gacc-bench-arena" examples/$model.mlir --target cuda --elements 100000000 --repeats 50)
     rc=$?; echo "$out"; echo "exit $rc"
     row[$model]=$(echo "$out" | awk '/^(copy|accumulate|sum of|update)/')
   done
 fi
 torch_out=""
-if [ "$torch_ok" = 1 ]; then
+if [ -n "$PY" ] && "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   echo "== PyTorch eager baseline"
-  torch_out=$("$PY" bench/torch_step.py --steps 50); echo "$torch_out"
+  torch_out=$(step "$PY" bench/torch_step.py --steps 50); echo "$torch_out"
 fi
 
 echo
 echo "== summary (medians; GB/s = bytes moved / time)"
+have nvidia-smi && nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 for model in fashion_mlp_adamw kjv_char; do
   [ -n "${row[$model]:-}" ] && { echo "-- gacc arena kernels, @$model, 100M elements"; echo "${row[$model]}"; }
 done
 [ -n "$torch_out" ] && { echo "-- PyTorch eager"; echo "$torch_out" | sed 's/^torch: //'; }
-for model in fashion_mlp fashion_mlp_adamw; do
-  echo "-- gacc-run --target cuda @$model: ${step[$model]:-not measured}"
+for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+  echo "-- gacc-run --target cuda @$model: ${step_ms[$model]:-not measured}"
 done

@@ -4,8 +4,10 @@
    micro-batches of 32, SGD momentum 0.9) and of
    examples/fashion_mlp_adamw.mlir (AdamW, fused=True, clipping at 1.0) in
    the usual eager loop: loss / N, backward per micro-batch, clip, step,
-   zero_grad. Median over --steps optimizer steps (CUDA events) and peak
-   device memory (torch.cuda.max_memory_allocated).
+   zero_grad; likewise examples/kjv_char.mlir (the largest example: N = 4
+   micro-batches of 16 verses x 527 characters, SGD momentum 0.9). Median
+   over --steps optimizer steps (CUDA events) and peak device memory
+   (torch.cuda.max_memory_allocated).
 2. Device copy bandwidth and torch's fused AdamW over one flat 100M-element
    parameter (the arena the gacc kernels are timed on).
 Prints `torch: <name> <value> <unit>` lines.
@@ -65,6 +67,49 @@ def mlp_step(optimizer_name):
     ms = timed(step, args.steps)
     return ms, torch.cuda.max_memory_allocated() / 1e6
 
+
+def kjv_char_step():
+    """examples/kjv_char.mlir: embedding 64x64, linear 64->128, tanh-GELU,
+    layer_norm(128), linear 128->64, next-character cross-entropy (token
+    mean), N = 4 micro-batches of 16 verses x 527 targets, SGD momentum 0.9.
+    Random full-length verses (no padding), so loss / N per micro-batch is
+    the token mean over the effective batch."""
+    torch.manual_seed(0)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(64, 64)
+            self.fc1 = torch.nn.Linear(64, 128)
+            self.ln = torch.nn.LayerNorm(128)
+            self.fc2 = torch.nn.Linear(128, 64)
+
+        def forward(self, t):
+            h = torch.nn.functional.gelu(self.fc1(self.embedding(t)), approximate="tanh")
+            return self.fc2(self.ln(h))
+
+    model = Model().to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    n, m, length = 4, 16, 527
+    tokens = torch.randint(0, 64, (n, m, length), device=dev)
+    targets = torch.randint(0, 64, (n, m, length), device=dev)
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
+
+    def step():
+        for k in range(n):
+            loss = loss_fn(model(tokens[k]).reshape(-1, 64), targets[k].reshape(-1)) / n
+            loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    torch.cuda.reset_peak_memory_stats()
+    ms = timed(step, args.steps)
+    return ms, torch.cuda.max_memory_allocated() / 1e6
+
+
+ms, peak = kjv_char_step()
+print(f"torch: kjv_char_sgd_step_ms {ms:.3f} ms")
+print(f"torch: kjv_char_sgd_peak_mb {peak:.1f} MB")
 
 for name in ["sgd", "adamw"]:
     ms, peak = mlp_step(name)

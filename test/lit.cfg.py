@@ -1,6 +1,7 @@
 # lit configuration of the gacc test suite.
 import os
 import shutil
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -14,7 +15,7 @@ config.test_exec_root = os.path.join(config.gacc_obj_root, "test")
 
 config.substitutions.append(("%gacc_src", config.gacc_src_root))
 config.substitutions.append(("%gacc_lib", config.gacc_lib_dir))
-config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%python", sys.executable))
 llvm_config.with_system_environment(["HOME", "PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
@@ -34,7 +35,7 @@ if ptxas:
 # Execution against Debian's PyTorch reference.
 try:
     import subprocess
-    subprocess.run(["/usr/bin/python3", "-c", "import torch"], check=True,
+    subprocess.run([sys.executable, "-c", "import torch"], check=True,
                    capture_output=True)
     config.available_features.add("torch")
 except Exception:
