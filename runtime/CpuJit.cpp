@@ -14,16 +14,46 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace gaccrt;
+
+/// Moves every fixed-size alloca outside a function's entry block into it.
+/// The gpu-to-llvm lowering puts each launch's parameter array where the
+/// launch is; inside a loop (the micro-batch loop) each iteration would
+/// take new stack that is only returned when the step returns, so enough
+/// iterations overflow the stack (seen as a crash inside cuLaunchKernel).
+/// The arrays live only for their launch, so one slot serves every
+/// iteration.
+static void hoistFixedAllocas(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::BasicBlock &entry = f.getEntryBlock();
+    llvm::BasicBlock::iterator at = entry.getFirstInsertionPt();
+    for (llvm::BasicBlock &block : f) {
+      if (&block == &entry)
+        continue;
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block))
+        if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+          if (llvm::isa<llvm::ConstantInt>(alloca->getArraySize()))
+            alloca->moveBefore(at);
+    }
+  }
+}
 
 llvm::Expected<std::unique_ptr<CpuJit>>
 CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::ExecutionEngineOptions options;
-  options.transformer = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
+  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
+  options.transformer = [optimize](llvm::Module *module) -> llvm::Error {
+    hoistFixedAllocas(*module);
+    return optimize(module);
+  };
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engineOr = mlir::ExecutionEngine::create(module, options);
   if (!engineOr)

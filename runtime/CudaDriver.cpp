@@ -66,6 +66,8 @@ void loadOnce() {
       !bind(lib, d.cuEventDestroy, "cuEventDestroy_v2") ||
       !bind(lib, d.cuGetErrorName, "cuGetErrorName"))
     return;
+  d.cuFuncGetParamInfo = reinterpret_cast<decltype(d.cuFuncGetParamInfo)>(
+      dlsym(lib, "cuFuncGetParamInfo"));
   CUresult r;
   if ((r = d.cuInit(0))) {
     failure = describe("cuInit", r);

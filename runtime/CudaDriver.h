@@ -59,6 +59,9 @@ struct Driver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  /// Optional (drivers of CUDA 12.4 on; null before): a kernel parameter's
+  /// offset and size, CUDA_ERROR_INVALID_VALUE past the last one.
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 };
 
 /// The loaded driver with the primary context of this process's device

@@ -3,12 +3,20 @@
 // Module load, kernel lookup, launch and streams for JIT-compiled host code,
 // each a thin call of the dlopen'd driver whose failure is recorded.
 //
+// The host code that MLIR's gpu-to-llvm lowering emits creates, syncs and
+// destroys a stream around every launch; one process-wide stream stands in
+// for all of them (create and destroy cost more than the small kernels of a
+// micro-batch). GACC_CUDA_TRACE=1 prints each launch (kernel, grid, block)
+// before it happens and synchronizes after it, so a failing kernel is named.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudaDriver.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace gaccrt::cuda;
@@ -68,6 +76,37 @@ static void recordProblem(const std::string &message) {
     firstError = message;
 }
 
+static bool tracing() {
+  static const bool on = [] {
+    const char *v = std::getenv("GACC_CUDA_TRACE");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+/// Kernel names by function handle, for messages and GACC_CUDA_TRACE.
+static std::map<void *, std::string> &kernelNames() {
+  static std::map<void *, std::string> names;
+  return names;
+}
+
+/// The number of parameters a kernel takes, by function handle (-1 where
+/// the driver cannot tell).
+static int64_t kernelParamCount(const Driver *d, CUfunction f) {
+  static std::map<void *, int64_t> counts;
+  std::lock_guard<std::mutex> lock(errorMutex);
+  auto [it, inserted] = counts.try_emplace(f, -1);
+  if (inserted && d->cuFuncGetParamInfo) {
+    size_t offset = 0, size = 0, k = 0;
+    while (k < 4096 && d->cuFuncGetParamInfo(f, k, &offset, &size) == 0)
+      ++k;
+    // Zero is also what a driver that cannot answer gives: unknown.
+    if (k > 0)
+      it->second = int64_t(k);
+  }
+  return it->second;
+}
+
 extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   const Driver *d = driverOrReport();
   CUfunction f = nullptr;
@@ -77,15 +116,26 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   if (d && module)
     check("cuModuleGetFunction",
           d->cuModuleGetFunction(&f, static_cast<CUmodule>(module), name));
+  if (f) {
+    std::lock_guard<std::mutex> lock(errorMutex);
+    kernelNames().try_emplace(f, name);
+  }
   return f;
+}
+
+/// The process's one stream (non-blocking), created on first use.
+static CUstream processStream(const Driver *d) {
+  static CUstream stream = [d] {
+    CUstream s = nullptr;
+    check("cuStreamCreate", d->cuStreamCreate(&s, /*CU_STREAM_NON_BLOCKING=*/1));
+    return s;
+  }();
+  return stream;
 }
 
 extern "C" void *mgpuStreamCreate() {
   const Driver *d = driverOrReport();
-  CUstream s = nullptr;
-  if (d)
-    check("cuStreamCreate", d->cuStreamCreate(&s, /*CU_STREAM_NON_BLOCKING=*/1));
-  return s;
+  return d ? processStream(d) : nullptr;
 }
 
 extern "C" void mgpuStreamSynchronize(void *stream) {
@@ -95,7 +145,9 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
-  if (const Driver *d = driverOrReport(); d && stream)
+  // The process's stream outlives the host code's uses of it.
+  if (const Driver *d = driverOrReport();
+      d && stream && stream != processStream(d))
     check("cuStreamDestroy", d->cuStreamDestroy(static_cast<CUstream>(stream)));
 }
 
@@ -104,14 +156,46 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  intptr_t blockX, intptr_t blockY,
                                  intptr_t blockZ, int32_t sharedMemBytes,
                                  void *stream, void **params, void **extra,
-                                 uint64_t) {
+                                 uint64_t paramsCount) {
   const Driver *d = driverOrReport();
   if (d && !function)
     recordProblem("launch of a kernel that was not found");
   if (!d || !function)
     return;
+  // A kernel reading more parameters than the host code passes would make
+  // the driver read past the array: refuse it with one line instead.
+  int64_t expected = kernelParamCount(d, static_cast<CUfunction>(function));
+  if (expected >= 0 && !extra && uint64_t(expected) != paramsCount) {
+    std::string name;
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      auto it = kernelNames().find(function);
+      name = it == kernelNames().end() ? "a kernel" : "kernel " + it->second;
+    }
+    recordProblem(name + " takes " + std::to_string(expected) +
+                  " parameters, the host code passes " +
+                  std::to_string(paramsCount));
+    return;
+  }
+  std::string name;
+  if (tracing()) {
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      auto it = kernelNames().find(function);
+      name = it == kernelNames().end() ? "?" : it->second;
+    }
+    std::fprintf(stderr,
+                 "gacc-run: cuda: launch %s grid (%ld, %ld, %ld) block (%ld, "
+                 "%ld, %ld) shared %d bytes, %llu parameters (kernel: %lld)\n",
+                 name.c_str(), long(gridX), long(gridY), long(gridZ),
+                 long(blockX), long(blockY), long(blockZ), sharedMemBytes,
+                 (unsigned long long)paramsCount, (long long)expected);
+    std::fflush(stderr);
+  }
   check("cuLaunchKernel",
         d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
                           gridZ, blockX, blockY, blockZ, sharedMemBytes,
                           static_cast<CUstream>(stream), params, extra));
+  if (tracing())
+    check(("kernel " + name).c_str(), d->cuCtxSynchronize());
 }
