@@ -44,8 +44,8 @@ struct KernelBuilder {
     return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
   }
   /// A 1-D parallel loop [lb, ub) whose body gets the induction variable.
-  void parallel(Value lb, Value ub, function_ref<void(Value)> body) {
-    scf::ParallelOp::create(
+  scf::ParallelOp parallel(Value lb, Value ub, function_ref<void(Value)> body) {
+    return scf::ParallelOp::create(
         b, loc, ValueRange{lb}, ValueRange{ub}, ValueRange{index(1)},
         [&](OpBuilder &nb, Location, ValueRange ivs) {
           OpBuilder::InsertionGuard g(b);
@@ -54,6 +54,28 @@ struct KernelBuilder {
         });
   }
 };
+
+/// Moves the per-step scalar math out of a kernel's element loop: every pure
+/// op (speculatable, no memory effects, no regions, no terminator) whose
+/// operands are all
+/// defined outside the loop, also from inside its conditionals. The bias
+/// corrections β^t, the scheduled learning rate and the like are then
+/// computed once by the host code and reach the kernel as arguments instead
+/// of once per element. The arithmetic is unchanged, so are the results.
+void hoistStepScalars(scf::ParallelOp loop) {
+  SmallVector<Operation *> ops;
+  loop.getBody()->walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops) {
+    if (op->getNumRegions() || op->hasTrait<OpTrait::IsTerminator>() ||
+        !isPure(op) ||
+        !llvm::all_of(op->getOperands(), [&](Value v) {
+          return loop.isDefinedOutsideOfLoop(v);
+        }))
+      continue;
+    op->moveBefore(loop);
+  }
+}
 
 func::FuncOp createFunc(OpBuilder &b, Location loc, StringRef name,
                         TypeRange args) {
@@ -236,7 +258,7 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
       b, kloc, f32,
       arith::AddIOp::create(b, kloc, stepIdx,
                             arith::ConstantIntOp::create(b, kloc, 1, 64)));
-  k.parallel(k.index(0), n, [&](Value i) {
+  scf::ParallelOp loop = k.parallel(k.index(0), n, [&](Value i) {
     Value c0 = k.index(0);
     Value flag = memref::LoadOp::create(b, kloc, nonfinite, ValueRange{c0});
     Value clean = arith::CmpIOp::create(
@@ -292,6 +314,7 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
       scf::YieldOp::create(b, kloc);
     });
   });
+  hoistStepScalars(loop);
   func::ReturnOp::create(b, kloc);
 }
 
