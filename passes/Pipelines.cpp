@@ -110,6 +110,9 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   }
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
+  // Parallel dimensions outermost: a reduction nests inside its kernel
+  // instead of becoming a host loop that launches a kernel per iteration.
+  pm.addNestedPass<func::FuncOp>(createGAccReductionsInnermostPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
