@@ -338,7 +338,9 @@ int main(int argc, char **argv) {
     checkDriverErrors();
   CpuJit &run = onDevice ? *jit : *cpu;
 
-  size_t arenas = 3 + k.numStates + (low ? 1 : 0);
+  // params, accumulators, fp32 gradients, the copy's destination, the
+  // optimizer states and the low-precision gradients.
+  size_t arenas = 4 + k.numStates + (low ? 1 : 0);
   if (onDevice) {
     // One reservation for every arena of both phases.
     size_t bytes =
