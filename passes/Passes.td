@@ -213,7 +213,10 @@ def GAccBuildArenaKernelsPass
       sqrt(sum_squares) / divisor (torch.nn.utils.clip_grad_norm_), the
       learning-rate schedule at `step`, and the optimizer's element rule
       (OptimizerAttrInterface), with weight decay for elements below
-      `decay_end`.
+      `decay_end`. Four elements per thread with 16-byte loads and stores
+      (length: a multiple of 4); what depends on the step alone (the bias
+      corrections β^t, the scheduled learning rate) is computed before the
+      element loop, so once per step by the host code.
 
     Kernels per optimizer step on the GPU: N accumulates (one per
     micro-batch, for the gradients no GEMM wrote), 3 for the norm when the

@@ -14,6 +14,8 @@
 #include "dialect/LinalgBuilders.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 
 #define DEBUG_TYPE "gacc-build-arena-kernels"
 
@@ -258,8 +260,14 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
       b, kloc, f32,
       arith::AddIOp::create(b, kloc, stepIdx,
                             arith::ConstantIntOp::create(b, kloc, 1, 64)));
-  scf::ParallelOp loop = k.parallel(k.index(0), n, [&](Value i) {
+  // Four elements per thread (the arena length is a multiple of 4): 16-byte
+  // loads and stores, and the per-thread work (the flag, the count, the
+  // clipping coefficient) shared by four elements.
+  Value vectors = arith::DivUIOp::create(b, kloc, n, k.index(kVector));
+  auto vecType = VectorType::get({kVector}, f32);
+  scf::ParallelOp loop = k.parallel(k.index(0), vectors, [&](Value v) {
     Value c0 = k.index(0);
+    Value base = arith::MulIOp::create(b, kloc, v, k.index(kVector));
     Value flag = memref::LoadOp::create(b, kloc, nonfinite, ValueRange{c0});
     Value clean = arith::CmpIOp::create(
         b, kloc, arith::CmpIPredicate::eq, flag,
@@ -272,9 +280,7 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
           b, kloc, memref::LoadOp::create(b, kloc, countBuf, ValueRange{c0}),
           k.f32(1.0));
       Value divisor = arith::MulFOp::create(b, kloc, count, lossScale);
-      Value g = arith::DivFOp::create(
-          b, kloc, memref::LoadOp::create(b, kloc, acc, ValueRange{i}),
-          divisor);
+      Value coef;
       if (auto maxNorm = stepOp.getMaxGradNorm()) {
         // torch.nn.utils.clip_grad_norm_: min(1, max / (‖g‖ + 1e-6)) with
         // ‖g‖ = sqrt(Σ acc²) / divisor.
@@ -284,37 +290,66 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
             arith::TruncFOp::create(b, kloc, f32,
                                     math::SqrtOp::create(b, kloc, ss)),
             divisor);
-        Value coef = arith::MinimumFOp::create(
+        coef = arith::MinimumFOp::create(
             b, kloc, k.f32(1.0),
             arith::DivFOp::create(
                 b, kloc, k.f32(maxNorm->convertToDouble()),
                 arith::AddFOp::create(b, kloc, norm, k.f32(1e-6))));
-        g = arith::MulFOp::create(b, kloc, g, coef);
       }
-      Value p = memref::LoadOp::create(b, kloc, param, ValueRange{i});
-      SmallVector<Value> st;
-      for (Value s : states)
-        st.push_back(memref::LoadOp::create(b, kloc, s, ValueRange{i}));
-      // Weight decay applies to [0, decay_end): the arena puts the group
-      // without weight decay last.
-      SmallVector<Value> withDecay = optimizer.buildUpdate(
-          b, kloc, g, p, st, lr, firstStep, stepNumber, /*decay=*/true);
-      SmallVector<Value> without = optimizer.buildUpdate(
-          b, kloc, g, p, st, lr, firstStep, stepNumber, /*decay=*/false);
-      Value decays = arith::CmpIOp::create(b, kloc, arith::CmpIPredicate::ult,
-                                           i, decayEnd);
+      auto load = [&](Value memref) -> Value {
+        return vector::LoadOp::create(b, kloc, vecType, memref,
+                                      ValueRange{base}, /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+      };
+      Value accV = load(acc);
+      // Outputs: the parameter, then each state; read, then rewritten lane
+      // by lane.
       SmallVector<Value> outs = {param};
       llvm::append_range(outs, states);
-      for (auto [with, wo, out] : llvm::zip(withDecay, without, outs)) {
-        Value v = with == wo ? with
-                             : Value(arith::SelectOp::create(b, kloc, decays,
-                                                             with, wo));
-        memref::StoreOp::create(b, kloc, v, out, ValueRange{i});
+      SmallVector<Value> vecs;
+      for (Value out : outs)
+        vecs.push_back(load(out));
+      for (int64_t lane = 0; lane < kVector; ++lane) {
+        auto lanes = [&](Value vec) -> Value {
+          return vector::ExtractOp::create(b, kloc, vec,
+                                           ArrayRef<int64_t>{lane});
+        };
+        Value g = arith::DivFOp::create(b, kloc, lanes(accV), divisor);
+        if (coef)
+          g = arith::MulFOp::create(b, kloc, g, coef);
+        Value p = lanes(vecs[0]);
+        SmallVector<Value> st;
+        for (unsigned s = 0; s < numState; ++s)
+          st.push_back(lanes(vecs[1 + s]));
+        // Weight decay applies to [0, decay_end): the arena puts the group
+        // without weight decay last.
+        SmallVector<Value> withDecay = optimizer.buildUpdate(
+            b, kloc, g, p, st, lr, firstStep, stepNumber, /*decay=*/true);
+        SmallVector<Value> without = optimizer.buildUpdate(
+            b, kloc, g, p, st, lr, firstStep, stepNumber, /*decay=*/false);
+        Value i = arith::AddIOp::create(b, kloc, base, k.index(lane));
+        Value decays = arith::CmpIOp::create(
+            b, kloc, arith::CmpIPredicate::ult, i, decayEnd);
+        for (auto [o, with, wo] : llvm::enumerate(withDecay, without)) {
+          Value value = with == wo ? with
+                                   : Value(arith::SelectOp::create(
+                                         b, kloc, decays, with, wo));
+          vecs[o] = vector::InsertOp::create(b, kloc, value, vecs[o],
+                                             ArrayRef<int64_t>{lane});
+        }
       }
+      for (auto [vec, out] : llvm::zip(vecs, outs))
+        vector::StoreOp::create(b, kloc, vec, out, ValueRange{base},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
       scf::YieldOp::create(b, kloc);
     });
   });
   hoistStepScalars(loop);
+  // Four lanes and two weight-decay variants built the same scalars: one
+  // copy of each (fewer kernel arguments).
+  IRRewriter rewriter(b.getContext());
+  DominanceInfo dominance(func);
+  eliminateCommonSubExpressions(rewriter, dominance, func);
   func::ReturnOp::create(b, kloc);
 }
 

@@ -1,4 +1,5 @@
 // RUN: gacc-opt %s -split-input-file -gacc-build-arena-kernels | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-build-arena-kernels | FileCheck %s --check-prefix=HOIST
 
 // An fp32 AdamW step with clipping: the fp32 accumulate (16-byte vector
 // accesses, no read of the accumulator on the first micro-batch, the
@@ -37,19 +38,32 @@ gacc.param @w : tensor<6x4xf32> = #gacc.zeros
 // CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[ONE]])
 // CHECK-LABEL: func.func @s_update_arena(
 // CHECK-SAME: %[[P:[^:]+]]: memref<?xf32>, %[[A:[^:]+]]: memref<?xf32>, %[[M:[^:]+]]: memref<?xf32>, %[[VS:[^:]+]]: memref<?xf32>, %[[DE:[^:]+]]: index, %[[CNT:[^:]+]]: memref<1xf32>, %[[SS:[^:]+]]: memref<1xf64>, %[[NF:[^:]+]]: memref<1xi32>, %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64, %[[SCALE:[^:]+]]: f32)
-// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK: %[[VECS:.+]] = arith.divui %{{.+}}, %c4
+// CHECK: scf.parallel (%[[V:.+]]) = (%{{.+}}) to (%[[VECS]])
+// CHECK: %[[BASE:.+]] = arith.muli %[[V]], %c4
 // CHECK: memref.load %[[NF]]
 // CHECK: scf.if
 // CHECK: %[[C:.+]] = arith.maximumf
 // CHECK: %[[DIV:.+]] = arith.mulf %[[C]], %[[SCALE]]
-// CHECK: arith.divf %{{.+}}, %[[DIV]]
 // CHECK: memref.load %[[SS]]
 // CHECK: math.sqrt %{{.+}} : f64
 // CHECK: arith.minimumf
-// CHECK: arith.cmpi ult, %[[I]], %[[DE]]
-// CHECK: memref.store %{{.+}}, %[[P]][%[[I]]]
-// CHECK: memref.store %{{.+}}, %[[M]][%[[I]]]
-// CHECK: memref.store %{{.+}}, %[[VS]][%[[I]]]
+// CHECK: vector.load %[[A]][%[[BASE]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.load %[[P]][%[[BASE]]] {alignment = 16 : i64}
+// CHECK: vector.load %[[M]][%[[BASE]]] {alignment = 16 : i64}
+// CHECK: vector.load %[[VS]][%[[BASE]]] {alignment = 16 : i64}
+// CHECK-COUNT-4: arith.divf %{{.+}}, %[[DIV]] : f32
+// CHECK: arith.cmpi ult, %{{.+}}, %[[DE]]
+// CHECK: vector.store %{{.+}}, %[[P]][%[[BASE]]] {alignment = 16 : i64}
+// CHECK: vector.store %{{.+}}, %[[M]][%[[BASE]]] {alignment = 16 : i64}
+// CHECK: vector.store %{{.+}}, %[[VS]][%[[BASE]]] {alignment = 16 : i64}
+// The bias corrections β^t depend on the step only: computed before the
+// element loop (by the host code), not per element.
+// HOIST-LABEL: func.func @s_update_arena(
+// HOIST: math.powf
+// HOIST: scf.parallel
+// HOIST-NOT: math.powf
+// HOIST: return
 gacc.train_step @s params [@w] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<mean>,
