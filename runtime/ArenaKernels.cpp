@@ -12,10 +12,23 @@
 using namespace gaccrt;
 namespace arena = mlir::gacc::arena;
 
+/// The kernels handle 4 elements per vector and have no tail: a length
+/// that is not a multiple of 4 would leave its last elements untouched.
+static llvm::Error checkLength(const ArenaBuffers &a) {
+  if (a.length % 4 == 0)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "arena length " + std::to_string(a.length) +
+          " is not a multiple of 4 (the arena kernels read 16-byte vectors)");
+}
+
 llvm::Error gaccrt::callAccumulate(CpuJit &jit, const std::string &step,
                                    const std::string &gradType,
                                    const ArenaBuffers &a, void *grad,
                                    float weight, bool first) {
+  if (llvm::Error e = checkLength(a))
+    return e;
   return jit.call(arena::accumulateName(step, gradType),
                   {JitArg::buffer(a.accs, a.length),
                    JitArg::buffer(grad, a.length), JitArg::f32(weight),
@@ -25,6 +38,8 @@ llvm::Error gaccrt::callAccumulate(CpuJit &jit, const std::string &step,
 
 llvm::Error gaccrt::callSumSquares(CpuJit &jit, const std::string &step,
                                    const ArenaBuffers &a) {
+  if (llvm::Error e = checkLength(a))
+    return e;
   return jit.call(arena::sumSquaresName(step),
                   {JitArg::buffer(a.accs, a.length),
                    JitArg::buffer(a.partials, arena::kPartials),
@@ -35,6 +50,8 @@ llvm::Error gaccrt::callUpdate(CpuJit &jit, const std::string &step,
                                const ArenaBuffers &a, int64_t decayEnd,
                                float baseLr, int64_t stepIndex,
                                float lossScale) {
+  if (llvm::Error e = checkLength(a))
+    return e;
   std::vector<JitArg> args = {JitArg::buffer(a.params, a.length),
                               JitArg::buffer(a.accs, a.length)};
   for (float *s : a.states)

@@ -20,14 +20,16 @@
 
 using namespace gaccrt;
 
-/// Moves every fixed-size alloca outside a function's entry block into it.
-/// The gpu-to-llvm lowering puts each launch's parameter array where the
-/// launch is; inside a loop (the micro-batch loop) each iteration would
-/// take new stack that is only returned when the step returns, so enough
-/// iterations overflow the stack (seen as a crash inside cuLaunchKernel).
-/// The arrays live only for their launch, so one slot serves every
-/// iteration.
-static void hoistFixedAllocas(llvm::Module &module) {
+/// Moves the parameter arrays of kernel launches into the entry block. The
+/// gpu-to-llvm lowering allocas each launch's parameter array (and the
+/// values it points to) where the launch is; inside a loop (the micro-batch
+/// loop) each iteration would take new stack that is only returned when the
+/// step returns, so enough iterations overflow the stack (seen as a crash
+/// inside cuLaunchKernel). Only fixed-size allocas used in their own block
+/// only, in a block that calls mgpuLaunchKernel, move: they live for that
+/// launch alone, so one slot serves every iteration. Other allocas (whose
+/// memory might have to outlive an iteration) stay where they are.
+static void hoistLaunchAllocas(llvm::Module &module) {
   for (llvm::Function &f : module) {
     if (f.isDeclaration())
       continue;
@@ -36,10 +38,24 @@ static void hoistFixedAllocas(llvm::Module &module) {
     for (llvm::BasicBlock &block : f) {
       if (&block == &entry)
         continue;
-      for (llvm::Instruction &inst : llvm::make_early_inc_range(block))
-        if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
-          if (llvm::isa<llvm::ConstantInt>(alloca->getArraySize()))
-            alloca->moveBefore(at);
+      bool launches = llvm::any_of(block, [](llvm::Instruction &inst) {
+        auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+        llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+        return callee && callee->getName() == "mgpuLaunchKernel";
+      });
+      if (!launches)
+        continue;
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+        auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+        if (!alloca || !llvm::isa<llvm::ConstantInt>(alloca->getArraySize()))
+          continue;
+        bool local = llvm::all_of(alloca->users(), [&](llvm::User *u) {
+          auto *user = llvm::dyn_cast<llvm::Instruction>(u);
+          return user && user->getParent() == &block;
+        });
+        if (local)
+          alloca->moveBefore(at);
+      }
     }
   }
 }
@@ -51,7 +67,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   mlir::ExecutionEngineOptions options;
   auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
   options.transformer = [optimize](llvm::Module *module) -> llvm::Error {
-    hoistFixedAllocas(*module);
+    hoistLaunchAllocas(*module);
     return optimize(module);
   };
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;

@@ -55,6 +55,18 @@ std::string gaccrt::cuda::lastError() {
   return e;
 }
 
+/// Kernel names by function handle, for messages and GACC_CUDA_TRACE.
+static std::map<void *, std::string> &kernelNames() {
+  static std::map<void *, std::string> names;
+  return names;
+}
+
+/// Parameter counts by function handle (-1 where the driver cannot tell).
+static std::map<void *, int64_t> &kernelParamCounts() {
+  static std::map<void *, int64_t> counts;
+  return counts;
+}
+
 extern "C" void *mgpuModuleLoad(void *data, uint64_t) {
   const Driver *d = driverOrReport();
   CUmodule module = nullptr;
@@ -64,8 +76,15 @@ extern "C" void *mgpuModuleLoad(void *data, uint64_t) {
 }
 
 extern "C" void mgpuModuleUnload(void *module) {
-  if (const Driver *d = driverOrReport(); d && module)
+  if (const Driver *d = driverOrReport(); d && module) {
+    // Function handles of this module may be reused by a later one.
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      kernelNames().clear();
+      kernelParamCounts().clear();
+    }
     check("cuModuleUnload", d->cuModuleUnload(static_cast<CUmodule>(module)));
+  }
 }
 
 /// Records a failure that is not a driver error code.
@@ -84,17 +103,11 @@ static bool tracing() {
   return on;
 }
 
-/// Kernel names by function handle, for messages and GACC_CUDA_TRACE.
-static std::map<void *, std::string> &kernelNames() {
-  static std::map<void *, std::string> names;
-  return names;
-}
-
-/// The number of parameters a kernel takes, by function handle (-1 where
-/// the driver cannot tell).
+/// The number of parameters a kernel takes (-1 where the driver cannot
+/// tell), asked once per function.
 static int64_t kernelParamCount(const Driver *d, CUfunction f) {
-  static std::map<void *, int64_t> counts;
   std::lock_guard<std::mutex> lock(errorMutex);
+  auto &counts = kernelParamCounts();
   auto [it, inserted] = counts.try_emplace(f, -1);
   if (inserted && d->cuFuncGetParamInfo) {
     size_t offset = 0, size = 0, k = 0;

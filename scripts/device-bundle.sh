@@ -16,7 +16,7 @@
 #   data/  Fashion-MNIST's four files and the KJV text (`bible -f
 #          Gen1:1-Rev22:21`), so the examples train there.
 # One xz stream with a dictionary large enough for both binaries, which
-# share most of their code: about 40 MB.
+# share most of their code: about 60 MB (the data sets are a third).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-device}

@@ -159,7 +159,8 @@ static cl::opt<std::string> target(
              "and cuBLAS are opened at run time; without a driver or device "
              "this is an error, exit status 2) or auto (cuda when a device "
              "is present, else cpu). On cuda the step's kernels run on the "
-             "device in managed memory; evaluation runs on the CPU"),
+             "device in managed memory; evaluation runs on the CPU. "
+             "GACC_CUDA_TRACE=1 prints (and synchronizes) every kernel launch"),
     cl::init("cpu"), cl::cat(cat));
 static cl::opt<bool> arenaUpdate(
     "arena-update",
