@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Collectives.h"
+#include "runtime/Symbols.h"
 
 // The C bindings only (OpenMPI otherwise pulls in its C++ bindings).
 #define OMPI_SKIP_MPICXX 1
@@ -174,16 +175,11 @@ std::string useNccl(int timeoutSeconds) {
     return "no NCCL (libnccl.so.2 not found)";
   if (!cuda)
     return "no CUDA driver for NCCL";
-  nccl.getUniqueId = reinterpret_cast<decltype(nccl.getUniqueId)>(
-      dlsym(lib, "ncclGetUniqueId"));
-  nccl.commInitRank = reinterpret_cast<decltype(nccl.commInitRank)>(
-      dlsym(lib, "ncclCommInitRank"));
-  nccl.allReduce = reinterpret_cast<decltype(nccl.allReduce)>(
-      dlsym(lib, "ncclAllReduce"));
-  nccl.getErrorString = reinterpret_cast<decltype(nccl.getErrorString)>(
-      dlsym(lib, "ncclGetErrorString"));
-  nccl.ctxSynchronize = reinterpret_cast<decltype(nccl.ctxSynchronize)>(
-      dlsym(cuda, "cuCtxSynchronize"));
+  loadSymbol(lib, nccl.getUniqueId, "ncclGetUniqueId");
+  loadSymbol(lib, nccl.commInitRank, "ncclCommInitRank");
+  loadSymbol(lib, nccl.allReduce, "ncclAllReduce");
+  loadSymbol(lib, nccl.getErrorString, "ncclGetErrorString");
+  loadSymbol(cuda, nccl.ctxSynchronize, "cuCtxSynchronize");
   if (!nccl.getUniqueId || !nccl.commInitRank || !nccl.allReduce ||
       !nccl.getErrorString || !nccl.ctxSynchronize)
     return "libnccl.so.2 lacks the NCCL 2 entry points";

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudaDriver.h"
+#include "runtime/Symbols.h"
 
 #include <dlfcn.h>
 
@@ -14,6 +15,7 @@
 #include <mutex>
 
 using namespace gaccrt::cuda;
+using gaccrt::loadSymbol;
 
 namespace {
 Driver driver;
@@ -22,10 +24,10 @@ std::string failure;
 DeviceInfo info;
 
 template <typename F> bool bind(void *lib, F &fn, const char *name) {
-  fn = reinterpret_cast<F>(dlsym(lib, name));
-  if (!fn)
-    failure = std::string("libcuda.so.1 has no ") + name;
-  return fn != nullptr;
+  if (loadSymbol(lib, fn, name))
+    return true;
+  failure = std::string("libcuda.so.1 has no ") + name;
+  return false;
 }
 
 void loadOnce() {
@@ -66,8 +68,7 @@ void loadOnce() {
       !bind(lib, d.cuEventDestroy, "cuEventDestroy_v2") ||
       !bind(lib, d.cuGetErrorName, "cuGetErrorName"))
     return;
-  d.cuFuncGetParamInfo = reinterpret_cast<decltype(d.cuFuncGetParamInfo)>(
-      dlsym(lib, "cuFuncGetParamInfo"));
+  loadSymbol(lib, d.cuFuncGetParamInfo, "cuFuncGetParamInfo");
   CUresult r;
   if ((r = d.cuInit(0))) {
     failure = describe("cuInit", r);

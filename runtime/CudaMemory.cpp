@@ -9,6 +9,7 @@
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/DeviceArena.h"
+#include "runtime/Symbols.h"
 
 #include <dlfcn.h>
 
@@ -91,11 +92,8 @@ std::string gaccrt::cuda::loadCublas() {
       break;
   if (!lib)
     return "no cuBLAS (libcublas.so.13/.12 not found)";
-  cublas.create = reinterpret_cast<decltype(cublas.create)>(
-      dlsym(lib, "cublasCreate_v2"));
-  cublas.sgemm = reinterpret_cast<decltype(cublas.sgemm)>(
-      dlsym(lib, "cublasSgemm_v2"));
-  if (!cublas.create || !cublas.sgemm)
+  if (!loadSymbol(lib, cublas.create, "cublasCreate_v2") ||
+      !loadSymbol(lib, cublas.sgemm, "cublasSgemm_v2"))
     return "libcublas lacks cublasCreate_v2/cublasSgemm_v2";
   if (int status = cublas.create(&cublas.handle))
     return "cublasCreate failed with status " + std::to_string(status);
