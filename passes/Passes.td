@@ -364,33 +364,123 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def GAccReductionsInnermostPass
-    : Pass<"gacc-reductions-innermost", "func::FuncOp"> {
-  let summary = "Reorder linalg.generic loops: parallel dimensions outermost";
+def GAccParallelizeReductionsPass
+    : Pass<"gacc-parallelize-reductions", "func::FuncOp"> {
+  let summary = "Lower linalg reductions and scalar ops on buffers to "
+                "scf.parallel loops for the GPU";
   let description = [{
-    Interchanges the iteration dimensions of every `linalg.generic` whose
-    reduction dimensions come before one of its parallel dimensions, so that
-    the parallel dimensions are outermost (in their old relative order) and
-    the reductions innermost (likewise). `convert-linalg-to-parallel-loops`
-    then gives one `scf.parallel` over the parallel dimensions with the
-    reductions as sequential loops inside, which the GPU mapping turns into
-    one kernel whose threads each reduce their own outputs. Without it a
-    bias gradient (Σ over the rows of a `[rows, features]` gradient,
-    iterators `[reduction, parallel]`) lowers to a host loop over the rows
-    that launches one kernel per row: 8432 launches per micro-batch for
-    examples/kjv_char.mlir.
+    Lowers every `linalg` op on buffers (static shapes, one output whose
+    indexing map is a projection of the parallel dimensions) that has a
+    reduction dimension, or no parallel dimension at all, to `scf.parallel`
+    loops, before `convert-linalg-to-parallel-loops` takes the rest. The
+    GPU mapping then turns each parallel loop into one kernel:
 
-    Each output element still sums its terms in the same order, so results
-    are bit-identical. Generics with only parallel or only reduction
-    dimensions, or already in this order, are left as they are.
+    - **One thread per output.** The parallel dimensions become one
+      `scf.parallel` over their row-major linear index (consecutive threads,
+      consecutive outputs); the reduction dimensions become `scf.for` loops
+      inside it whose `iter_args` carry the output in a register: loaded
+      once, stored once (the loops of `convert-linalg-to-parallel-loops`
+      load and store it on every term, a round trip through memory per
+      term on the GPU). The terms are added in the op's own order, so the
+      results are bit-identical to the CPU path's loops. A bias gradient
+      (Σ over the rows of a `[rows, features]` gradient, iterators
+      `[reduction, parallel]`) thereby runs as one kernel, not as a host
+      loop that launches a kernel per row (8432 launches per micro-batch
+      for examples/kjv_char.mlir before this pass).
+    - **Split of long sums.** A body `out + term` with at least 256 terms
+      per output and fewer than 16384 outputs (too few threads to fill a
+      GPU) is split in two kernels: `split` threads per output, thread `k`
+      summing terms `k, k + split, ...` from zero into a partials buffer
+      (`memref.alloc`, freed after), then one thread per output adding the
+      `split` partial sums to the output in the order `k = 0, 1, ...`.
+      `split` is the largest divisor of the term count that is at most
+      min(terms / 32, 65536 / outputs, 1024). The order of the additions
+      changes (results differ from the CPU path by rounding) but is fixed:
+      the same bits on every run. This is the split-reduction scheme of
+      `linalg::splitReduction`, on buffers, with an interleaved split.
+    - **Scalars on the device.** An op without parallel dimensions (a sum
+      to a scalar such as the loss or the squared gradient norm, or a
+      rank-0 computation) becomes a one-thread (or split) parallel loop, so
+      its kernel runs where its operands live instead of the host reading
+      device memory.
 
     ```mlir
-    // iterators [reduction, parallel]: Σ_i x[i, j]
-    linalg.generic {indexing_maps = [(i, j) -> (i, j), (i, j) -> (j)], ...}
-    // becomes iterators [parallel, reduction], maps (j, i) -> (i, j), (j)
+    // Σ_i x[i, j] over 8432 rows into out[128]:
+    linalg.generic {iterator_types = ["reduction", "parallel"]} ...
+    // becomes (split 248, 34 terms per thread):
+    %partials = memref.alloc() : memref<31744xf32>
+    scf.parallel (%t) = (%c0) to (%c31744) step (%c1) {
+      // k = t / 128, j = t % 128; Σ_{c < 34} x[c·248 + k, j]
+      %s = scf.for %c = %c0 to %c34 step %c1 iter_args(%a = %zero) -> f32
+      memref.store %s, %partials[%t]
+    }
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      // out[j] + partials[j] + partials[128 + j] + ...
+    }
+    memref.dealloc %partials
+    ```
+
+    Ops with dynamic shapes or several outputs are left to
+    `convert-linalg-to-parallel-loops`.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
+  let summary = "Launch kernels asynchronously on one stream; synchronize "
+                "the host only before it touches memory";
+  let description = [{
+    Runs on host code after `gpu-kernel-outlining`. In every function that
+    launches kernels, each synchronous `gpu.launch_func` (which the GPU to
+    LLVM lowering follows with a stream synchronization) becomes
+    `gpu.launch_func async [%stream]` on one token made at the function's
+    entry (`gpu.wait async`, a stream), so the launches queue in program
+    order without the host waiting for each. A call of
+    `synchronize-callee` (default `gacc_cuda_synchronize`, declared by the
+    pass; it waits for that stream) is inserted where the host may touch
+    memory the queued work uses:
+
+    - before a `memref.load`, `memref.store`, `memref.copy` or any other op
+      with read or write effects, a call of another function (unknown
+      effects), or a loop or branch containing one, when work may be
+      pending;
+    - before the function returns.
+
+    Allocation and deallocation do not synchronize: the arena allocator
+    behind them only keeps books, and the device's uses of a block, before
+    and after it is freed and reused, are ordered on the one stream. Calls
+    of the `stream-ordered-callees` (the cuBLAS GEMM) queue work on the
+    same stream like a launch. A loop or branch that launches is entered
+    with work pending (a host access at the top of a loop body waits for
+    the previous iteration's kernels).
+
+    Without it every launch costs a round trip to the device: 53 launches
+    per micro-batch of examples/kjv_char.mlir each waited for.
+
+    ```mlir
+    gpu.launch_func @m::@k ...  // then a memref.load %x
+    // becomes
+    %s = gpu.wait async                    // at the function's entry
+    %0 = gpu.launch_func async [%s] @m::@k ...
+    func.call @gacc_cuda_synchronize() : () -> ()
+    memref.load %x
     ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"synchronizeCallee", "synchronize-callee", "std::string",
+           /*default=*/"\"gacc_cuda_synchronize\"",
+           "Function (no arguments, no results) that waits until the "
+           "stream's work is done">,
+    ListOption<"streamOrderedCallees", "stream-ordered-callees",
+               "std::string",
+               "Functions whose calls queue their work on the same stream "
+               "(no synchronization before them)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect"];
 }
 
 #endif // GACC_PASSES_TD

@@ -110,9 +110,9 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   }
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
-  // Parallel dimensions outermost: a reduction nests inside its kernel
-  // instead of becoming a host loop that launches a kernel per iteration.
-  pm.addNestedPass<func::FuncOp>(createGAccReductionsInnermostPass());
+  // Reductions and scalar ops as parallel loops of their own (registers,
+  // split sums, scalars on the device); the element-wise rest follows.
+  pm.addNestedPass<func::FuncOp>(createGAccParallelizeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
@@ -127,6 +127,12 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   GAccMergeGPUModulesPassOptions merge;
   pm.addPass(createGAccMergeGPUModulesPass(merge));
+  // Launches queue on one stream; the host waits only before it touches
+  // memory (and before returning).
+  GAccAsyncLaunchesPassOptions async;
+  if (options.cublas)
+    async.streamOrderedCallees = {"gacc_cublas_sgemm"};
+  pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;

@@ -96,6 +96,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
     bind("mgpuStreamDestroy", &mgpuStreamDestroy);
     bind("mgpuLaunchKernel", &mgpuLaunchKernel);
+    bind("gacc_cuda_synchronize", &gacc_cuda_synchronize);
     bind("gacc_cublas_sgemm", &gacc_cublas_sgemm);
     if (deviceMemory) {
       bind("malloc", &gacc_cuda_malloc);

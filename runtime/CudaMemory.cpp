@@ -28,6 +28,7 @@ std::unique_ptr<DeviceArena> managed;
 using cublasHandle_t = struct cublasContext *;
 struct Cublas {
   int (*create)(cublasHandle_t *);
+  int (*setStream)(cublasHandle_t, void *);
   int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *,
                const float *, int, const float *, int, const float *, float *,
                int);
@@ -93,10 +94,16 @@ std::string gaccrt::cuda::loadCublas() {
   if (!lib)
     return "no cuBLAS (libcublas.so.13/.12 not found)";
   if (!loadSymbol(lib, cublas.create, "cublasCreate_v2") ||
+      !loadSymbol(lib, cublas.setStream, "cublasSetStream_v2") ||
       !loadSymbol(lib, cublas.sgemm, "cublasSgemm_v2"))
-    return "libcublas lacks cublasCreate_v2/cublasSgemm_v2";
+    return "libcublas lacks cublasCreate_v2, cublasSetStream_v2 or "
+           "cublasSgemm_v2";
   if (int status = cublas.create(&cublas.handle))
     return "cublasCreate failed with status " + std::to_string(status);
+  // GEMMs queue behind the kernels on the process's stream (in order, no
+  // synchronization between them).
+  if (int status = cublas.setStream(cublas.handle, processStream()))
+    return "cublasSetStream failed with status " + std::to_string(status);
   cublasLoaded = true;
   return "";
 }
@@ -133,9 +140,6 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
       cAligned + cOff, int(std::max<int64_t>(cSt0, 1)));
   if (status)
     report("cublasSgemm failed with status " + std::to_string(status));
-  std::string reason;
-  if (const Driver *d = load(reason))
-    d->cuCtxSynchronize();
   (void)aS0;
   (void)bS1;
 }

@@ -4,9 +4,11 @@
 // each a thin call of the dlopen'd driver whose failure is recorded.
 //
 // The host code that MLIR's gpu-to-llvm lowering emits creates, syncs and
-// destroys a stream around every launch; one process-wide stream stands in
-// for all of them (create and destroy cost more than the small kernels of a
-// micro-batch). GACC_CUDA_TRACE=1 prints each launch (kernel, grid, block)
+// destroys a stream around every synchronous launch; one process-wide
+// stream stands in for all of them (create and destroy cost more than the
+// small kernels of a micro-batch). gacc-async-launches makes the step's
+// launches asynchronous on that stream, waited for by
+// gacc_cuda_synchronize where the host touches memory. GACC_CUDA_TRACE=1 prints each launch (kernel, grid, block)
 // before it happens and synchronizes after it, so a failing kernel is named.
 //
 //===----------------------------------------------------------------------===//
@@ -146,6 +148,11 @@ static CUstream processStream(const Driver *d) {
   return stream;
 }
 
+void *gaccrt::cuda::processStream() {
+  const Driver *d = driverOrReport();
+  return d ? ::processStream(d) : nullptr;
+}
+
 extern "C" void *mgpuStreamCreate() {
   const Driver *d = driverOrReport();
   return d ? processStream(d) : nullptr;
@@ -155,6 +162,11 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
   if (const Driver *d = driverOrReport())
     check("cuStreamSynchronize",
           d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+}
+
+extern "C" void gacc_cuda_synchronize() {
+  if (const Driver *d = driverOrReport())
+    check("cuStreamSynchronize", d->cuStreamSynchronize(processStream(d)));
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {

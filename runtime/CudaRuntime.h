@@ -26,11 +26,18 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedMemBytes, void *stream,
                       void **params, void **extra, uint64_t paramCount);
+/// Waits until the process's stream has run everything queued on it (the
+/// synchronization gacc-async-launches inserts before host code touches
+/// memory, and before a function returns).
+void gacc_cuda_synchronize();
 }
 
 namespace gaccrt::cuda {
 /// The first driver error since the last call ("" when none), cleared.
 std::string lastError();
+/// The process's one stream (created on first use; null without a
+/// driver): mgpuStreamCreate returns it, and cuBLAS queues on it.
+void *processStream();
 } // namespace gaccrt::cuda
 
 
@@ -46,8 +53,9 @@ void gacc_cuda_free(void *pointer);
 
 /// C = beta·C + op(A)·op(B) on row-major fp32 device memory through
 /// cublasSgemm (column-major: computes Cᵀ = op(B)ᵀ·op(A)ᵀ); the same
-/// descriptor ABI as gacc_sgemm. Inner strides must be 1. Synchronizes
-/// before returning.
+/// descriptor ABI as gacc_sgemm. Inner strides must be 1. Queued on the
+/// process's stream after the kernels launched before it; returns without
+/// waiting for it.
 void gacc_cublas_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
                        int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
                        float *bAlloc, float *bAligned, int64_t bOff,

@@ -1,0 +1,331 @@
+//===- ParallelizeReductions.cpp - gacc-parallelize-reductions ------------===//
+//
+// Lowers the linalg ops on buffers that have a reduction dimension, or no
+// parallel dimension at all, to scf.parallel loops for the GPU mapping:
+// register accumulation, a deterministic split of long sums, and device
+// threads for scalar work that would otherwise run on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCPARALLELIZEREDUCTIONSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// A long sum is split when its outputs alone would give fewer threads than
+/// this (a quarter of kTargetThreads) ...
+constexpr int64_t kTargetThreads = 65536;
+/// ... and it has at least this many terms per output.
+constexpr int64_t kMinSplitTerms = 256;
+/// Each thread of the first stage sums at least this many terms ...
+constexpr int64_t kMinChunk = 32;
+/// ... and the second stage at most this many partial sums per output.
+constexpr int64_t kMaxSplit = 1024;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// x / d and x % d for a constant d (no op where d is 1).
+Value divide(OpBuilder &b, Location loc, Value x, int64_t d) {
+  return d == 1 ? x : arith::DivUIOp::create(b, loc, x, index(b, loc, d));
+}
+Value remainder(OpBuilder &b, Location loc, Value x, int64_t d) {
+  return d == 1 ? index(b, loc, 0)
+                : arith::RemUIOp::create(b, loc, x, index(b, loc, d));
+}
+
+/// The coordinates of a row-major linear index over `sizes` (the last one
+/// fastest), by division and remainder by constants.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> sizes) {
+  SmallVector<Value> coords(sizes.size());
+  for (int64_t d = int64_t(sizes.size()) - 1; d > 0; --d) {
+    coords[d] = remainder(b, loc, linear, sizes[d]);
+    linear = divide(b, loc, linear, sizes[d]);
+  }
+  if (!sizes.empty())
+    coords[0] = linear;
+  return coords;
+}
+
+/// The indices `map` gives for the loop coordinates `ivs`.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (unsigned r = 0; r < map.getNumResults(); ++r) {
+    AffineExpr e = map.getResult(r);
+    if (auto dim = dyn_cast<AffineDimExpr>(e))
+      indices.push_back(ivs[dim.getPosition()]);
+    else if (auto c = dyn_cast<AffineConstantExpr>(e))
+      indices.push_back(index(b, loc, c.getValue()));
+    else
+      indices.push_back(
+          affine::AffineApplyOp::create(b, loc, map.getSubMap({r}), ivs));
+  }
+  return indices;
+}
+
+/// The op's body at loop coordinates `ivs` (every loop dimension, in the
+/// op's order) with the output's value `acc`: loads the inputs, clones the
+/// body and returns what it yields.
+Value emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op, ValueRange ivs,
+               Value acc) {
+  Block *body = op.getBlock();
+  IRMapping map;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value v = in->get();
+    Value arg = op.getMatchingBlockArgument(in);
+    if (isa<MemRefType>(v.getType()))
+      map.map(arg, memref::LoadOp::create(
+                       b, loc, v,
+                       applyMap(b, loc, op.getMatchingIndexingMap(in), ivs)));
+    else
+      map.map(arg, v);
+  }
+  if (acc)
+    map.map(op.getRegionOutputArgs()[0], acc);
+  for (Operation &o : body->without_terminator()) {
+    if (auto idx = dyn_cast<linalg::IndexOp>(o)) {
+      map.map(idx.getResult(), ivs[idx.getDim()]);
+      continue;
+    }
+    b.clone(o, map);
+  }
+  return map.lookupOrDefault(body->getTerminator()->getOperand(0));
+}
+
+/// The body is `out + term` (or `term + out`) with `out` used nowhere
+/// else: a sum that may be split.
+bool isSum(linalg::LinalgOp op) {
+  BlockArgument out = op.getRegionOutputArgs()[0];
+  Operation *yielded = op.getBlock()->getTerminator()->getOperand(0)
+                           .getDefiningOp();
+  if (!yielded || !isa<arith::AddFOp, arith::AddIOp>(yielded) ||
+      !out.hasOneUse())
+    return false;
+  return yielded->getOperand(0) == out || yielded->getOperand(1) == out;
+}
+
+/// The largest divisor of `n` that is at most `bound`.
+int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  int64_t best = 1;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      if (d <= bound)
+        best = std::max(best, d);
+      if (n / d <= bound)
+        best = std::max(best, n / d);
+    }
+  return best;
+}
+
+struct Shape {
+  SmallVector<unsigned> parallel, reduction; // loop dimensions
+  SmallVector<int64_t> parallelSizes, reductionSizes;
+  int64_t outputs = 1, terms = 1;            // products of the sizes
+};
+
+/// Scatters the parallel and reduction coordinates back into the op's
+/// loop order.
+SmallVector<Value> loopCoords(const Shape &s, ValueRange par, ValueRange red) {
+  SmallVector<Value> ivs(s.parallel.size() + s.reduction.size());
+  for (auto [k, d] : llvm::enumerate(s.parallel))
+    ivs[d] = par[k];
+  for (auto [k, d] : llvm::enumerate(s.reduction))
+    ivs[d] = red[k];
+  return ivs;
+}
+
+/// A parallel loop over [0, n) (one dimension, so the GPU mapping gives
+/// consecutive indices to consecutive threads).
+void parallelLoop(OpBuilder &b, Location loc, int64_t n,
+                  function_ref<void(OpBuilder &, Location, Value)> body) {
+  scf::ParallelOp::create(b, loc, ValueRange{index(b, loc, 0)},
+                          ValueRange{index(b, loc, n)},
+                          ValueRange{index(b, loc, 1)},
+                          [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+                            body(pb, pl, ivs[0]);
+                          });
+}
+
+/// Nested sequential loops over `sizes` carrying one value; `body` gets the
+/// coordinates and the carried value and returns the next one.
+Value sequentialLoops(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> sizes, Value init,
+    function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body,
+    SmallVector<Value> coords = {}) {
+  if (coords.size() == sizes.size())
+    return body(b, loc, coords, init);
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, sizes[coords.size()]),
+      index(b, loc, 1), ValueRange{init},
+      [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
+        SmallVector<Value> inner(coords);
+        inner.push_back(iv);
+        scf::YieldOp::create(
+            lb, ll,
+            sequentialLoops(lb, ll, sizes, iter[0], body, inner));
+      });
+  return loop.getResult(0);
+}
+
+/// One thread per output: the output's value is loaded once, carried
+/// through the reduction loops in a register and stored once; the terms
+/// are summed in the op's own order (bit-identical to the loops
+/// convert-linalg-to-loops gives the CPU).
+void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s) {
+  Location loc = op.getLoc();
+  Value out = op.getDpsInitOperand(0)->get();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  bool readsOut = !s.reduction.empty() ||
+                  !op.getRegionOutputArgs()[0].use_empty();
+  parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
+    SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
+    SmallVector<Value> ivs0 = loopCoords(
+        s, par, SmallVector<Value>(s.reduction.size(), index(pb, pl, 0)));
+    SmallVector<Value> outIdx = applyMap(pb, pl, outMap, ivs0);
+    Value acc =
+        readsOut ? Value(memref::LoadOp::create(pb, pl, out, outIdx)) : Value();
+    Value result;
+    if (s.reduction.empty())
+      result = emitBody(pb, pl, op, ivs0, acc);
+    else
+      result = sequentialLoops(
+          pb, pl, s.reductionSizes, acc,
+          [&](OpBuilder &lb, Location ll, ValueRange red, Value a) {
+            return emitBody(lb, ll, op, loopCoords(s, par, red), a);
+          });
+    memref::StoreOp::create(pb, pl, result, out, outIdx);
+  });
+}
+
+/// A sum split in two stages. Stage 1: `split` threads per output, thread
+/// k summing the terms k, k + split, k + 2·split, ... (consecutive threads
+/// read consecutive terms) from zero into partial[k][output]. Stage 2: one
+/// thread per output adds the partial sums to the output in the order k =
+/// 0, 1, ...: the same bits on every run.
+void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
+                int64_t split) {
+  Location loc = op.getLoc();
+  Value out = op.getDpsInitOperand(0)->get();
+  Type elementType = cast<MemRefType>(out.getType()).getElementType();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  Operation *sum = op.getBlock()->getTerminator()->getOperand(0)
+                       .getDefiningOp();
+  int64_t chunk = s.terms / split;
+  auto partials = memref::AllocOp::create(
+      b, loc, MemRefType::get({split * s.outputs}, elementType));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  parallelLoop(
+      b, loc, split * s.outputs, [&](OpBuilder &pb, Location pl, Value t) {
+        Value k = divide(pb, pl, t, s.outputs);
+        Value p = remainder(pb, pl, t, s.outputs);
+        SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
+        Value acc = sequentialLoops(
+            pb, pl, {chunk}, zero,
+            [&](OpBuilder &lb, Location ll, ValueRange j, Value a) {
+              // term = j · split + k
+              Value term = arith::AddIOp::create(
+                  lb, ll,
+                  arith::MulIOp::create(lb, ll, j[0], index(lb, ll, split)), k);
+              SmallVector<Value> red =
+                  delinearize(lb, ll, term, s.reductionSizes);
+              return emitBody(lb, ll, op, loopCoords(s, par, red), a);
+            });
+        memref::StoreOp::create(pb, pl, acc, partials, t);
+      });
+  parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
+    SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
+    SmallVector<Value> outIdx = applyMap(
+        pb, pl, outMap,
+        loopCoords(s, par,
+                   SmallVector<Value>(s.reduction.size(), index(pb, pl, 0))));
+    Value init = memref::LoadOp::create(pb, pl, out, outIdx);
+    Value total = sequentialLoops(
+        pb, pl, {split}, init,
+        [&](OpBuilder &lb, Location ll, ValueRange k, Value a) {
+          Value at = s.outputs == 1
+                         ? k[0]
+                         : Value(arith::AddIOp::create(
+                               lb, ll,
+                               arith::MulIOp::create(
+                                   lb, ll, k[0], index(lb, ll, s.outputs)),
+                               p));
+          Value partial = memref::LoadOp::create(lb, ll, partials, at);
+          // The op's own add (type, fast-math flags) on (sum, partial).
+          IRMapping operands;
+          operands.map(sum->getOperand(0), a);
+          operands.map(sum->getOperand(1), partial);
+          return lb.clone(*sum, operands)->getResult(0);
+        });
+    memref::StoreOp::create(pb, pl, total, out, outIdx);
+  });
+  memref::DeallocOp::create(b, loc, partials);
+}
+
+/// The split of a sum (1: none).
+int64_t chooseSplit(linalg::LinalgOp op, const Shape &s) {
+  if (s.reduction.empty() || s.terms < kMinSplitTerms ||
+      s.outputs * 4 >= kTargetThreads || !isSum(op))
+    return 1;
+  int64_t wanted = std::min({s.terms / kMinChunk,
+                             std::max<int64_t>(kTargetThreads / s.outputs, 1),
+                             kMaxSplit});
+  int64_t split = largestDivisorAtMost(s.terms, wanted);
+  return split >= 2 ? split : 1;
+}
+
+struct ParallelizeReductionsPass
+    : public mlir::gacc::impl::GAccParallelizeReductionsPassBase<
+          ParallelizeReductionsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumDpsInits() == 1 &&
+          (op.getNumReductionLoops() > 0 || op.getNumParallelLoops() == 0))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (llvm::any_of(ranges, ShapedType::isDynamic))
+        continue; // convert-linalg-to-parallel-loops takes it
+      AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      if (!llvm::all_of(outMap.getResults(), llvm::IsaPred<AffineDimExpr>))
+        continue;
+      Shape s;
+      for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
+        bool parallel = kind == utils::IteratorType::parallel;
+        (parallel ? s.parallel : s.reduction).push_back(unsigned(d));
+        (parallel ? s.parallelSizes : s.reductionSizes).push_back(ranges[d]);
+        (parallel ? s.outputs : s.terms) *= ranges[d];
+      }
+      if (s.outputs == 0 || s.terms == 0)
+        continue;
+      rewriter.setInsertionPoint(op);
+      int64_t split = chooseSplit(op, s);
+      if (split > 1)
+        lowerSplit(rewriter, op, s, split);
+      else
+        lowerInPlace(rewriter, op, s);
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
+} // namespace

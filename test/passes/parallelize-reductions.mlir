@@ -1,0 +1,142 @@
+// RUN: gacc-opt %s -gacc-parallelize-reductions -canonicalize | FileCheck %s
+// RUN: gacc-opt %s -gacc-parallelize-reductions -cse | FileCheck %s --check-prefix=ONE-THREAD
+
+// A bias gradient over 8432 rows into 128 features (too few threads):
+// split 248 ways (the largest divisor of 8432 at most min(8432 / 32,
+// 65536 / 128, 1024)), thread t = k · 128 + j summing rows k, k + 248, ...
+// of feature j from zero; then one thread per feature adds its 248
+// partial sums to the output in order, in a register.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK-DAG: %[[C34:.*]] = arith.constant 34 : index
+// CHECK-DAG: %[[C248:.*]] = arith.constant 248 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<31744xf32>
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: %[[K:.*]] = arith.divui %[[T]], %[[C128]]
+// CHECK: %[[J:.*]] = arith.remui %[[T]], %[[C128]]
+// CHECK: %[[S:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[C34]] step %{{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (f32)
+// CHECK: %[[M:.*]] = arith.muli %[[C]], %[[C248]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[M]], %[[K]]
+// CHECK: %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[J]]]
+// CHECK: arith.addf %[[A]], %[[X]] : f32
+// CHECK: memref.store %[[S]], %[[PART]][%[[T]]]
+// CHECK: scf.parallel (%[[J2:.*]]) =
+// CHECK: %[[INIT:.*]] = memref.load %arg1[%[[J2]]]
+// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C248]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32)
+// CHECK: memref.load %[[PART]]
+// CHECK: memref.store %[[TOTAL]], %arg1[%[[J2]]]
+// CHECK: memref.dealloc %[[PART]]
+func.func @bias_grad(%g: memref<8432x128xf32>, %out: memref<128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<8432x128xf32>) outs(%out : memref<128xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Not a sum (a maximum): one thread per row, the row's output loaded
+// once, carried in a register through the loop and stored once.
+// CHECK-LABEL: func.func @row_max
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %arg1[%[[R]]]
+// CHECK-NEXT: %[[MAX:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (f32)
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[R]], %[[K]]]
+// CHECK-NEXT: %[[N:.*]] = arith.maximumf %[[A]], %[[X]]
+// CHECK-NEXT: scf.yield %[[N]]
+// CHECK: memref.store %[[MAX]], %arg1[%[[R]]]
+func.func @row_max(%x: memref<32x10xf32>, %out: memref<32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x10xf32>) outs(%out : memref<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// A short sum to a scalar (32 terms, too few to split), a rank-0 op and a
+// fill of a scalar: each a parallel loop of one iteration, so that the GPU
+// mapping makes it a kernel instead of host code reading device memory.
+// (Canonicalization folds one-iteration loops: the second RUN line checks
+// the pass's own output.)
+// ONE-THREAD-LABEL: func.func @scalars
+// ONE-THREAD: %[[ONE:.*]] = arith.constant 1 : index
+// ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[ONE]])
+// ONE-THREAD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}})
+// ONE-THREAD: arith.mulf
+// ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}})
+// ONE-THREAD: memref.store %{{.*}}, %arg3[]
+// ONE-THREAD-NOT: linalg
+func.func @scalars(%x: memref<32xf32>, %sum: memref<f32>, %a: memref<f32>, %z: memref<f64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<32xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<() -> ()>],
+                  iterator_types = []}
+      outs(%a : memref<f32>) {
+  ^bb0(%o: f32):
+    %m = arith.mulf %o, %o : f32
+    linalg.yield %m : f32
+  }
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%z : memref<f64>)
+  return
+}
+
+// A squared norm to a scalar: split 1024 ways (consecutive threads read
+// consecutive elements), the partial sums added in order by one thread.
+// CHECK-LABEL: func.func @sum_squares
+// ONE-THREAD-LABEL: func.func @sum_squares
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<1024xf64>
+// CHECK: scf.parallel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c196
+// CHECK: arith.remui %{{.*}}, %c784
+// CHECK: arith.divui %{{.*}}, %c784
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c1024
+// CHECK: memref.dealloc %[[PART]]
+func.func @sum_squares(%x: memref<256x784xf32>, %out: memref<f64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<256x784xf32>) outs(%out : memref<f64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %e = arith.extf %in : f32 to f64
+    %q = arith.mulf %e, %e : f64
+    %s = arith.addf %acc, %q : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// Element-wise ops with parallel dimensions and dynamic shapes are left
+// to convert-linalg-to-parallel-loops.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @left_alone(%x: memref<8xf32>, %y: memref<?xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      outs(%x : memref<8xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.mulf %o, %o : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%y : memref<?xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.addf %acc, %in : f32
+    linalg.yield %t : f32
+  }
+  return
+}
