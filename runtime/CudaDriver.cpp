@@ -60,6 +60,7 @@ void loadOnce() {
       !bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
       !bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
       !bind(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||
+      !bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||
       !bind(lib, d.cuMemsetD32, "cuMemsetD32_v2") ||
       !bind(lib, d.cuEventCreate, "cuEventCreate") ||
       !bind(lib, d.cuEventRecord, "cuEventRecord") ||
@@ -69,6 +70,7 @@ void loadOnce() {
       !bind(lib, d.cuGetErrorName, "cuGetErrorName"))
     return;
   loadSymbol(lib, d.cuFuncGetParamInfo, "cuFuncGetParamInfo");
+  loadSymbol(lib, d.cuMemPrefetchAsync, "cuMemPrefetchAsync_v2");
   CUresult r;
   if ((r = d.cuInit(0))) {
     failure = describe("cuInit", r);

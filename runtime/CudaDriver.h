@@ -25,6 +25,12 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+/// Where memory lives (cuda.h's CUmemLocation): type 1 is a device, whose
+/// ordinal is `id`.
+struct CUmemLocation {
+  int type;
+  int id;
+};
 
 /// The driver entry points gacc uses (names as exported by libcuda.so.1).
 struct Driver {
@@ -52,6 +58,7 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemsetD32)(CUdeviceptr, unsigned, size_t);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -62,6 +69,10 @@ struct Driver {
   /// Optional (drivers of CUDA 12.4 on; null before): a kernel parameter's
   /// offset and size, CUDA_ERROR_INVALID_VALUE past the last one.
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
+  /// Optional (cuMemPrefetchAsync_v2, drivers of CUDA 12.2 on): migrates
+  /// managed memory to a location ahead of its use, queued on a stream.
+  CUresult (*cuMemPrefetchAsync)(CUdeviceptr, size_t, CUmemLocation, unsigned,
+                                 CUstream);
 };
 
 /// The loaded driver with the primary context of this process's device

@@ -84,6 +84,18 @@ extern "C" void gacc_cuda_free(void *pointer) {
     managed->free(reinterpret_cast<uint64_t>(pointer));
 }
 
+void gaccrt::cuda::prefetchToDevice(const void *p, uint64_t bytes) {
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d || !d->cuMemPrefetchAsync || !p || !bytes)
+    return;
+  CUmemLocation device{/*CU_MEM_LOCATION_TYPE_DEVICE=*/1, deviceInfo().ordinal};
+  if (CUresult r = d->cuMemPrefetchAsync(
+          reinterpret_cast<CUdeviceptr>(p), bytes, device, 0,
+          static_cast<CUstream>(processStream())))
+    report(describe("cuMemPrefetchAsync", r));
+}
+
 std::string gaccrt::cuda::loadCublas() {
   if (cublasLoaded)
     return "";

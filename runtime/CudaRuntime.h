@@ -72,6 +72,10 @@ std::string reserveManagedArena(uint64_t bytes);
 /// Bytes of the arena in use at the most, and reserved.
 uint64_t managedPeakBytes();
 uint64_t managedCapacityBytes();
+/// Queues the migration of managed memory [p, p + bytes) to the device on
+/// the process's stream, so that the kernels after it do not fault it in
+/// page by page (nothing where the driver cannot prefetch).
+void prefetchToDevice(const void *p, uint64_t bytes);
 /// Loads cuBLAS (libcublas.so.13, .12 or .so) and creates its handle.
 /// Returns "" or the reason.
 std::string loadCublas();

@@ -59,9 +59,11 @@ struct DeviceMirror {
     }
     return llvm::Error::success();
   }
-  /// Copies argument k between its host tensor and the device.
+  /// Copies argument k between its host tensor and the device (the
+  /// device's copy migrated ahead of the step's kernels).
   void toDevice(size_t k) {
     std::memcpy(blocks[k], tensors[k]->data(), tensors[k]->numBytes());
+    gaccrt::cuda::prefetchToDevice(blocks[k], tensors[k]->numBytes());
   }
   void toHost(size_t k) {
     std::memcpy(tensors[k]->data(), blocks[k], tensors[k]->numBytes());
