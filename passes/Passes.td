@@ -369,8 +369,8 @@ def GAccParallelizeReductionsPass
   let summary = "Lower linalg reductions and scalar ops on buffers to "
                 "scf.parallel loops for the GPU";
   let description = [{
-    Lowers every `linalg` op on buffers (static shapes, one output whose
-    indexing map is a projection of the parallel dimensions) that has a
+    Lowers every `linalg` op on buffers (static shapes, outputs whose
+    indexing maps are projections of the parallel dimensions) that has a
     reduction dimension, or no parallel dimension at all, to `scf.parallel`
     loops, before `convert-linalg-to-parallel-loops` takes the rest. The
     GPU mapping then turns each parallel loop into one kernel:
@@ -378,7 +378,7 @@ def GAccParallelizeReductionsPass
     - **One thread per output.** The parallel dimensions become one
       `scf.parallel` over their row-major linear index (consecutive threads,
       consecutive outputs); the reduction dimensions become `scf.for` loops
-      inside it whose `iter_args` carry the output in a register: loaded
+      inside it whose `iter_args` carry the outputs in registers: loaded
       once, stored once (the loops of `convert-linalg-to-parallel-loops`
       load and store it on every term, a round trip through memory per
       term on the GPU). The terms are added in the op's own order, so the
@@ -387,12 +387,15 @@ def GAccParallelizeReductionsPass
       `[reduction, parallel]`) thereby runs as one kernel, not as a host
       loop that launches a kernel per row (8432 launches per micro-batch
       for examples/kjv_char.mlir before this pass).
-    - **Split of long sums.** A body `out + term` with at least 256 terms
-      per output and fewer than 16384 outputs (too few threads to fill a
-      GPU) is split in two kernels: `split` threads per output, thread `k`
+    - **Split of long sums.** An op whose every output is a sum (`out +
+      term`, `out` used nowhere else) with at least 256 terms per output
+      and fewer than 16384 output positions (too few threads to fill a
+      GPU) is split in two kernels: `split` threads per position, thread `k`
       summing terms `k, k + split, ...` from zero into a partials buffer
-      (`memref.alloc`, freed after), then one thread per output adding the
-      `split` partial sums to the output in the order `k = 0, 1, ...`.
+      per output (`memref.alloc`, freed after), then one thread per
+      position adding the `split` partial sums to each output in the order
+      `k = 0, 1, ...`. A layer norm's weight and bias gradients (two sums
+      over 8432 rows in one op) are one such op.
       `split` is the largest divisor of the term count that is at most
       min(terms / 32, 65536 / outputs, 1024). The order of the additions
       changes (results differ from the CPU path by rounding) but is fixed:
@@ -420,8 +423,7 @@ def GAccParallelizeReductionsPass
     memref.dealloc %partials
     ```
 
-    Ops with dynamic shapes or several outputs are left to
-    `convert-linalg-to-parallel-loops`.
+    Ops with dynamic shapes are left to `convert-linalg-to-parallel-loops`.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",

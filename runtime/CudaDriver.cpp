@@ -71,6 +71,7 @@ void loadOnce() {
     return;
   loadSymbol(lib, d.cuFuncGetParamInfo, "cuFuncGetParamInfo");
   loadSymbol(lib, d.cuMemPrefetchAsync, "cuMemPrefetchAsync_v2");
+  loadSymbol(lib, d.cuMemAdvise, "cuMemAdvise_v2");
   CUresult r;
   if ((r = d.cuInit(0))) {
     failure = describe("cuInit", r);

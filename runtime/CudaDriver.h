@@ -73,6 +73,9 @@ struct Driver {
   /// managed memory to a location ahead of its use, queued on a stream.
   CUresult (*cuMemPrefetchAsync)(CUdeviceptr, size_t, CUmemLocation, unsigned,
                                  CUstream);
+  /// Optional (cuMemAdvise_v2, drivers of CUDA 12.2 on): usage hints for
+  /// managed memory (preferred location, accessed by).
+  CUresult (*cuMemAdvise)(CUdeviceptr, size_t, int, CUmemLocation);
 };
 
 /// The loaded driver with the primary context of this process's device

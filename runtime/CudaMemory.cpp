@@ -2,7 +2,8 @@
 //
 // The managed-memory arena behind gacc_cuda_malloc/free (one
 // cuMemAllocManaged reservation carved by DeviceArena, with peak
-// accounting), and gacc_cublas_sgemm over libcublas opened at run time.
+// accounting, and a host-preferred pool for scalars), prefetching, and
+// gacc_cublas_sgemm over libcublas opened at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,14 @@ using namespace gaccrt::cuda;
 namespace {
 std::mutex arenaMutex;
 std::unique_ptr<DeviceArena> managed;
+/// Blocks of at most kScalarBytes (the step's rank-0 values: the loss, the
+/// count, sums to a scalar) come from a pool of their own whose preferred
+/// location is host memory, mapped for the device: the host reads a
+/// micro-batch's loss without migrating a page that also holds the
+/// device's buffers, and the device writes it without a fault.
+std::unique_ptr<DeviceArena> scalars;
+constexpr uint64_t kScalarBytes = 8;
+constexpr uint64_t kScalarPoolBytes = 1 << 20;
 
 using cublasHandle_t = struct cublasContext *;
 struct Cublas {
@@ -49,14 +58,30 @@ std::string gaccrt::cuda::reserveManagedArena(uint64_t bytes) {
   CUdeviceptr base = 0;
   if (CUresult r = d->cuMemAllocManaged(&base, bytes, /*GLOBAL=*/1))
     return describe("cuMemAllocManaged", r);
+  CUdeviceptr scalarBase = 0;
+  if (CUresult r =
+          d->cuMemAllocManaged(&scalarBase, kScalarPoolBytes, /*GLOBAL=*/1))
+    return describe("cuMemAllocManaged", r);
+  // Best effort: without the advice the pool still keeps scalars off the
+  // pages of the device's buffers.
+  if (d->cuMemAdvise) {
+    CUmemLocation host{/*CU_MEM_LOCATION_TYPE_HOST=*/2, 0};
+    CUmemLocation device{/*CU_MEM_LOCATION_TYPE_DEVICE=*/1,
+                         deviceInfo().ordinal};
+    d->cuMemAdvise(scalarBase, kScalarPoolBytes,
+                   /*CU_MEM_ADVISE_SET_PREFERRED_LOCATION=*/3, host);
+    d->cuMemAdvise(scalarBase, kScalarPoolBytes,
+                   /*CU_MEM_ADVISE_SET_ACCESSED_BY=*/5, device);
+  }
   std::lock_guard<std::mutex> lock(arenaMutex);
   managed = std::make_unique<DeviceArena>(base, bytes);
+  scalars = std::make_unique<DeviceArena>(scalarBase, kScalarPoolBytes);
   return "";
 }
 
 uint64_t gaccrt::cuda::managedPeakBytes() {
   std::lock_guard<std::mutex> lock(arenaMutex);
-  return managed ? managed->peak() : 0;
+  return managed ? managed->peak() + scalars->peak() : 0;
 }
 
 uint64_t gaccrt::cuda::managedCapacityBytes() {
@@ -68,6 +93,9 @@ extern "C" void *gacc_cuda_malloc(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(arenaMutex);
   if (!managed)
     return nullptr;
+  if (bytes <= kScalarBytes)
+    if (auto p = scalars->allocate(bytes))
+      return reinterpret_cast<void *>(*p);
   auto p = managed->allocate(bytes);
   if (!p) {
     report("device memory arena exhausted (" + std::to_string(bytes) +
@@ -80,7 +108,10 @@ extern "C" void *gacc_cuda_malloc(uint64_t bytes) {
 
 extern "C" void gacc_cuda_free(void *pointer) {
   std::lock_guard<std::mutex> lock(arenaMutex);
-  if (managed && pointer)
+  if (!managed || !pointer)
+    return;
+  // A block of either pool; free() refuses an address that is not one.
+  if (!scalars->free(reinterpret_cast<uint64_t>(pointer)))
     managed->free(reinterpret_cast<uint64_t>(pointer));
 }
 

@@ -67,9 +67,12 @@ void gacc_cublas_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
 
 namespace gaccrt::cuda {
 /// Reserves `bytes` of managed memory (cuMemAllocManaged) as the arena that
-/// gacc_cuda_malloc carves. Returns "" or the reason it failed.
+/// gacc_cuda_malloc carves, and a 1 MiB pool for blocks of at most 8 bytes
+/// (rank-0 values the host reads) that prefers host memory mapped for the
+/// device. Returns "" or the reason it failed.
 std::string reserveManagedArena(uint64_t bytes);
-/// Bytes of the arena in use at the most, and reserved.
+/// Bytes of the arena in use at the most (plus the scalar pool's most),
+/// and reserved.
 uint64_t managedPeakBytes();
 uint64_t managedCapacityBytes();
 /// Queues the migration of managed memory [p, p + bytes) to the device on

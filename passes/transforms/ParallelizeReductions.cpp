@@ -81,10 +81,11 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
 }
 
 /// The op's body at loop coordinates `ivs` (every loop dimension, in the
-/// op's order) with the output's value `acc`: loads the inputs, clones the
-/// body and returns what it yields.
-Value emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op, ValueRange ivs,
-               Value acc) {
+/// op's order) with the outputs' values `accs` (null where the body does
+/// not read that output): loads the inputs, clones the body and returns
+/// what it yields.
+SmallVector<Value> emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                            ValueRange ivs, ValueRange accs) {
   Block *body = op.getBlock();
   IRMapping map;
   for (OpOperand *in : op.getDpsInputOperands()) {
@@ -97,8 +98,9 @@ Value emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op, ValueRange ivs,
     else
       map.map(arg, v);
   }
-  if (acc)
-    map.map(op.getRegionOutputArgs()[0], acc);
+  for (auto [arg, acc] : llvm::zip(op.getRegionOutputArgs(), accs))
+    if (acc)
+      map.map(arg, acc);
   for (Operation &o : body->without_terminator()) {
     if (auto idx = dyn_cast<linalg::IndexOp>(o)) {
       map.map(idx.getResult(), ivs[idx.getDim()]);
@@ -106,19 +108,24 @@ Value emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op, ValueRange ivs,
     }
     b.clone(o, map);
   }
-  return map.lookupOrDefault(body->getTerminator()->getOperand(0));
+  SmallVector<Value> yielded;
+  for (Value v : body->getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(v));
+  return yielded;
 }
 
-/// The body is `out + term` (or `term + out`) with `out` used nowhere
-/// else: a sum that may be split.
-bool isSum(linalg::LinalgOp op) {
-  BlockArgument out = op.getRegionOutputArgs()[0];
-  Operation *yielded = op.getBlock()->getTerminator()->getOperand(0)
-                           .getDefiningOp();
+/// The op that adds output `k`'s value to a term (`out + term` or `term +
+/// out`, `out` used nowhere else), or null: a sum that may be split.
+Operation *sumOf(linalg::LinalgOp op, unsigned k) {
+  BlockArgument out = op.getRegionOutputArgs()[k];
+  Operation *yielded =
+      op.getBlock()->getTerminator()->getOperand(k).getDefiningOp();
   if (!yielded || !isa<arith::AddFOp, arith::AddIOp>(yielded) ||
       !out.hasOneUse())
-    return false;
-  return yielded->getOperand(0) == out || yielded->getOperand(1) == out;
+    return nullptr;
+  if (yielded->getOperand(0) != out && yielded->getOperand(1) != out)
+    return nullptr;
+  return yielded;
 }
 
 /// The largest divisor of `n` that is at most `bound`.
@@ -151,6 +158,14 @@ SmallVector<Value> loopCoords(const Shape &s, ValueRange par, ValueRange red) {
   return ivs;
 }
 
+/// The loop coordinates of an output (reduction coordinates zero: output
+/// maps do not read them).
+SmallVector<Value> outputCoords(OpBuilder &b, Location loc, const Shape &s,
+                                ValueRange par) {
+  return loopCoords(s, par,
+                    SmallVector<Value>(s.reduction.size(), index(b, loc, 0)));
+}
+
 /// A parallel loop over [0, n) (one dimension, so the GPU mapping gives
 /// consecutive indices to consecutive threads).
 void parallelLoop(OpBuilder &b, Location loc, int64_t n,
@@ -163,82 +178,90 @@ void parallelLoop(OpBuilder &b, Location loc, int64_t n,
                           });
 }
 
-/// Nested sequential loops over `sizes` carrying one value; `body` gets the
-/// coordinates and the carried value and returns the next one.
-Value sequentialLoops(
-    OpBuilder &b, Location loc, ArrayRef<int64_t> sizes, Value init,
-    function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body,
-    SmallVector<Value> coords = {}) {
+using LoopBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                 ValueRange, ValueRange)>;
+
+/// Nested sequential loops over `sizes` carrying `inits`; `body` gets the
+/// coordinates and the carried values and returns the next ones.
+SmallVector<Value> sequentialLoops(OpBuilder &b, Location loc,
+                                   ArrayRef<int64_t> sizes, ValueRange inits,
+                                   LoopBody body,
+                                   SmallVector<Value> coords = {}) {
   if (coords.size() == sizes.size())
-    return body(b, loc, coords, init);
+    return body(b, loc, coords, inits);
   auto loop = scf::ForOp::create(
       b, loc, index(b, loc, 0), index(b, loc, sizes[coords.size()]),
-      index(b, loc, 1), ValueRange{init},
+      index(b, loc, 1), inits,
       [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
         SmallVector<Value> inner(coords);
         inner.push_back(iv);
         scf::YieldOp::create(
-            lb, ll,
-            sequentialLoops(lb, ll, sizes, iter[0], body, inner));
+            lb, ll, sequentialLoops(lb, ll, sizes, iter, body, inner));
       });
-  return loop.getResult(0);
+  return SmallVector<Value>(loop.getResults());
 }
 
-/// One thread per output: the output's value is loaded once, carried
-/// through the reduction loops in a register and stored once; the terms
-/// are summed in the op's own order (bit-identical to the loops
+/// One thread per output position: each output's value is loaded once,
+/// carried through the reduction loops in a register and stored once; the
+/// terms are added in the op's own order (bit-identical to the loops
 /// convert-linalg-to-loops gives the CPU).
 void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s) {
   Location loc = op.getLoc();
-  Value out = op.getDpsInitOperand(0)->get();
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  bool readsOut = !s.reduction.empty() ||
-                  !op.getRegionOutputArgs()[0].use_empty();
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
     SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
-    SmallVector<Value> ivs0 = loopCoords(
-        s, par, SmallVector<Value>(s.reduction.size(), index(pb, pl, 0)));
-    SmallVector<Value> outIdx = applyMap(pb, pl, outMap, ivs0);
-    Value acc =
-        readsOut ? Value(memref::LoadOp::create(pb, pl, out, outIdx)) : Value();
-    Value result;
-    if (s.reduction.empty())
-      result = emitBody(pb, pl, op, ivs0, acc);
-    else
-      result = sequentialLoops(
-          pb, pl, s.reductionSizes, acc,
-          [&](OpBuilder &lb, Location ll, ValueRange red, Value a) {
-            return emitBody(lb, ll, op, loopCoords(s, par, red), a);
-          });
-    memref::StoreOp::create(pb, pl, result, out, outIdx);
+    SmallVector<Value> ivs0 = outputCoords(pb, pl, s, par);
+    SmallVector<SmallVector<Value>> outIdx;
+    SmallVector<Value> accs;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      outIdx.push_back(
+          applyMap(pb, pl, op.getMatchingIndexingMap(&init), ivs0));
+      bool reads = !s.reduction.empty() ||
+                   !op.getMatchingBlockArgument(&init).use_empty();
+      accs.push_back(reads ? Value(memref::LoadOp::create(pb, pl, init.get(),
+                                                          outIdx.back()))
+                           : Value());
+    }
+    SmallVector<Value> results =
+        s.reduction.empty()
+            ? emitBody(pb, pl, op, ivs0, accs)
+            : sequentialLoops(pb, pl, s.reductionSizes, accs,
+                              [&](OpBuilder &lb, Location ll, ValueRange red,
+                                  ValueRange a) {
+                                return emitBody(lb, ll, op,
+                                                loopCoords(s, par, red), a);
+                              });
+    for (auto [init, result, idx] :
+         llvm::zip(op.getDpsInitsMutable(), results, outIdx))
+      memref::StoreOp::create(pb, pl, result, init.get(), idx);
   });
 }
 
-/// A sum split in two stages. Stage 1: `split` threads per output, thread
-/// k summing the terms k, k + split, k + 2·split, ... (consecutive threads
-/// read consecutive terms) from zero into partial[k][output]. Stage 2: one
-/// thread per output adds the partial sums to the output in the order k =
-/// 0, 1, ...: the same bits on every run.
+/// Sums split in two stages. Stage 1: `split` threads per output position,
+/// thread k summing the terms k, k + split, k + 2·split, ... (consecutive
+/// threads read consecutive terms) from zero into partial[k][position], one
+/// partials buffer per output. Stage 2: one thread per position adds the
+/// partial sums to each output in the order k = 0, 1, ...: the same bits
+/// on every run.
 void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
                 int64_t split) {
   Location loc = op.getLoc();
-  Value out = op.getDpsInitOperand(0)->get();
-  Type elementType = cast<MemRefType>(out.getType()).getElementType();
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  Operation *sum = op.getBlock()->getTerminator()->getOperand(0)
-                       .getDefiningOp();
   int64_t chunk = s.terms / split;
-  auto partials = memref::AllocOp::create(
-      b, loc, MemRefType::get({split * s.outputs}, elementType));
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  SmallVector<Value> partials, zeros;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    Type elementType = cast<MemRefType>(init.get().getType()).getElementType();
+    partials.push_back(memref::AllocOp::create(
+        b, loc, MemRefType::get({split * s.outputs}, elementType)));
+    zeros.push_back(
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType)));
+  }
   parallelLoop(
       b, loc, split * s.outputs, [&](OpBuilder &pb, Location pl, Value t) {
         Value k = divide(pb, pl, t, s.outputs);
         Value p = remainder(pb, pl, t, s.outputs);
         SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
-        Value acc = sequentialLoops(
-            pb, pl, {chunk}, zero,
-            [&](OpBuilder &lb, Location ll, ValueRange j, Value a) {
+        SmallVector<Value> sums = sequentialLoops(
+            pb, pl, {chunk}, zeros,
+            [&](OpBuilder &lb, Location ll, ValueRange j, ValueRange a) {
               // term = j · split + k
               Value term = arith::AddIOp::create(
                   lb, ll,
@@ -247,18 +270,22 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
                   delinearize(lb, ll, term, s.reductionSizes);
               return emitBody(lb, ll, op, loopCoords(s, par, red), a);
             });
-        memref::StoreOp::create(pb, pl, acc, partials, t);
+        for (auto [sum, partial] : llvm::zip(sums, partials))
+          memref::StoreOp::create(pb, pl, sum, partial, t);
       });
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
-    SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
-    SmallVector<Value> outIdx = applyMap(
-        pb, pl, outMap,
-        loopCoords(s, par,
-                   SmallVector<Value>(s.reduction.size(), index(pb, pl, 0))));
-    Value init = memref::LoadOp::create(pb, pl, out, outIdx);
-    Value total = sequentialLoops(
-        pb, pl, {split}, init,
-        [&](OpBuilder &lb, Location ll, ValueRange k, Value a) {
+    SmallVector<Value> ivs0 =
+        outputCoords(pb, pl, s, delinearize(pb, pl, p, s.parallelSizes));
+    SmallVector<SmallVector<Value>> outIdx;
+    SmallVector<Value> inits;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      outIdx.push_back(
+          applyMap(pb, pl, op.getMatchingIndexingMap(&init), ivs0));
+      inits.push_back(memref::LoadOp::create(pb, pl, init.get(), outIdx.back()));
+    }
+    SmallVector<Value> totals = sequentialLoops(
+        pb, pl, {split}, inits,
+        [&](OpBuilder &lb, Location ll, ValueRange k, ValueRange a) {
           Value at = s.outputs == 1
                          ? k[0]
                          : Value(arith::AddIOp::create(
@@ -266,23 +293,34 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
                                arith::MulIOp::create(
                                    lb, ll, k[0], index(lb, ll, s.outputs)),
                                p));
-          Value partial = memref::LoadOp::create(lb, ll, partials, at);
-          // The op's own add (type, fast-math flags) on (sum, partial).
-          IRMapping operands;
-          operands.map(sum->getOperand(0), a);
-          operands.map(sum->getOperand(1), partial);
-          return lb.clone(*sum, operands)->getResult(0);
+          SmallVector<Value> next;
+          for (unsigned o = 0; o < partials.size(); ++o) {
+            Value partial = memref::LoadOp::create(lb, ll, partials[o], at);
+            // The op's own add (type, fast-math flags) on (sum, partial).
+            Operation *sum = sumOf(op, o);
+            IRMapping operands;
+            operands.map(sum->getOperand(0), a[o]);
+            operands.map(sum->getOperand(1), partial);
+            next.push_back(lb.clone(*sum, operands)->getResult(0));
+          }
+          return next;
         });
-    memref::StoreOp::create(pb, pl, total, out, outIdx);
+    for (auto [init, total, idx] :
+         llvm::zip(op.getDpsInitsMutable(), totals, outIdx))
+      memref::StoreOp::create(pb, pl, total, init.get(), idx);
   });
-  memref::DeallocOp::create(b, loc, partials);
+  for (Value partial : partials)
+    memref::DeallocOp::create(b, loc, partial);
 }
 
-/// The split of a sum (1: none).
+/// The split of the op's sums (1: none).
 int64_t chooseSplit(linalg::LinalgOp op, const Shape &s) {
   if (s.reduction.empty() || s.terms < kMinSplitTerms ||
-      s.outputs * 4 >= kTargetThreads || !isSum(op))
+      s.outputs * 4 >= kTargetThreads)
     return 1;
+  for (unsigned k = 0; k < op.getNumDpsInits(); ++k)
+    if (!sumOf(op, k))
+      return 1;
   int64_t wanted = std::min({s.terms / kMinChunk,
                              std::max<int64_t>(kTargetThreads / s.outputs, 1),
                              kMaxSplit});
@@ -296,7 +334,7 @@ struct ParallelizeReductionsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && op.getNumDpsInits() == 1 &&
+      if (op.hasPureBufferSemantics() &&
           (op.getNumReductionLoops() > 0 || op.getNumParallelLoops() == 0))
         ops.push_back(op);
     });
@@ -305,8 +343,11 @@ struct ParallelizeReductionsPass
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       if (llvm::any_of(ranges, ShapedType::isDynamic))
         continue; // convert-linalg-to-parallel-loops takes it
-      AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-      if (!llvm::all_of(outMap.getResults(), llvm::IsaPred<AffineDimExpr>))
+      if (!llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+            return llvm::all_of(
+                op.getMatchingIndexingMap(&init).getResults(),
+                llvm::IsaPred<AffineDimExpr>);
+          }))
         continue;
       Shape s;
       for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {

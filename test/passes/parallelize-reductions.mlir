@@ -118,6 +118,53 @@ func.func @sum_squares(%x: memref<256x784xf32>, %out: memref<f64>) {
   return
 }
 
+// Two sums in one op (a layer norm's weight and bias gradients, f64): both
+// split alike, one partials buffer each, combined by the same threads.
+// CHECK-LABEL: func.func @two_sums
+// CHECK: %[[P0:.*]] = memref.alloc() : memref<31744xf64>
+// CHECK: %[[P1:.*]] = memref.alloc() : memref<31744xf64>
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} -> (f64, f64)
+// CHECK: memref.store %{{.*}}, %[[P0]]
+// CHECK: memref.store %{{.*}}, %[[P1]]
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} -> (f64, f64)
+// CHECK: memref.dealloc %[[P0]]
+// CHECK: memref.dealloc %[[P1]]
+func.func @two_sums(%g: memref<8432x128xf32>, %x: memref<8432x128xf32>, %dw: memref<128xf64>, %db: memref<128xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%g, %x : memref<8432x128xf32>, memref<8432x128xf32>) outs(%dw, %db : memref<128xf64>, memref<128xf64>) {
+  ^bb0(%gi: f32, %xi: f32, %w: f64, %b: f64):
+    %p = arith.mulf %gi, %xi : f32
+    %pe = arith.extf %p : f32 to f64
+    %ge = arith.extf %gi : f32 to f64
+    %nw = arith.addf %w, %pe : f64
+    %nb = arith.addf %ge, %b : f64
+    linalg.yield %nw, %nb : f64, f64
+  }
+  return
+}
+
+// Two outputs, one of them not a sum (a maximum): neither is split.
+// CHECK-LABEL: func.func @sum_and_max
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} -> (f32, f32)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+func.func @sum_and_max(%g: memref<8432x16xf32>, %s: memref<16xf32>, %m: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<8432x16xf32>) outs(%s, %m : memref<16xf32>, memref<16xf32>) {
+  ^bb0(%gi: f32, %a: f32, %b: f32):
+    %ns = arith.addf %a, %gi : f32
+    %nm = arith.maximumf %b, %gi : f32
+    linalg.yield %ns, %nm : f32, f32
+  }
+  return
+}
+
 // Element-wise ops with parallel dimensions and dynamic shapes are left
 // to convert-linalg-to-parallel-loops.
 // CHECK-LABEL: func.func @left_alone

@@ -16,6 +16,22 @@ func.func @kernel_bias_grad(%x: memref<16x527x64xf32>, %out: memref<64xf32>) {
   return
 }
 
+// Two sums in one op over the same rows (f64 squares, f32 values; the
+// second written `term + out`): both split alike.
+func.func @kernel_two_sums(%x: memref<16x527x64xf32>, %sq: memref<64xf64>, %sum: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2)>],
+                  iterator_types = ["reduction", "reduction", "parallel"]}
+      ins(%x : memref<16x527x64xf32>) outs(%sq, %sum : memref<64xf64>, memref<64xf32>) {
+  ^bb0(%in: f32, %a: f64, %b: f32):
+    %e = arith.extf %in : f32 to f64
+    %q = arith.mulf %e, %e : f64
+    %na = arith.addf %a, %q : f64
+    %nb = arith.addf %in, %b : f32
+    linalg.yield %na, %nb : f64, f32
+  }
+  return
+}
+
 // A squared gradient norm: a full reduction split over 1024 threads.
 func.func @kernel_sum_squares(%x: memref<256x784xf32>, %out: memref<f64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
@@ -151,6 +167,48 @@ func.func @main() {
     scf.yield %nb : index
   }
   func.call @report(%bbad) : (index) -> ()
+
+  // --- two sums in one op: the squares within 1e-12 relative, the values
+  // as above, against float64 references.
+  %tq = memref.alloc() : memref<64xf64>
+  %ts = memref.alloc() : memref<64xf32>
+  %zd = arith.constant 0.0 : f64
+  linalg.fill ins(%zd : f64) outs(%tq : memref<64xf64>)
+  linalg.fill ins(%quarter : f32) outs(%ts : memref<64xf32>)
+  func.call @kernel_two_sums(%bx3, %tq, %ts) : (memref<16x527x64xf32>, memref<64xf64>, memref<64xf32>) -> ()
+  %tbad = scf.for %j = %c0 to %c64 step %c1 iter_args(%bad = %c0) -> index {
+    %q0 = arith.extf %quarter : f32 to f64
+    %sums:3 = scf.for %r = %c0 to %c8432 step %c1 iter_args(%qs = %zd, %s = %q0, %a = %zd) -> (f64, f64, f64) {
+      %base = arith.muli %r, %c64 : index
+      %at = arith.addi %base, %j : index
+      %v = memref.load %bx[%at] : memref<539648xf32>
+      %d = arith.extf %v : f32 to f64
+      %dd = arith.mulf %d, %d : f64
+      %nq = arith.addf %qs, %dd : f64
+      %ns = arith.addf %s, %d : f64
+      %ad = math.absf %d : f64
+      %na = arith.addf %a, %ad : f64
+      scf.yield %nq, %ns, %na : f64, f64, f64
+    }
+    %gq = memref.load %tq[%j] : memref<64xf64>
+    %dq = arith.subf %gq, %sums#0 : f64
+    %adq = math.absf %dq : f64
+    %limq = arith.mulf %sums#0, %reltol : f64
+    %okq = arith.cmpf ole, %adq, %limq : f64
+    %gs = memref.load %ts[%j] : memref<64xf32>
+    %gsd = arith.extf %gs : f32 to f64
+    %ds = arith.subf %gsd, %sums#1 : f64
+    %ads = math.absf %ds : f64
+    %o = arith.constant 1.0 : f64
+    %scale = arith.addf %sums#2, %o : f64
+    %lims = arith.mulf %scale, %tol : f64
+    %oks = arith.cmpf ole, %ads, %lims : f64
+    %ok = arith.andi %okq, %oks : i1
+    %inc = arith.select %ok, %c0, %one : index
+    %nb = arith.addi %bad, %inc : index
+    scf.yield %nb : index
+  }
+  func.call @report(%tbad) : (index) -> ()
 
   // --- squared norm: relative error <= 1e-12 against a sequential float64 sum.
   %sx = memref.alloc() : memref<200704xf32>
