@@ -143,6 +143,13 @@ elif [ -n "$BIN" ]; then
         grep -v '^ *[0-9][0-9]* \|^Stack dump\|^PLEASE\|^0\.' | tail -8
     fi
   done
+  for model in fashion_mlp kjv_char; do
+    args=(--max-steps 20 --no-eval --log-every 100)
+    [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
+    echo "== where $model's device time goes (GACC_CUDA_PROFILE=1, 20 steps)"
+    GACC_CUDA_PROFILE=1 step "$BIN/gacc-run" examples/$model.mlir --target cuda \
+      "${args[@]}" | sed -n '/cuda profile/,$p'
+  done
   for model in fashion_mlp_adamw kjv_char; do
     echo "== gacc-bench-arena $model (check on the device, then timing)"
     out=$(step "$BIN/gacc-bench-arena" examples/$model.mlir --target cuda --elements 100000000 --repeats 50)

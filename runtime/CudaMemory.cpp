@@ -173,6 +173,7 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
   if (m == 0 || n == 0)
     return;
   const float alpha = 1.0f;
+  void *profiled = profileBegin("cublasSgemm");
   // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: B's
   // memory read column-major is Bᵀ, so the operands swap and each keeps its
   // own transpose flag (CUBLAS_OP_N = 0, CUBLAS_OP_T = 1).
@@ -181,6 +182,7 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
       &alpha, bAligned + bOff, int(std::max<int64_t>(bSt0, 1)),
       aAligned + aOff, int(std::max<int64_t>(aSt0, 1)), &beta,
       cAligned + cOff, int(std::max<int64_t>(cSt0, 1)));
+  profileEnd(profiled);
   if (status)
     report("cublasSgemm failed with status " + std::to_string(status));
   (void)aS0;

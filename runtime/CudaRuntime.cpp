@@ -16,10 +16,12 @@
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <vector>
 
 using namespace gaccrt::cuda;
 
@@ -97,6 +99,91 @@ static void recordProblem(const std::string &message) {
     firstError = message;
 }
 
+/// GACC_CUDA_PROFILE=1: every launch (and cuBLAS call) bracketed by two
+/// events on the stream; printProfile() sums them per kernel.
+static bool profiling() {
+  static const bool on = [] {
+    const char *v = std::getenv("GACC_CUDA_PROFILE");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+namespace {
+struct ProfiledCall {
+  std::string name;
+  CUevent start, stop;
+};
+/// At most this many calls are profiled (the first ones).
+constexpr size_t kMaxProfiled = 200000;
+std::vector<ProfiledCall> &profiledCalls() {
+  static std::vector<ProfiledCall> calls;
+  return calls;
+}
+} // namespace
+
+static CUstream theStream(const Driver *d);
+
+void *gaccrt::cuda::profileBegin(const char *name) {
+  if (!profiling())
+    return nullptr;
+  const Driver *d = driverOrReport();
+  if (!d || profiledCalls().size() >= kMaxProfiled)
+    return nullptr;
+  ProfiledCall call{name, nullptr, nullptr};
+  if (d->cuEventCreate(&call.start, 0) || d->cuEventCreate(&call.stop, 0))
+    return nullptr;
+  d->cuEventRecord(call.start, theStream(d));
+  std::lock_guard<std::mutex> lock(errorMutex);
+  profiledCalls().push_back(call);
+  return call.stop;
+}
+
+void gaccrt::cuda::profileEnd(void *token) {
+  if (const Driver *d = driverOrReport(); d && token)
+    d->cuEventRecord(static_cast<CUevent>(token), theStream(d));
+}
+
+void gaccrt::cuda::printProfile(std::FILE *out) {
+  const Driver *d = driverOrReport();
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (!d || profiledCalls().empty())
+    return;
+  struct Total {
+    double ms = 0;
+    int64_t calls = 0;
+  };
+  std::map<std::string, Total> totals;
+  double all = 0;
+  for (ProfiledCall &c : profiledCalls()) {
+    float ms = 0;
+    if (d->cuEventSynchronize(c.stop) ||
+        d->cuEventElapsedTime(&ms, c.start, c.stop))
+      continue;
+    totals[c.name].ms += ms;
+    ++totals[c.name].calls;
+    all += ms;
+    d->cuEventDestroy(c.start);
+    d->cuEventDestroy(c.stop);
+  }
+  std::vector<std::pair<std::string, Total>> rows(totals.begin(),
+                                                  totals.end());
+  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+    return a.second.ms > b.second.ms;
+  });
+  std::fprintf(out,
+               "gacc-run: cuda profile: %zu calls, %.3f ms of device time "
+               "(GACC_CUDA_PROFILE; the top 15 by total)\n",
+               profiledCalls().size(), all);
+  for (size_t i = 0; i < rows.size() && i < 15; ++i)
+    std::fprintf(out, "  %9.3f ms %5.1f%% %7lld calls %9.2f us/call  %s\n",
+                 rows[i].second.ms, 100.0 * rows[i].second.ms / all,
+                 (long long)rows[i].second.calls,
+                 1000.0 * rows[i].second.ms / rows[i].second.calls,
+                 rows[i].first.c_str());
+  profiledCalls().clear();
+}
+
 static bool tracing() {
   static const bool on = [] {
     const char *v = std::getenv("GACC_CUDA_TRACE");
@@ -139,7 +226,7 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
 }
 
 /// The process's one stream (non-blocking), created on first use.
-static CUstream processStream(const Driver *d) {
+static CUstream theStream(const Driver *d) {
   static CUstream stream = [d] {
     CUstream s = nullptr;
     check("cuStreamCreate", d->cuStreamCreate(&s, /*CU_STREAM_NON_BLOCKING=*/1));
@@ -150,12 +237,12 @@ static CUstream processStream(const Driver *d) {
 
 void *gaccrt::cuda::processStream() {
   const Driver *d = driverOrReport();
-  return d ? ::processStream(d) : nullptr;
+  return d ? theStream(d) : nullptr;
 }
 
 extern "C" void *mgpuStreamCreate() {
   const Driver *d = driverOrReport();
-  return d ? processStream(d) : nullptr;
+  return d ? theStream(d) : nullptr;
 }
 
 extern "C" void mgpuStreamSynchronize(void *stream) {
@@ -166,13 +253,13 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
 
 extern "C" void gacc_cuda_synchronize() {
   if (const Driver *d = driverOrReport())
-    check("cuStreamSynchronize", d->cuStreamSynchronize(processStream(d)));
+    check("cuStreamSynchronize", d->cuStreamSynchronize(theStream(d)));
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
   // The process's stream outlives the host code's uses of it.
   if (const Driver *d = driverOrReport();
-      d && stream && stream != processStream(d))
+      d && stream && stream != theStream(d))
     check("cuStreamDestroy", d->cuStreamDestroy(static_cast<CUstream>(stream)));
 }
 
@@ -217,10 +304,21 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                  (unsigned long long)paramsCount, (long long)expected);
     std::fflush(stderr);
   }
+  void *profiled = nullptr;
+  if (profiling()) {
+    std::string kernel;
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      auto it = kernelNames().find(function);
+      kernel = it == kernelNames().end() ? "?" : it->second;
+    }
+    profiled = gaccrt::cuda::profileBegin(kernel.c_str());
+  }
   check("cuLaunchKernel",
         d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
                           gridZ, blockX, blockY, blockZ, sharedMemBytes,
                           static_cast<CUstream>(stream), params, extra));
+  gaccrt::cuda::profileEnd(profiled);
   if (tracing())
     check(("kernel " + name).c_str(), d->cuCtxSynchronize());
 }

@@ -13,6 +13,7 @@
 #define GACC_RUNTIME_CUDARUNTIME_H
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 extern "C" {
@@ -38,6 +39,14 @@ std::string lastError();
 /// The process's one stream (created on first use; null without a
 /// driver): mgpuStreamCreate returns it, and cuBLAS queues on it.
 void *processStream();
+/// With GACC_CUDA_PROFILE=1 set: profileBegin records an event before the
+/// work `name` queues on the stream and returns a token for profileEnd,
+/// which records one after it (null and nothing without the variable);
+/// printProfile waits for the events and prints the device time per name
+/// (the 15 largest), then forgets them.
+void *profileBegin(const char *name);
+void profileEnd(void *token);
+void printProfile(std::FILE *out);
 } // namespace gaccrt::cuda
 
 

@@ -469,6 +469,10 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   for (const Metric &mt : lastEval)
     out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
   out << "\n";
+  if (onDevice) {
+    out.flush();
+    cuda::printProfile(stdout);
+  }
   llvm::json::Object summary{{"summary", true},
                              {"optimizer_steps", globalStep},
                              {"median_step_ms", median},

@@ -160,7 +160,9 @@ static cl::opt<std::string> target(
              "this is an error, exit status 2) or auto (cuda when a device "
              "is present, else cpu). On cuda the step's kernels run on the "
              "device in managed memory; evaluation runs on the CPU. "
-             "GACC_CUDA_TRACE=1 prints (and synchronizes) every kernel launch"),
+             "GACC_CUDA_TRACE=1 prints (and synchronizes) every kernel launch; "
+             "GACC_CUDA_PROFILE=1 times every launch and cuBLAS call with "
+             "events and prints the device time per kernel at the end"),
     cl::init("cpu"), cl::cat(cat));
 static cl::opt<bool> arenaUpdate(
     "arena-update",
