@@ -364,29 +364,39 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def GAccParallelizeReductionsPass
-    : Pass<"gacc-parallelize-reductions", "func::FuncOp"> {
-  let summary = "Lower linalg reductions and scalar ops on buffers to "
-                "scf.parallel loops for the GPU";
+def GAccLinalgToParallelLoopsPass
+    : Pass<"gacc-linalg-to-parallel-loops", "func::FuncOp"> {
+  let summary = "Lower linalg ops on buffers to one-dimensional scf.parallel "
+                "loops for the GPU (coalesced, reductions in registers, "
+                "split sums, scalars on the device)";
   let description = [{
-    Lowers every `linalg` op on buffers (static shapes, outputs whose
-    indexing maps are projections of the parallel dimensions) that has a
-    reduction dimension, or no parallel dimension at all, to `scf.parallel`
-    loops, before `convert-linalg-to-parallel-loops` takes the rest. The
-    GPU mapping then turns each parallel loop into one kernel:
+    Lowers every `linalg` op on buffers with static shapes (outputs whose
+    indexing maps are projections of the parallel dimensions) to
+    `scf.parallel` loops, before `convert-linalg-to-parallel-loops` takes
+    what is left (dynamic shapes). The GPU mapping then turns each parallel
+    loop into one kernel:
 
-    - **One thread per output.** The parallel dimensions become one
-      `scf.parallel` over their row-major linear index (consecutive threads,
-      consecutive outputs); the reduction dimensions become `scf.for` loops
-      inside it whose `iter_args` carry the outputs in registers: loaded
-      once, stored once (the loops of `convert-linalg-to-parallel-loops`
-      load and store it on every term, a round trip through memory per
-      term on the GPU). The terms are added in the op's own order, so the
-      results are bit-identical to the CPU path's loops. A bias gradient
-      (Σ over the rows of a `[rows, features]` gradient, iterators
+    - **One thread per output element, coalesced.** The parallel dimensions
+      become one `scf.parallel` over their row-major linear index
+      (coordinates by division and remainder by constants), so consecutive
+      threads of a block take consecutive elements of the innermost
+      dimension and every thread of a block has work.
+      (`convert-linalg-to-parallel-loops` keeps one loop dimension per op
+      dimension, and the block-size tiling and mapping give the threads of
+      a block the outermost one: for a `[8432, 64]` result, 256 threads
+      strided 64 elements apart.)
+    - **Reductions in registers.** The reduction dimensions become
+      `scf.for` loops inside it whose `iter_args` carry the outputs: loaded
+      once, stored once (not loaded and stored per term, a round trip
+      through memory on the GPU). The innermost one is unrolled 8 times
+      (`loopUnrollByFactor`, with an epilogue for the remainder): the
+      terms' loads do not depend on the running value, so they are in
+      flight together. The terms are still added in the op's own order, so
+      the results are bit-identical to the CPU path's loops. A bias
+      gradient (Σ over the rows of a `[rows, features]` gradient, iterators
       `[reduction, parallel]`) thereby runs as one kernel, not as a host
       loop that launches a kernel per row (8432 launches per micro-batch
-      for examples/kjv_char.mlir before this pass).
+      for examples/kjv_char.mlir).
     - **Split of long sums.** An op whose every output is a sum (`out +
       term`, `out` used nowhere else) with at least 256 terms per output
       and fewer than 16384 output positions (too few threads to fill a
@@ -397,7 +407,7 @@ def GAccParallelizeReductionsPass
       `k = 0, 1, ...`. A layer norm's weight and bias gradients (two sums
       over 8432 rows in one op) are one such op.
       `split` is the largest divisor of the term count that is at most
-      min(terms / 32, 65536 / outputs, 1024). The order of the additions
+      min(terms / 32, 65536 / outputs, 512). The order of the additions
       changes (results differ from the CPU path by rounding) but is fixed:
       the same bits on every run. This is the split-reduction scheme of
       `linalg::splitReduction`, on buffers, with an interleaved split.
@@ -413,8 +423,9 @@ def GAccParallelizeReductionsPass
     // becomes (split 248, 34 terms per thread):
     %partials = memref.alloc() : memref<31744xf32>
     scf.parallel (%t) = (%c0) to (%c31744) step (%c1) {
-      // k = t / 128, j = t % 128; Σ_{c < 34} x[c·248 + k, j]
-      %s = scf.for %c = %c0 to %c34 step %c1 iter_args(%a = %zero) -> f32
+      // k = t / 128, j = t % 128; Σ_{c < 34} x[c·248 + k, j], 8 terms
+      // per iteration and an epilogue for the last 2
+      %s = scf.for %c = %c0 to %c32 step %c8 iter_args(%a = %zero) -> f32
       memref.store %s, %partials[%t]
     }
     scf.parallel (%j) = (%c0) to (%c128) step (%c1) {

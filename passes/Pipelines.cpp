@@ -110,9 +110,10 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   }
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
-  // Reductions and scalar ops as parallel loops of their own (registers,
-  // split sums, scalars on the device); the element-wise rest follows.
-  pm.addNestedPass<func::FuncOp>(createGAccParallelizeReductionsPass());
+  // Every static linalg op as one-dimensional parallel loops (coalesced,
+  // reductions in registers, split sums, scalars on the device); the
+  // upstream lowering takes what is left (dynamic shapes).
+  pm.addNestedPass<func::FuncOp>(createGAccLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.

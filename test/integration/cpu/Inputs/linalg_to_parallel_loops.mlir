@@ -1,4 +1,4 @@
-// Reductions that gacc-parallelize-reductions rewrites (@kernel_*) and
+// Reductions that gacc-linalg-to-parallel-loops rewrites (@kernel_*) and
 // hand-written sequential references (@reference_*: scf loops in float64,
 // or in float32 in the op's own order where the claim is bit-identity),
 // driven by @main, which prints the number of mismatching outputs of each.

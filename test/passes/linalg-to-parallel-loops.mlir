@@ -1,13 +1,16 @@
-// RUN: gacc-opt %s -gacc-parallelize-reductions -canonicalize | FileCheck %s
-// RUN: gacc-opt %s -gacc-parallelize-reductions -cse | FileCheck %s --check-prefix=ONE-THREAD
+// RUN: gacc-opt %s -gacc-linalg-to-parallel-loops -canonicalize | FileCheck %s
+// RUN: gacc-opt %s -gacc-linalg-to-parallel-loops -cse | FileCheck %s --check-prefix=ONE-THREAD
 
 // A bias gradient over 8432 rows into 128 features (too few threads):
 // split 248 ways (the largest divisor of 8432 at most min(8432 / 32,
-// 65536 / 128, 1024)), thread t = k · 128 + j summing rows k, k + 248, ...
-// of feature j from zero; then one thread per feature adds its 248
+// 65536 / 128, 512)), thread t = k · 128 + j summing rows k, k + 248, ...
+// of feature j from zero, 8 rows per iteration (34 = 4 · 8 + 2: an
+// epilogue takes the last 2); then one thread per feature adds its 248
 // partial sums to the output in order, in a register.
 // CHECK-LABEL: func.func @bias_grad
 // CHECK-DAG: %[[C34:.*]] = arith.constant 34 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C248:.*]] = arith.constant 248 : index
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -15,15 +18,17 @@
 // CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
 // CHECK: %[[K:.*]] = arith.divui %[[T]], %[[C128]]
 // CHECK: %[[J:.*]] = arith.remui %[[T]], %[[C128]]
-// CHECK: %[[S:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[C34]] step %{{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (f32)
+// CHECK: %[[S8:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[C32]] step %[[C8]] iter_args(%[[A:.*]] = %[[ZERO]]) -> (f32)
 // CHECK: %[[M:.*]] = arith.muli %[[C]], %[[C248]]
 // CHECK: %[[ROW:.*]] = arith.addi %[[M]], %[[K]]
 // CHECK: %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[J]]]
 // CHECK: arith.addf %[[A]], %[[X]] : f32
+// CHECK-COUNT-7: memref.load %arg0
+// CHECK: %[[S:.*]] = scf.for %{{.*}} = %[[C32]] to %[[C34]] step %{{.*}} iter_args(%{{.*}} = %[[S8]]) -> (f32)
 // CHECK: memref.store %[[S]], %[[PART]][%[[T]]]
 // CHECK: scf.parallel (%[[J2:.*]]) =
 // CHECK: %[[INIT:.*]] = memref.load %arg1[%[[J2]]]
-// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C248]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32)
+// CHECK: %[[TOTAL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C248]] step %[[C8]] iter_args(%{{.*}} = %[[INIT]]) -> (f32)
 // CHECK: memref.load %[[PART]]
 // CHECK: memref.store %[[TOTAL]], %arg1[%[[J2]]]
 // CHECK: memref.dealloc %[[PART]]
@@ -39,15 +44,18 @@ func.func @bias_grad(%g: memref<8432x128xf32>, %out: memref<128xf32>) {
 }
 
 // Not a sum (a maximum): one thread per row, the row's output loaded
-// once, carried in a register through the loop and stored once.
+// once, carried in a register through the loop (unrolled by 8; the
+// 10-term loop's first 8 are straight-line code after canonicalization)
+// and stored once.
 // CHECK-LABEL: func.func @row_max
 // CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step
 // CHECK-NEXT: %[[INIT:.*]] = memref.load %arg1[%[[R]]]
-// CHECK-NEXT: %[[MAX:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (f32)
-// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[R]], %[[K]]]
-// CHECK-NEXT: %[[N:.*]] = arith.maximumf %[[A]], %[[X]]
-// CHECK-NEXT: scf.yield %[[N]]
+// CHECK-NEXT: %[[X0:.*]] = memref.load %arg0[%[[R]], %c0]
+// CHECK-NEXT: %[[M0:.*]] = arith.maximumf %[[INIT]], %[[X0]]
+// CHECK-NEXT: %[[X1:.*]] = memref.load %arg0[%[[R]], %c1]
+// CHECK-NEXT: arith.maximumf %[[M0]], %[[X1]]
+// CHECK: %[[MAX:.*]] = scf.for %[[K:.*]] = %c8 to %c10 step %c1 iter_args
 // CHECK: memref.store %[[MAX]], %arg1[%[[R]]]
 func.func @row_max(%x: memref<32x10xf32>, %out: memref<32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
@@ -94,16 +102,16 @@ func.func @scalars(%x: memref<32xf32>, %sum: memref<f32>, %a: memref<f32>, %z: m
   return
 }
 
-// A squared norm to a scalar: split 1024 ways (consecutive threads read
+// A squared norm to a scalar: split 512 ways (consecutive threads read
 // consecutive elements), the partial sums added in order by one thread.
 // CHECK-LABEL: func.func @sum_squares
 // ONE-THREAD-LABEL: func.func @sum_squares
-// CHECK: %[[PART:.*]] = memref.alloc() : memref<1024xf64>
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<512xf64>
 // CHECK: scf.parallel
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c196
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c392 step %c8
 // CHECK: arith.remui %{{.*}}, %c784
 // CHECK: arith.divui %{{.*}}, %c784
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c1024
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c8
 // CHECK: memref.dealloc %[[PART]]
 func.func @sum_squares(%x: memref<256x784xf32>, %out: memref<f64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
@@ -165,11 +173,15 @@ func.func @sum_and_max(%g: memref<8432x16xf32>, %s: memref<16xf32>, %m: memref<1
   return
 }
 
-// Element-wise ops with parallel dimensions and dynamic shapes are left
-// to convert-linalg-to-parallel-loops.
+// An element-wise op becomes one parallel loop over its elements; an op
+// with a dynamic shape is left to convert-linalg-to-parallel-loops.
 // CHECK-LABEL: func.func @left_alone
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c8)
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[I]]]
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[V]], %[[V]]
+// CHECK-NEXT: memref.store %[[SQ]], %arg0[%[[I]]]
 // CHECK: linalg.generic
-// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg1 : memref<?xf32>)
 func.func @left_alone(%x: memref<8xf32>, %y: memref<?xf32>, %s: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
                   iterator_types = ["parallel"]}

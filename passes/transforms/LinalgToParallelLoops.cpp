@@ -1,9 +1,9 @@
-//===- ParallelizeReductions.cpp - gacc-parallelize-reductions ------------===//
+//===- LinalgToParallelLoops.cpp - gacc-linalg-to-parallel-loops ----------===//
 //
-// Lowers the linalg ops on buffers that have a reduction dimension, or no
-// parallel dimension at all, to scf.parallel loops for the GPU mapping:
-// register accumulation, a deterministic split of long sums, and device
-// threads for scalar work that would otherwise run on the host.
+// Lowers the linalg ops on buffers to one-dimensional scf.parallel loops for
+// the GPU mapping: consecutive threads on consecutive elements, reductions
+// carried in registers (unrolled), a deterministic split of long sums, and
+// device threads for scalar work that would otherwise run on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,10 +14,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::gacc {
-#define GEN_PASS_DEF_GACCPARALLELIZEREDUCTIONSPASS
+#define GEN_PASS_DEF_GACCLINALGTOPARALLELLOOPSPASS
 #include "passes/Passes.h.inc"
 } // namespace mlir::gacc
 
@@ -34,7 +35,11 @@ constexpr int64_t kMinSplitTerms = 256;
 /// Each thread of the first stage sums at least this many terms ...
 constexpr int64_t kMinChunk = 32;
 /// ... and the second stage at most this many partial sums per output.
-constexpr int64_t kMaxSplit = 1024;
+constexpr int64_t kMaxSplit = 512;
+/// The innermost reduction loop is unrolled this many times: the terms'
+/// loads do not depend on the running sum, so they are all in flight
+/// before the adds (in the same order) consume them.
+constexpr uint64_t kUnroll = 8;
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -182,10 +187,12 @@ using LoopBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
                                                  ValueRange, ValueRange)>;
 
 /// Nested sequential loops over `sizes` carrying `inits`; `body` gets the
-/// coordinates and the carried values and returns the next ones.
+/// coordinates and the carried values and returns the next ones. The
+/// innermost loop is added to `toUnroll`.
 SmallVector<Value> sequentialLoops(OpBuilder &b, Location loc,
                                    ArrayRef<int64_t> sizes, ValueRange inits,
                                    LoopBody body,
+                                   SmallVectorImpl<scf::ForOp> &toUnroll,
                                    SmallVector<Value> coords = {}) {
   if (coords.size() == sizes.size())
     return body(b, loc, coords, inits);
@@ -196,16 +203,23 @@ SmallVector<Value> sequentialLoops(OpBuilder &b, Location loc,
         SmallVector<Value> inner(coords);
         inner.push_back(iv);
         scf::YieldOp::create(
-            lb, ll, sequentialLoops(lb, ll, sizes, iter, body, inner));
+            lb, ll,
+            sequentialLoops(lb, ll, sizes, iter, body, toUnroll, inner));
       });
+  // Unrolled once its results have their uses (the remainder of the trip
+  // count becomes an epilogue that takes them over).
+  if (coords.size() + 1 == sizes.size() && sizes.back() >= int64_t(kUnroll))
+    toUnroll.push_back(loop);
   return SmallVector<Value>(loop.getResults());
 }
 
-/// One thread per output position: each output's value is loaded once,
-/// carried through the reduction loops in a register and stored once; the
-/// terms are added in the op's own order (bit-identical to the loops
-/// convert-linalg-to-loops gives the CPU).
-void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s) {
+/// One thread per output position: each output's value is loaded once (when
+/// the body reads it), carried through the reduction loops in a register
+/// and stored once; the terms are added in the op's own order
+/// (bit-identical to the loops convert-linalg-to-loops gives the CPU). An
+/// element-wise op is the case without reduction loops.
+void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
+                  SmallVectorImpl<scf::ForOp> &toUnroll) {
   Location loc = op.getLoc();
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
     SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
@@ -229,7 +243,8 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s) {
                                   ValueRange a) {
                                 return emitBody(lb, ll, op,
                                                 loopCoords(s, par, red), a);
-                              });
+                              },
+                              toUnroll);
     for (auto [init, result, idx] :
          llvm::zip(op.getDpsInitsMutable(), results, outIdx))
       memref::StoreOp::create(pb, pl, result, init.get(), idx);
@@ -243,7 +258,7 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s) {
 /// partial sums to each output in the order k = 0, 1, ...: the same bits
 /// on every run.
 void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
-                int64_t split) {
+                int64_t split, SmallVectorImpl<scf::ForOp> &toUnroll) {
   Location loc = op.getLoc();
   int64_t chunk = s.terms / split;
   SmallVector<Value> partials, zeros;
@@ -269,7 +284,8 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
               SmallVector<Value> red =
                   delinearize(lb, ll, term, s.reductionSizes);
               return emitBody(lb, ll, op, loopCoords(s, par, red), a);
-            });
+            },
+            toUnroll);
         for (auto [sum, partial] : llvm::zip(sums, partials))
           memref::StoreOp::create(pb, pl, sum, partial, t);
       });
@@ -304,7 +320,8 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
             next.push_back(lb.clone(*sum, operands)->getResult(0));
           }
           return next;
-        });
+        },
+        toUnroll);
     for (auto [init, total, idx] :
          llvm::zip(op.getDpsInitsMutable(), totals, outIdx))
       memref::StoreOp::create(pb, pl, total, init.get(), idx);
@@ -328,14 +345,13 @@ int64_t chooseSplit(linalg::LinalgOp op, const Shape &s) {
   return split >= 2 ? split : 1;
 }
 
-struct ParallelizeReductionsPass
-    : public mlir::gacc::impl::GAccParallelizeReductionsPassBase<
-          ParallelizeReductionsPass> {
+struct LinalgToParallelLoopsPass
+    : public mlir::gacc::impl::GAccLinalgToParallelLoopsPassBase<
+          LinalgToParallelLoopsPass> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() &&
-          (op.getNumReductionLoops() > 0 || op.getNumParallelLoops() == 0))
+      if (op.hasPureBufferSemantics())
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -360,11 +376,17 @@ struct ParallelizeReductionsPass
         continue;
       rewriter.setInsertionPoint(op);
       int64_t split = chooseSplit(op, s);
+      SmallVector<scf::ForOp> toUnroll;
       if (split > 1)
-        lowerSplit(rewriter, op, s, split);
+        lowerSplit(rewriter, op, s, split, toUnroll);
       else
-        lowerInPlace(rewriter, op, s);
+        lowerInPlace(rewriter, op, s, toUnroll);
       rewriter.eraseOp(op);
+      for (scf::ForOp loop : toUnroll)
+        if (failed(loopUnrollByFactor(loop, kUnroll))) {
+          loop.emitOpError("could not be unrolled");
+          return signalPassFailure();
+        }
     }
   }
 };
