@@ -17,6 +17,7 @@
 #include "runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -113,6 +114,8 @@ namespace {
 struct ProfiledCall {
   std::string name;
   CUevent start, stop;
+  std::chrono::steady_clock::time_point hostStart;
+  double hostUs = 0; // the host's time inside the call
 };
 /// At most this many calls are profiled (the first ones).
 constexpr size_t kMaxProfiled = 200000;
@@ -130,18 +133,27 @@ void *gaccrt::cuda::profileBegin(const char *name) {
   const Driver *d = driverOrReport();
   if (!d || profiledCalls().size() >= kMaxProfiled)
     return nullptr;
-  ProfiledCall call{name, nullptr, nullptr};
+  ProfiledCall call{name, nullptr, nullptr, {}, 0};
   if (d->cuEventCreate(&call.start, 0) || d->cuEventCreate(&call.stop, 0))
     return nullptr;
   d->cuEventRecord(call.start, theStream(d));
   std::lock_guard<std::mutex> lock(errorMutex);
+  call.hostStart = std::chrono::steady_clock::now();
   profiledCalls().push_back(call);
-  return call.stop;
+  // The token is the call's index + 1.
+  return reinterpret_cast<void *>(uintptr_t(profiledCalls().size()));
 }
 
 void gaccrt::cuda::profileEnd(void *token) {
-  if (const Driver *d = driverOrReport(); d && token)
-    d->cuEventRecord(static_cast<CUevent>(token), theStream(d));
+  const Driver *d = driverOrReport();
+  if (!d || !token)
+    return;
+  std::lock_guard<std::mutex> lock(errorMutex);
+  ProfiledCall &call = profiledCalls()[reinterpret_cast<uintptr_t>(token) - 1];
+  call.hostUs = std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - call.hostStart)
+                    .count();
+  d->cuEventRecord(call.stop, theStream(d));
 }
 
 void gaccrt::cuda::printProfile(std::FILE *out) {
@@ -150,7 +162,7 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
   if (!d || profiledCalls().empty())
     return;
   struct Total {
-    double ms = 0;
+    double ms = 0, hostUs = 0;
     int64_t calls = 0;
   };
   std::map<std::string, Total> totals;
@@ -161,6 +173,7 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
         d->cuEventElapsedTime(&ms, c.start, c.stop))
       continue;
     totals[c.name].ms += ms;
+    totals[c.name].hostUs += c.hostUs;
     ++totals[c.name].calls;
     all += ms;
     d->cuEventDestroy(c.start);
@@ -172,14 +185,18 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
     return a.second.ms > b.second.ms;
   });
   std::fprintf(out,
-               "gacc-run: cuda profile: %zu calls, %.3f ms of device time "
-               "(GACC_CUDA_PROFILE; the top 15 by total)\n",
-               profiledCalls().size(), all);
+               "gacc-run: cuda profile: %zu calls, %.3f ms between their "
+               "events on the stream (GACC_CUDA_PROFILE; the top 15; where "
+               "the device waits for the host, that wait counts too)\n"
+               "  %9s %6s %7s %12s %12s  %s\n",
+               profiledCalls().size(), all, "total", "share", "calls",
+               "stream/call", "host/call", "kernel");
   for (size_t i = 0; i < rows.size() && i < 15; ++i)
-    std::fprintf(out, "  %9.3f ms %5.1f%% %7lld calls %9.2f us/call  %s\n",
+    std::fprintf(out, "  %6.3f ms %5.1f%% %7lld %9.2f us %9.2f us  %s\n",
                  rows[i].second.ms, 100.0 * rows[i].second.ms / all,
                  (long long)rows[i].second.calls,
                  1000.0 * rows[i].second.ms / rows[i].second.calls,
+                 rows[i].second.hostUs / rows[i].second.calls,
                  rows[i].first.c_str());
   profiledCalls().clear();
 }

@@ -42,8 +42,9 @@ void *processStream();
 /// With GACC_CUDA_PROFILE=1 set: profileBegin records an event before the
 /// work `name` queues on the stream and returns a token for profileEnd,
 /// which records one after it (null and nothing without the variable);
-/// printProfile waits for the events and prints the device time per name
-/// (the 15 largest), then forgets them.
+/// printProfile waits for the events and prints per name the time between
+/// them on the stream and the host's time between the two calls (the 15
+/// largest), then forgets them.
 void *profileBegin(const char *name);
 void profileEnd(void *token);
 void printProfile(std::FILE *out);
