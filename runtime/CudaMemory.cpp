@@ -38,6 +38,7 @@ using cublasHandle_t = struct cublasContext *;
 struct Cublas {
   int (*create)(cublasHandle_t *);
   int (*setStream)(cublasHandle_t, void *);
+  int (*setWorkspace)(cublasHandle_t, void *, size_t);
   int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *,
                const float *, int, const float *, int, const float *, float *,
                int);
@@ -138,15 +139,30 @@ std::string gaccrt::cuda::loadCublas() {
     return "no cuBLAS (libcublas.so.13/.12 not found)";
   if (!loadSymbol(lib, cublas.create, "cublasCreate_v2") ||
       !loadSymbol(lib, cublas.setStream, "cublasSetStream_v2") ||
+      !loadSymbol(lib, cublas.setWorkspace, "cublasSetWorkspace_v2") ||
       !loadSymbol(lib, cublas.sgemm, "cublasSgemm_v2"))
-    return "libcublas lacks cublasCreate_v2, cublasSetStream_v2 or "
-           "cublasSgemm_v2";
+    return "libcublas lacks cublasCreate_v2, cublasSetStream_v2, "
+           "cublasSetWorkspace_v2 or cublasSgemm_v2";
   if (int status = cublas.create(&cublas.handle))
     return "cublasCreate failed with status " + std::to_string(status);
   // GEMMs queue behind the kernels on the process's stream (in order, no
   // synchronization between them).
   if (int status = cublas.setStream(cublas.handle, processStream()))
     return "cublasSetStream failed with status " + std::to_string(status);
+  // A workspace of its own for the handle, set after the stream (which
+  // resets it to the library's default pool), as PyTorch does: 32 MiB,
+  // what the cuBLAS documentation recommends for Hopper.
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d)
+    return reason;
+  constexpr size_t kWorkspaceBytes = 32u << 20;
+  CUdeviceptr workspace = 0;
+  if (CUresult r = d->cuMemAlloc(&workspace, kWorkspaceBytes))
+    return describe("cuMemAlloc (cuBLAS workspace)", r);
+  if (int status = cublas.setWorkspace(
+          cublas.handle, reinterpret_cast<void *>(workspace), kWorkspaceBytes))
+    return "cublasSetWorkspace failed with status " + std::to_string(status);
   cublasLoaded = true;
   return "";
 }
