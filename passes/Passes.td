@@ -370,10 +370,11 @@ def GAccLinalgToParallelLoopsPass
                 "loops for the GPU (coalesced, reductions in registers, "
                 "split sums, scalars on the device)";
   let description = [{
-    Lowers every `linalg` op on buffers with static shapes (outputs whose
-    indexing maps are projections of the parallel dimensions) to
-    `scf.parallel` loops, before `convert-linalg-to-parallel-loops` takes
-    what is left (dynamic shapes). The GPU mapping then turns each parallel
+    Lowers every `linalg` op on buffers with static, non-empty shapes whose
+    outputs are indexed by parallel dimensions only to `scf.parallel`
+    loops, before `convert-linalg-to-parallel-loops` takes what is left
+    (dynamic shapes, a zero-size dimension, an output map with a constant
+    or a reduction dimension). The GPU mapping then turns each parallel
     loop into one kernel:
 
     - **One thread per output element, coalesced.** The parallel dimensions
@@ -398,10 +399,12 @@ def GAccLinalgToParallelLoopsPass
       loop that launches a kernel per row (8432 launches per micro-batch
       for examples/kjv_char.mlir).
     - **Split of long sums.** An op whose every output is a sum (`out +
-      term`, `out` used nowhere else) with at least 256 terms per output
+      term`, `out` used nowhere else, the term computed from no output)
+      with at least 256 terms per output
       and fewer than 16384 output positions (too few threads to fill a
       GPU) is split in two kernels: `split` threads per position, thread `k`
-      summing terms `k, k + split, ...` from zero into a partials buffer
+      summing terms `k, k + split, ...` from the identity (-0.0 for floats)
+      into a partials buffer
       per output (`memref.alloc`, freed after), then one thread per
       position adding the `split` partial sums to each output in the order
       `k = 0, 1, ...`. A layer norm's weight and bias gradients (two sums
@@ -434,7 +437,6 @@ def GAccLinalgToParallelLoopsPass
     memref.dealloc %partials
     ```
 
-    Ops with dynamic shapes are left to `convert-linalg-to-parallel-loops`.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
@@ -447,7 +449,8 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
                 "the host only before it touches memory";
   let description = [{
     Runs on host code after `gpu-kernel-outlining`. In every function that
-    launches kernels, each synchronous `gpu.launch_func` (which the GPU to
+    queues device work (launches kernels or calls a stream-ordered
+    function), each synchronous `gpu.launch_func` (which the GPU to
     LLVM lowering follows with a stream synchronization) becomes
     `gpu.launch_func async [%stream]` on one token made at the function's
     entry (`gpu.wait async`, a stream), so the launches queue in program
@@ -468,7 +471,8 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
     of the `stream-ordered-callees` (the cuBLAS GEMM) queue work on the
     same stream like a launch. A loop or branch that launches is entered
     with work pending (a host access at the top of a loop body waits for
-    the previous iteration's kernels).
+    the previous iteration's kernels), and so is every block of the
+    function but its entry.
 
     Without it every launch costs a round trip to the device: 53 launches
     per micro-batch of examples/kjv_char.mlir each waited for.

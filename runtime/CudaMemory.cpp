@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,8 @@ struct Cublas {
   cublasHandle_t handle = nullptr;
 } cublas;
 bool cublasLoaded = false;
+/// Device memory of cuBLAS's workspace (counted in the peak).
+uint64_t cublasWorkspaceBytes = 0;
 
 void report(const std::string &message) {
   std::fprintf(stderr, "gacc-run: cuda: %s\n", message.c_str());
@@ -61,8 +64,10 @@ std::string gaccrt::cuda::reserveManagedArena(uint64_t bytes) {
     return describe("cuMemAllocManaged", r);
   CUdeviceptr scalarBase = 0;
   if (CUresult r =
-          d->cuMemAllocManaged(&scalarBase, kScalarPoolBytes, /*GLOBAL=*/1))
+          d->cuMemAllocManaged(&scalarBase, kScalarPoolBytes, /*GLOBAL=*/1)) {
+    d->cuMemFree(base);
     return describe("cuMemAllocManaged", r);
+  }
   // Best effort: without the advice the pool still keeps scalars off the
   // pages of the device's buffers.
   if (d->cuMemAdvise) {
@@ -82,7 +87,8 @@ std::string gaccrt::cuda::reserveManagedArena(uint64_t bytes) {
 
 uint64_t gaccrt::cuda::managedPeakBytes() {
   std::lock_guard<std::mutex> lock(arenaMutex);
-  return managed ? managed->peak() + scalars->peak() : 0;
+  return managed ? managed->peak() + scalars->capacity() + cublasWorkspaceBytes
+                 : 0;
 }
 
 uint64_t gaccrt::cuda::managedCapacityBytes() {
@@ -117,15 +123,21 @@ extern "C" void gacc_cuda_free(void *pointer) {
 }
 
 void gaccrt::cuda::prefetchToDevice(const void *p, uint64_t bytes) {
+  // Off after the first failure (a device without concurrent managed
+  // access refuses every prefetch): said once, not every step.
+  static std::atomic<bool> refused{false};
   std::string reason;
   const Driver *d = load(reason);
-  if (!d || !d->cuMemPrefetchAsync || !p || !bytes)
+  if (!d || !d->cuMemPrefetchAsync || !p || !bytes || refused)
     return;
   CUmemLocation device{/*CU_MEM_LOCATION_TYPE_DEVICE=*/1, deviceInfo().ordinal};
   if (CUresult r = d->cuMemPrefetchAsync(
           reinterpret_cast<CUdeviceptr>(p), bytes, device, 0,
-          static_cast<CUstream>(processStream())))
-    report(describe("cuMemPrefetchAsync", r));
+          static_cast<CUstream>(processStream()))) {
+    refused = true;
+    report(describe("cuMemPrefetchAsync", r) +
+           " (inputs are no longer prefetched; kernels fault them in)");
+  }
 }
 
 std::string gaccrt::cuda::loadCublas() {
@@ -161,8 +173,14 @@ std::string gaccrt::cuda::loadCublas() {
   if (CUresult r = d->cuMemAlloc(&workspace, kWorkspaceBytes))
     return describe("cuMemAlloc (cuBLAS workspace)", r);
   if (int status = cublas.setWorkspace(
-          cublas.handle, reinterpret_cast<void *>(workspace), kWorkspaceBytes))
+          cublas.handle, reinterpret_cast<void *>(workspace), kWorkspaceBytes)) {
+    d->cuMemFree(workspace);
     return "cublasSetWorkspace failed with status " + std::to_string(status);
+  }
+  {
+    std::lock_guard<std::mutex> lock(arenaMutex);
+    cublasWorkspaceBytes = kWorkspaceBytes;
+  }
   cublasLoaded = true;
   return "";
 }

@@ -131,13 +131,19 @@ void *gaccrt::cuda::profileBegin(const char *name) {
   if (!profiling())
     return nullptr;
   const Driver *d = driverOrReport();
-  if (!d || profiledCalls().size() >= kMaxProfiled)
+  if (!d)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (profiledCalls().size() >= kMaxProfiled)
     return nullptr;
   ProfiledCall call{name, nullptr, nullptr, {}, 0};
-  if (d->cuEventCreate(&call.start, 0) || d->cuEventCreate(&call.stop, 0))
+  if (d->cuEventCreate(&call.start, 0))
     return nullptr;
+  if (d->cuEventCreate(&call.stop, 0)) {
+    d->cuEventDestroy(call.start);
+    return nullptr;
+  }
   d->cuEventRecord(call.start, theStream(d));
-  std::lock_guard<std::mutex> lock(errorMutex);
   call.hostStart = std::chrono::steady_clock::now();
   profiledCalls().push_back(call);
   // The token is the call's index + 1.
@@ -149,7 +155,10 @@ void gaccrt::cuda::profileEnd(void *token) {
   if (!d || !token)
     return;
   std::lock_guard<std::mutex> lock(errorMutex);
-  ProfiledCall &call = profiledCalls()[reinterpret_cast<uintptr_t>(token) - 1];
+  size_t index = reinterpret_cast<uintptr_t>(token) - 1;
+  if (index >= profiledCalls().size())
+    return; // issued before printProfile forgot the calls
+  ProfiledCall &call = profiledCalls()[index];
   call.hostUs = std::chrono::duration<double, std::micro>(
                     std::chrono::steady_clock::now() - call.hostStart)
                     .count();
@@ -169,15 +178,20 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
   double all = 0;
   for (ProfiledCall &c : profiledCalls()) {
     float ms = 0;
-    if (d->cuEventSynchronize(c.stop) ||
-        d->cuEventElapsedTime(&ms, c.start, c.stop))
+    bool timed = !d->cuEventSynchronize(c.stop) &&
+                 !d->cuEventElapsedTime(&ms, c.start, c.stop);
+    d->cuEventDestroy(c.start);
+    d->cuEventDestroy(c.stop);
+    if (!timed)
       continue;
     totals[c.name].ms += ms;
     totals[c.name].hostUs += c.hostUs;
     ++totals[c.name].calls;
     all += ms;
-    d->cuEventDestroy(c.start);
-    d->cuEventDestroy(c.stop);
+  }
+  if (totals.empty() || all <= 0) {
+    profiledCalls().clear();
+    return;
   }
   std::vector<std::pair<std::string, Total>> rows(totals.begin(),
                                                   totals.end());
@@ -191,6 +205,9 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
                "  %9s %6s %7s %12s %12s  %s\n",
                profiledCalls().size(), all, "total", "share", "calls",
                "stream/call", "host/call", "kernel");
+  if (profiledCalls().size() >= kMaxProfiled)
+    std::fprintf(out, "  (only the first %zu calls were profiled)\n",
+                 kMaxProfiled);
   for (size_t i = 0; i < rows.size() && i < 15; ++i)
     std::fprintf(out, "  %6.3f ms %5.1f%% %7lld %9.2f us %9.2f us  %s\n",
                  rows[i].second.ms, 100.0 * rows[i].second.ms / all,

@@ -81,8 +81,8 @@ namespace gaccrt::cuda {
 /// (rank-0 values the host reads) that prefers host memory mapped for the
 /// device. Returns "" or the reason it failed.
 std::string reserveManagedArena(uint64_t bytes);
-/// Bytes of the arena in use at the most (plus the scalar pool's most),
-/// and reserved.
+/// Device memory at the most: the arena's peak plus the scalar pool and
+/// the cuBLAS workspace (reserved whole); and the arena's reservation.
 uint64_t managedPeakBytes();
 uint64_t managedCapacityBytes();
 /// Queues the migration of managed memory [p, p + bytes) to the device on

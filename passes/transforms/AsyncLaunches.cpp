@@ -116,14 +116,17 @@ struct AsyncLaunchesPass
         if (!l.getAsyncToken() && l.getAsyncDependencies().empty())
           launches.push_back(l);
       });
-      if (launches.empty())
+      if (func.isExternal() || !containsDeviceWork(func))
         continue;
       // One stream for the whole function: every launch queues on it.
       b.setInsertionPointToStart(&func.getBody().front());
-      Value stream = gpu::WaitOp::create(
-                         b, func.getLoc(),
-                         gpu::AsyncTokenType::get(b.getContext()), ValueRange{})
-                         .getAsyncToken();
+      Value stream =
+          launches.empty()
+              ? Value()
+              : gpu::WaitOp::create(b, func.getLoc(),
+                                    gpu::AsyncTokenType::get(b.getContext()),
+                                    ValueRange{})
+                    .getAsyncToken();
       for (gpu::LaunchFuncOp l : launches) {
         b.setInsertionPoint(l);
         auto async = gpu::LaunchFuncOp::create(
@@ -137,8 +140,10 @@ struct AsyncLaunchesPass
         async->setDiscardableAttrs(l->getDiscardableAttrDictionary());
         l.erase();
       }
+      // A block other than the entry may be reached with work pending.
       for (Block &block : func.getBody())
-        threadBlock(b, block, /*pending=*/false);
+        threadBlock(b, block,
+                    /*pending=*/&block != &func.getBody().front());
       declared = true;
     }
     if (declared && !module.lookupSymbol(synchronizeCallee.getValue())) {

@@ -119,8 +119,27 @@ SmallVector<Value> emitBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
   return yielded;
 }
 
+/// Whether `v` is computed (inside the op's body) from one of the op's
+/// output values.
+bool readsOutputs(linalg::LinalgOp op, Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (llvm::is_contained(op.getRegionOutputArgs(), x))
+      return true;
+    Operation *def = x.getDefiningOp();
+    if (def && def->getBlock() == op.getBlock())
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 /// The op that adds output `k`'s value to a term (`out + term` or `term +
-/// out`, `out` used nowhere else), or null: a sum that may be split.
+/// out`, `out` used nowhere else, the term computed from no output), or
+/// null: a sum that may be split.
 Operation *sumOf(linalg::LinalgOp op, unsigned k) {
   BlockArgument out = op.getRegionOutputArgs()[k];
   Operation *yielded =
@@ -128,7 +147,12 @@ Operation *sumOf(linalg::LinalgOp op, unsigned k) {
   if (!yielded || !isa<arith::AddFOp, arith::AddIOp>(yielded) ||
       !out.hasOneUse())
     return nullptr;
-  if (yielded->getOperand(0) != out && yielded->getOperand(1) != out)
+  Value term;
+  if (yielded->getOperand(0) == out)
+    term = yielded->getOperand(1);
+  else if (yielded->getOperand(1) == out)
+    term = yielded->getOperand(0);
+  if (!term || readsOutputs(op, term))
     return nullptr;
   return yielded;
 }
@@ -253,7 +277,7 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
 
 /// Sums split in two stages. Stage 1: `split` threads per output position,
 /// thread k summing the terms k, k + split, k + 2·split, ... (consecutive
-/// threads read consecutive terms) from zero into partial[k][position], one
+/// threads read consecutive terms) from -0.0 into partial[k][position], one
 /// partials buffer per output. Stage 2: one thread per position adds the
 /// partial sums to each output in the order k = 0, 1, ...: the same bits
 /// on every run.
@@ -266,8 +290,13 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
     Type elementType = cast<MemRefType>(init.get().getType()).getElementType();
     partials.push_back(memref::AllocOp::create(
         b, loc, MemRefType::get({split * s.outputs}, elementType)));
-    zeros.push_back(
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType)));
+    // The identity of the sum: -0.0 for floats (-0.0 + x is x for every
+    // x, +0.0 + -0.0 is not), 0 for integers.
+    TypedAttr identity =
+        isa<FloatType>(elementType)
+            ? TypedAttr(b.getFloatAttr(elementType, -0.0))
+            : TypedAttr(b.getZeroAttr(elementType));
+    zeros.push_back(arith::ConstantOp::create(b, loc, identity));
   }
   parallelLoop(
       b, loc, split * s.outputs, [&](OpBuilder &pb, Location pl, Value t) {
@@ -359,10 +388,18 @@ struct LinalgToParallelLoopsPass
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       if (llvm::any_of(ranges, ShapedType::isDynamic))
         continue; // convert-linalg-to-parallel-loops takes it
+      // Each output indexed by parallel dimensions only (one thread per
+      // output element); anything else is left to the upstream lowering.
+      SmallVector<utils::IteratorType> iterators =
+          op.getIteratorTypesArray();
       if (!llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
             return llvm::all_of(
                 op.getMatchingIndexingMap(&init).getResults(),
-                llvm::IsaPred<AffineDimExpr>);
+                [&](AffineExpr e) {
+                  auto dim = dyn_cast<AffineDimExpr>(e);
+                  return dim && iterators[dim.getPosition()] ==
+                                    utils::IteratorType::parallel;
+                });
           }))
         continue;
       Shape s;

@@ -65,6 +65,43 @@ module attributes {gpu.container_module} {
     return %s : f32
   }
 
+  // Device work only through a stream-ordered call: still waited for.
+  // CHECK-LABEL: func.func @gemm_only
+  // CHECK-NOT: gpu.wait
+  // CHECK: call @gemm
+  // CHECK-NEXT: call @gacc_cuda_synchronize()
+  // CHECK-NEXT: memref.load
+  func.func @gemm_only(%x: memref<4xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    func.call @gemm(%x) : (memref<4xf32>) -> ()
+    %v = memref.load %x[%c0] : memref<4xf32>
+    return %v : f32
+  }
+
+  // Blocks after the entry are entered with work pending.
+  // CHECK-LABEL: func.func @blocks
+  // CHECK: gpu.launch_func async
+  // CHECK-NEXT: cf.cond_br
+  // CHECK: ^bb1:
+  // CHECK-NEXT: call @gacc_cuda_synchronize()
+  // CHECK-NEXT: memref.load
+  // CHECK: ^bb2:
+  // CHECK-NEXT: call @gacc_cuda_synchronize()
+  // CHECK-NEXT: return
+  func.func @blocks(%x: memref<4xf32>, %p: i1) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %f = arith.constant 0.0 : f32
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%x : memref<4xf32>)
+    cf.cond_br %p, ^bb1, ^bb2
+  ^bb1:
+    %v = memref.load %x[%c0] : memref<4xf32>
+    return %v : f32
+  ^bb2:
+    return %f : f32
+  }
+
   // A function without launches is left as it is.
   // CHECK-LABEL: func.func @no_launch
   // CHECK-NOT: gpu.wait

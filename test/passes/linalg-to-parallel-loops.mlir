@@ -4,7 +4,7 @@
 // A bias gradient over 8432 rows into 128 features (too few threads):
 // split 248 ways (the largest divisor of 8432 at most min(8432 / 32,
 // 65536 / 128, 512)), thread t = k · 128 + j summing rows k, k + 248, ...
-// of feature j from zero, 8 rows per iteration (34 = 4 · 8 + 2: an
+// of feature j from -0.0 (the identity of IEEE addition), 8 rows per iteration (34 = 4 · 8 + 2: an
 // epilogue takes the last 2); then one thread per feature adds its 248
 // partial sums to the output in order, in a register.
 // CHECK-LABEL: func.func @bias_grad
@@ -13,7 +13,7 @@
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C248:.*]] = arith.constant 248 : index
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK: %[[PART:.*]] = memref.alloc() : memref<31744xf32>
 // CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step
 // CHECK: %[[K:.*]] = arith.divui %[[T]], %[[C128]]
@@ -169,6 +169,38 @@ func.func @sum_and_max(%g: memref<8432x16xf32>, %s: memref<16xf32>, %m: memref<1
     %ns = arith.addf %a, %gi : f32
     %nm = arith.maximumf %b, %gi : f32
     linalg.yield %ns, %nm : f32, f32
+  }
+  return
+}
+
+// Two sums where the second adds the first's running value: not a split
+// (stage 1 would start that term from zero), one thread per output.
+// CHECK-LABEL: func.func @chained_sums
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for {{.*}} -> (f32, f32)
+func.func @chained_sums(%g: memref<1024x4xf32>, %s: memref<4xf32>, %t: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<1024x4xf32>) outs(%s, %t : memref<4xf32>, memref<4xf32>) {
+  ^bb0(%gi: f32, %a: f32, %b: f32):
+    %na = arith.addf %a, %gi : f32
+    %nb = arith.addf %b, %na : f32
+    linalg.yield %na, %nb : f32, f32
+  }
+  return
+}
+
+// An output indexed by a reduction dimension (legal linalg, but not one
+// thread per output element): left to convert-linalg-to-parallel-loops.
+// CHECK-LABEL: func.func @output_on_reduction
+// CHECK: linalg.generic
+func.func @output_on_reduction(%x: memref<8x4xf32>, %o: memref<8x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x4xf32>) outs(%o : memref<8x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -469,7 +469,7 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
   for (const Metric &mt : lastEval)
     out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
   out << "\n";
-  if (onDevice) {
+  if (onDevice && lead) {
     out.flush();
     cuda::printProfile(stdout);
   }
