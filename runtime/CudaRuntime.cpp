@@ -102,11 +102,13 @@ static void recordProblem(const std::string &message) {
 
 /// GACC_CUDA_PROFILE=1: every launch (and cuBLAS call) bracketed by two
 /// events on the stream; printProfile() sums them per kernel.
+static bool envFlag(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
+
 static bool profiling() {
-  static const bool on = [] {
-    const char *v = std::getenv("GACC_CUDA_PROFILE");
-    return v && *v && std::string(v) != "0";
-  }();
+  static const bool on = envFlag("GACC_CUDA_PROFILE");
   return on;
 }
 
@@ -219,11 +221,15 @@ void gaccrt::cuda::printProfile(std::FILE *out) {
 }
 
 static bool tracing() {
-  static const bool on = [] {
-    const char *v = std::getenv("GACC_CUDA_TRACE");
-    return v && *v && std::string(v) != "0";
-  }();
+  static const bool on = envFlag("GACC_CUDA_TRACE");
   return on;
+}
+
+/// The name a kernel was looked up by, or "" for an unknown handle.
+static std::string kernelName(void *function) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  auto it = kernelNames().find(function);
+  return it == kernelNames().end() ? "" : it->second;
 }
 
 /// The number of parameters a kernel takes (-1 where the driver cannot
@@ -312,24 +318,19 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   // the driver read past the array: refuse it with one line instead.
   int64_t expected = kernelParamCount(d, static_cast<CUfunction>(function));
   if (expected >= 0 && !extra && uint64_t(expected) != paramsCount) {
-    std::string name;
-    {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      auto it = kernelNames().find(function);
-      name = it == kernelNames().end() ? "a kernel" : "kernel " + it->second;
-    }
-    recordProblem(name + " takes " + std::to_string(expected) +
+    std::string name = kernelName(function);
+    recordProblem((name.empty() ? "a kernel" : "kernel " + name) + " takes " + std::to_string(expected) +
                   " parameters, the host code passes " +
                   std::to_string(paramsCount));
     return;
   }
   std::string name;
+  if (tracing() || profiling()) {
+    name = kernelName(function);
+    if (name.empty())
+      name = "?";
+  }
   if (tracing()) {
-    {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      auto it = kernelNames().find(function);
-      name = it == kernelNames().end() ? "?" : it->second;
-    }
     std::fprintf(stderr,
                  "gacc-run: cuda: launch %s grid (%ld, %ld, %ld) block (%ld, "
                  "%ld, %ld) shared %d bytes, %llu parameters (kernel: %lld)\n",
@@ -338,16 +339,8 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                  (unsigned long long)paramsCount, (long long)expected);
     std::fflush(stderr);
   }
-  void *profiled = nullptr;
-  if (profiling()) {
-    std::string kernel;
-    {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      auto it = kernelNames().find(function);
-      kernel = it == kernelNames().end() ? "?" : it->second;
-    }
-    profiled = gaccrt::cuda::profileBegin(kernel.c_str());
-  }
+  void *profiled = profiling() ? gaccrt::cuda::profileBegin(name.c_str())
+                               : nullptr;
   check("cuLaunchKernel",
         d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
                           gridZ, blockX, blockY, blockZ, sharedMemBytes,

@@ -195,6 +195,33 @@ SmallVector<Value> outputCoords(OpBuilder &b, Location loc, const Shape &s,
                     SmallVector<Value>(s.reduction.size(), index(b, loc, 0)));
 }
 
+/// The op's outputs at one output position (parallel coordinates `par`):
+/// their indices, and their values where `reads` says the body needs them
+/// (null elsewhere).
+struct OutputsAt {
+  SmallVector<SmallVector<Value>> indices;
+  SmallVector<Value> values;
+
+  OutputsAt(OpBuilder &b, Location loc, linalg::LinalgOp op, const Shape &s,
+            ValueRange par, function_ref<bool(OpOperand &)> reads) {
+    SmallVector<Value> ivs = outputCoords(b, loc, s, par);
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      indices.push_back(
+          applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+      values.push_back(reads(init) ? Value(memref::LoadOp::create(
+                                         b, loc, init.get(), indices.back()))
+                                   : Value());
+    }
+  }
+  /// Stores `results` (one per output) at the position.
+  void store(OpBuilder &b, Location loc, linalg::LinalgOp op,
+             ValueRange results) const {
+    for (auto [init, result, idx] :
+         llvm::zip(op.getDpsInitsMutable(), results, indices))
+      memref::StoreOp::create(b, loc, result, init.get(), idx);
+  }
+};
+
 /// A parallel loop over [0, n) (one dimension, so the GPU mapping gives
 /// consecutive indices to consecutive threads).
 void parallelLoop(OpBuilder &b, Location loc, int64_t n,
@@ -248,17 +275,11 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
     SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
     SmallVector<Value> ivs0 = outputCoords(pb, pl, s, par);
-    SmallVector<SmallVector<Value>> outIdx;
-    SmallVector<Value> accs;
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      outIdx.push_back(
-          applyMap(pb, pl, op.getMatchingIndexingMap(&init), ivs0));
-      bool reads = !s.reduction.empty() ||
-                   !op.getMatchingBlockArgument(&init).use_empty();
-      accs.push_back(reads ? Value(memref::LoadOp::create(pb, pl, init.get(),
-                                                          outIdx.back()))
-                           : Value());
-    }
+    OutputsAt outputs(pb, pl, op, s, par, [&](OpOperand &init) {
+      return !s.reduction.empty() ||
+             !op.getMatchingBlockArgument(&init).use_empty();
+    });
+    SmallVector<Value> accs = outputs.values;
     SmallVector<Value> results =
         s.reduction.empty()
             ? emitBody(pb, pl, op, ivs0, accs)
@@ -269,9 +290,7 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
                                                 loopCoords(s, par, red), a);
                               },
                               toUnroll);
-    for (auto [init, result, idx] :
-         llvm::zip(op.getDpsInitsMutable(), results, outIdx))
-      memref::StoreOp::create(pb, pl, result, init.get(), idx);
+    outputs.store(pb, pl, op, results);
   });
 }
 
@@ -319,17 +338,10 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
           memref::StoreOp::create(pb, pl, sum, partial, t);
       });
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
-    SmallVector<Value> ivs0 =
-        outputCoords(pb, pl, s, delinearize(pb, pl, p, s.parallelSizes));
-    SmallVector<SmallVector<Value>> outIdx;
-    SmallVector<Value> inits;
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      outIdx.push_back(
-          applyMap(pb, pl, op.getMatchingIndexingMap(&init), ivs0));
-      inits.push_back(memref::LoadOp::create(pb, pl, init.get(), outIdx.back()));
-    }
+    OutputsAt outputs(pb, pl, op, s, delinearize(pb, pl, p, s.parallelSizes),
+                      [](OpOperand &) { return true; });
     SmallVector<Value> totals = sequentialLoops(
-        pb, pl, {split}, inits,
+        pb, pl, {split}, outputs.values,
         [&](OpBuilder &lb, Location ll, ValueRange k, ValueRange a) {
           Value at = s.outputs == 1
                          ? k[0]
@@ -351,9 +363,7 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
           return next;
         },
         toUnroll);
-    for (auto [init, total, idx] :
-         llvm::zip(op.getDpsInitsMutable(), totals, outIdx))
-      memref::StoreOp::create(pb, pl, total, init.get(), idx);
+    outputs.store(pb, pl, op, totals);
   });
   for (Value partial : partials)
     memref::DeallocOp::create(b, loc, partial);
