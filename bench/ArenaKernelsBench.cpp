@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/ArenaSignature.h"
+#include "abi/ArenaABI.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "runtime/ArenaKernels.h"
@@ -41,7 +41,7 @@ using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
 namespace cl = llvm::cl;
-namespace arena = mlir::gacc::arena;
+namespace abi = ::gacc::abi;
 
 static cl::OptionCategory cat("gacc-bench-arena options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
@@ -144,13 +144,21 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
 /// The arena buffers and the gradients the accumulate reads.
 struct Arenas {
   ArenaBuffers b;
+  int64_t decayEnd = 0;
   void *gradF32 = nullptr, *gradLow = nullptr;
 };
 
+/// Arenas of n elements laid out (abi::layoutArena) as two tensors, the
+/// first half with weight decay and the second without, as a model's
+/// weights and then its biases and norms.
 Arenas allocate(Memory &mem, int64_t n, unsigned numStates, bool lowGrad,
                 uint64_t seed) {
   Arenas a;
-  a.b.length = n;
+  abi::ArenaLayout layout =
+      abi::layoutArena({n / 2, n - n / 2}, {false, true});
+  a.b.length = layout.length;
+  a.decayEnd = layout.decayEnd;
+  n = layout.length;
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal;
   std::vector<float> values(n);
@@ -179,7 +187,7 @@ Arenas allocate(Memory &mem, int64_t n, unsigned numStates, bool lowGrad,
     a.gradLow = mem.alloc(n * 2);
     mem.upload(a.gradLow, low.data(), n * 2);
   }
-  a.b.partials = static_cast<double *>(mem.alloc(arena::kPartials * 8));
+  a.b.partials = static_cast<double *>(mem.alloc(abi::kPartials * 8));
   float countValue = 256;
   a.b.count = static_cast<float *>(mem.alloc(4));
   mem.upload(a.b.count, &countValue, 4);
@@ -208,9 +216,9 @@ void runSumSquares(CpuJit &jit, const Kernels &k, Arenas &a) {
     fail(llvm::toString(std::move(e)));
 }
 
-/// Weight decay on the first half, as with biases at the end.
+/// Weight decay on the first tensor of the layout.
 void runUpdate(CpuJit &jit, const Kernels &k, Arenas &a, int64_t step) {
-  if (auto e = callUpdate(jit, k.step, a.b, a.b.length / 2, 1e-3f, step,
+  if (auto e = callUpdate(jit, k.step, a.b, a.decayEnd, 1e-3f, step,
                           1.0f))
     fail(llvm::toString(std::move(e)));
 }
@@ -347,8 +355,9 @@ int main(int argc, char **argv) {
     // The arena kernels' host code and the training step's (cuBLAS GEMMs,
     // managed-memory malloc), as gacc-run --target cuda JIT-compiles it.
     for (std::string fn :
-         {arena::accumulateName(k.step, "f32"), arena::sumSquaresName(k.step),
-          arena::updateName(k.step), k.step})
+         {abi::accumulateArenaName(k.step, "f32"),
+          abi::sumSquaresArenaName(k.step), abi::updateArenaName(k.step),
+          k.step})
       if (auto e = deviceJit->materialize(fn))
         fail(llvm::toString(std::move(e)));
     std::string load = cuda::lastError();
@@ -374,7 +383,7 @@ int main(int argc, char **argv) {
   if (onDevice) {
     // One reservation for every arena of both phases.
     size_t bytes =
-        (arenas * (n + nCheck) * 4) + 4 * (arena::kPartials * 8 + 4096);
+        (arenas * (n + nCheck) * 4) + 4 * (abi::kPartials * 8 + 4096);
     cuda::CUdeviceptr base = 0;
     if (auto r = mem.driver->cuMemAlloc(&base, bytes))
       fail(cuda::describe("cuMemAlloc", r));

@@ -1,9 +1,11 @@
 //===- GAccAdjoints.cpp - reverse-mode rules of the layer ops -------------===//
 //
-// DifferentiableOpInterface implementations: each layer op emits the
-// adjoints of its operands in upstream linalg/tensor/arith ops. Formulas are
-// the standard reverse-mode derivatives (PyTorch's autograd formulas for
-// linear, relu and cross_entropy in tools/autograd/derivatives.yaml).
+// The hand-written DifferentiableOpInterface rules of the layer ops that
+// keep one (relu's tie rule, gelu, cross_entropy, embedding, layer_norm):
+// each emits the adjoints of its operands in upstream linalg/tensor/arith
+// ops. Formulas are PyTorch's autograd formulas
+// (tools/autograd/derivatives.yaml). gacc.linear has none: gacc-autodiff
+// differentiates its decomposition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,29 +14,6 @@
 
 using namespace mlir;
 using namespace mlir::gacc;
-
-LogicalResult LinearOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
-                                     ArrayRef<bool> needed,
-                                     SmallVectorImpl<Value> &operandAdjoints) {
-  Location loc = getLoc();
-  // Leading dimensions (batch, sequence) are flattened into matrix rows.
-  Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);
-  operandAdjoints.assign(getNumOperands(), Value());
-  // dx = dy · W   ([R, out] · [out, in]).
-  if (needed[0])
-    operandAdjoints[0] = buildExpandFromMatrix(
-        b, loc, buildMatmul(b, loc, dy, getWeight(), false, false),
-        getInput().getType());
-  // dW = dyᵀ · x  ([out, R] · [R, in]): kept as its own matmul so that
-  // gacc-fuse-accumulation can write it straight into the accumulator.
-  if (needed[1])
-    operandAdjoints[1] = buildMatmul(
-        b, loc, dy, buildCollapseToMatrix(b, loc, getInput()), true, false);
-  // db = Σ_rows dy.
-  if (getBias() && needed[2])
-    operandAdjoints[2] = buildSumRows(b, loc, dy);
-  return success();
-}
 
 LogicalResult ReluOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
                                    ArrayRef<bool> needed,
@@ -73,10 +52,6 @@ CrossEntropyOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   return success();
 }
 
-Value CrossEntropyOp::buildNormalizationCount(OpBuilder &b, bool perToken) {
-  return buildNonIgnoredCount(b, getLoc(), getLabels(), getIgnoreIndex(),
-                              perToken);
-}
 
 LogicalResult
 EmbeddingOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,

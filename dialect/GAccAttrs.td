@@ -1,7 +1,8 @@
 //===- GAccAttrs.td - gacc attributes -----------------------*- tablegen -*-===//
 //
-// Initializers of parameters, the optimizer attribute and the loss
-// normalization enum of the training step.
+// The attributes of the training step: loss normalization, precision, loss
+// scaling, batch statistics, parameter initializers (with the
+// distribution each stands for), learning-rate schedules and optimizers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,10 +92,14 @@ def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
     Example: `#gacc.loss_scaling<init_scale = 4096.0>`
   }];
   let parameters = (ins
-    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(65536.0)">:$init_scale,
-    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(2.0)">:$growth_factor,
-    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(0.5)">:$backoff_factor,
-    DefaultValuedParameter<"int64_t", "2000">:$growth_interval
+    DefaultValuedParameter<"::llvm::APFloat",
+        "::llvm::APFloat(::gacc::abi::kLossScaleInit)">:$init_scale,
+    DefaultValuedParameter<"::llvm::APFloat",
+        "::llvm::APFloat(::gacc::abi::kLossScaleGrowthFactor)">:$growth_factor,
+    DefaultValuedParameter<"::llvm::APFloat",
+        "::llvm::APFloat(::gacc::abi::kLossScaleBackoffFactor)">:$backoff_factor,
+    DefaultValuedParameter<"int64_t",
+        "::gacc::abi::kLossScaleGrowthInterval">:$growth_interval
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -129,14 +134,16 @@ def GAcc_BatchStatisticsAttr : EnumAttr<GAcc_Dialect, GAcc_BatchStatistics,
 // Parameter initializers
 //===----------------------------------------------------------------------===//
 
-def GAcc_ZerosInitAttr : GAcc_Attr<"ZerosInit", "zeros"> {
+def GAcc_ZerosInitAttr : GAcc_Attr<"ZerosInit", "zeros",
+    [DeclareAttrInterfaceMethods<GAcc_InitializerAttrInterface>]> {
   let summary = "initializes every element to 0";
   let description = [{
     Example: `gacc.param @bias : tensor<10xf32> = #gacc.zeros`
   }];
 }
 
-def GAcc_ConstantInitAttr : GAcc_Attr<"ConstantInit", "constant"> {
+def GAcc_ConstantInitAttr : GAcc_Attr<"ConstantInit", "constant",
+    [DeclareAttrInterfaceMethods<GAcc_InitializerAttrInterface>]> {
   let summary = "initializes every element to one value";
   let description = [{
     `torch.nn.init.constant_`; e.g. a layer norm's weight starts at 1.
@@ -147,7 +154,8 @@ def GAcc_ConstantInitAttr : GAcc_Attr<"ConstantInit", "constant"> {
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
-def GAcc_UniformInitAttr : GAcc_Attr<"UniformInit", "uniform"> {
+def GAcc_UniformInitAttr : GAcc_Attr<"UniformInit", "uniform",
+    [DeclareAttrInterfaceMethods<GAcc_InitializerAttrInterface>]> {
   let summary = "initializes from U(low, high)";
   let description = [{
     Each element is drawn independently from the uniform distribution on
@@ -160,7 +168,8 @@ def GAcc_UniformInitAttr : GAcc_Attr<"UniformInit", "uniform"> {
   let genVerifyDecl = 1;
 }
 
-def GAcc_NormalInitAttr : GAcc_Attr<"NormalInit", "normal"> {
+def GAcc_NormalInitAttr : GAcc_Attr<"NormalInit", "normal",
+    [DeclareAttrInterfaceMethods<GAcc_InitializerAttrInterface>]> {
   let summary = "initializes from N(mean, std²)";
   let description = [{
     Each element is drawn independently from the normal distribution with
@@ -174,7 +183,8 @@ def GAcc_NormalInitAttr : GAcc_Attr<"NormalInit", "normal"> {
 }
 
 def GAcc_KaimingUniformInitAttr
-    : GAcc_Attr<"KaimingUniformInit", "kaiming_uniform"> {
+    : GAcc_Attr<"KaimingUniformInit", "kaiming_uniform",
+        [DeclareAttrInterfaceMethods<GAcc_InitializerAttrInterface>]> {
   let summary = "the Kaiming-uniform initializer of torch.nn.Linear";
   let description = [{
     Elements are drawn from U(-bound, bound) with

@@ -59,7 +59,7 @@ struct AllReduceBufferization
 };
 } // namespace
 
-void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
+void mlir::gacc::registerGAccBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GAccDialect *) {
     MatmulAccumulateOp::attachInterface<MatmulAccumulateBufferization>(*ctx);
     AllReduceOp::attachInterface<AllReduceBufferization>(*ctx);

@@ -1,13 +1,17 @@
 //===- GAccDialect.cpp - gacc dialect registration and attributes ---------===//
 //
-// Registers the dialect's ops and attributes and verifies the attributes
+// Registers the dialect's ops and attributes and the external models gacc
+// attaches to its own and upstream ops, and verifies the attributes
 // (initializers and optimizers).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialect/GAccDialect.h"
+#include "dialect/StructuredAdjoints.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -29,6 +33,46 @@ void GAccDialect::initialize() {
 #define GET_OP_LIST
 #include "dialect/GAccOps.cpp.inc"
       >();
+}
+
+void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
+  registerGAccBufferizationModels(registry);
+  registerArithMathAdjointModels(registry);
+  registerLinalgAdjointModels(registry);
+  registerTensorAdjointModels(registry);
+}
+
+//===----------------------------------------------------------------------===//
+// Initializers: their distributions
+//===----------------------------------------------------------------------===//
+
+using ::gacc::abi::InitDistribution;
+
+InitDistribution ZerosInitAttr::getDistribution() const {
+  return {InitDistribution::Constant, 0.0, 0.0};
+}
+
+InitDistribution ConstantInitAttr::getDistribution() const {
+  return {InitDistribution::Constant, getValue().convertToDouble(), 0.0};
+}
+
+InitDistribution UniformInitAttr::getDistribution() const {
+  return {InitDistribution::Uniform, getLow().convertToDouble(),
+          getHigh().convertToDouble()};
+}
+
+InitDistribution NormalInitAttr::getDistribution() const {
+  return {InitDistribution::Normal, getMean().convertToDouble(),
+          getStd().convertToDouble()};
+}
+
+/// torch.nn.init.kaiming_uniform_(a = sqrt(5)): gain = sqrt(2/(1+a²)),
+/// bound = gain·sqrt(3/fan_in) = 1/sqrt(fan_in).
+InitDistribution KaimingUniformInitAttr::getDistribution() const {
+  double a = std::sqrt(5.0);
+  double gain = std::sqrt(2.0 / (1.0 + a * a));
+  double bound = gain * std::sqrt(3.0 / double(getFanIn()));
+  return {InitDistribution::Uniform, -bound, bound};
 }
 
 LogicalResult

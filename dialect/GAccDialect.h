@@ -8,6 +8,9 @@
 #ifndef GACC_DIALECT_GACCDIALECT_H
 #define GACC_DIALECT_GACCDIALECT_H
 
+#include "abi/Initializer.h"
+#include "abi/RuntimeABI.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -50,9 +53,12 @@ struct FieldParser<llvm::APFloat> {
 #include "dialect/GAccOps.h.inc"
 
 namespace mlir::gacc {
-/// Registers the external models of the gacc ops (bufferization of
-/// gacc.matmul_accumulate) with `registry`.
+/// Registers the external models gacc attaches: bufferization of
+/// gacc.matmul_accumulate and gacc.all_reduce, and the adjoint rules of
+/// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h).
 void registerGAccExternalModels(DialectRegistry &registry);
+/// The bufferization models alone (GAccBufferization.cpp).
+void registerGAccBufferizationModels(DialectRegistry &registry);
 } // namespace mlir::gacc
 
 #endif // GACC_DIALECT_GACCDIALECT_H

@@ -1,7 +1,11 @@
 //===- GAccInterfaces.td - gacc op interfaces ---------------*- tablegen -*-===//
 //
-// DifferentiableOpInterface: how an op builds its own adjoint (used by
-// gacc-autodiff). LossOpInterface: ops that reduce a model output to a loss.
+// DifferentiableOpInterface: how an op builds the adjoints of its tensor
+// operands (gacc-autodiff); ScalarAdjointOpInterface: the derivative of a
+// scalar arith/math op, written once and used by every elementwise op and
+// every linalg body. LossOpInterface: ops that reduce a model output to a
+// loss. TableLookupOpInterface: ops that index a table with an input.
+// BatchStatisticsOpInterface, OptimizerAttrInterface: see below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +19,20 @@ def GAcc_DifferentiableOpInterface
   let cppNamespace = "::mlir::gacc";
   let description = [{
     An op that knows its reverse-mode derivative. Given the adjoints of its
-    results (∂L/∂result, same types as the results), `buildAdjoint` emits
-    upstream tensor/linalg/arith ops at the builder's insertion point that
-    compute the adjoint of every operand for which `needed[i]` is true, and
-    stores them in `operandAdjoints` (one entry per operand, null where not
-    needed or not differentiable, e.g. integer labels). It fails, with a
-    diagnostic, when the op cannot be differentiated.
+    results (∂L/∂result, same types as the results; a null value stands for
+    a zero adjoint), `buildAdjoint` emits upstream tensor/linalg/arith ops
+    at the builder's insertion point that compute the adjoint of every
+    operand for which `needed[i]` is true, and stores them in
+    `operandAdjoints` (one entry per operand; null where not needed, where
+    the adjoint is zero, or where the operand is not differentiable, e.g.
+    integer labels). It fails, with a diagnostic on the op, when the op
+    cannot be differentiated.
+
+    gacc's layer ops implement it where a hand-written rule pays (losses,
+    normalizations); upstream ops get it as external models
+    (dialect/ArithMathAdjoints.cpp, LinalgAdjoints.cpp, TensorAdjoints.cpp).
+    An op without it that implements linalg's AggregatedOpInterface is
+    differentiated through its decomposition.
   }];
   let methods = [
     InterfaceMethod<
@@ -33,12 +45,43 @@ def GAcc_DifferentiableOpInterface
   ];
 }
 
+def GAcc_ScalarAdjointOpInterface
+    : OpInterface<"ScalarAdjointOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    The reverse-mode rule of a scalar floating-point op (upstream `arith`
+    and `math`, attached as external models in
+    dialect/ArithMathAdjoints.cpp). `buildScalarAdjoints` is called with the
+    builder inside a scalar context (a linalg body) where the op's operands
+    and result are available; from the result's adjoint `resultAdjoint` it
+    emits the adjoint of each operand into `operandAdjoints` (one entry per
+    operand, null for operands that are not differentiable, such as the
+    condition of `arith.select`). The formulas follow PyTorch's
+    tools/autograd/derivatives.yaml, ties included (`maximumf` splits the
+    adjoint evenly between equal operands, as torch.maximum does).
+
+    This is the one definition of each derivative: gacc-autodiff uses it
+    for the op on tensors (an elementwise `linalg.generic`) and inside the
+    body of every `linalg.generic` and named linalg op.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Emit the adjoints of the operands from the adjoint of the result.",
+      "void", "buildScalarAdjoints",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::Value":$resultAdjoint,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandAdjoints)>
+  ];
+}
+
 def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
   let cppNamespace = "::mlir::gacc";
   let description = [{
     An op that reduces a model output (the prediction, e.g. logits) and
     targets to a scalar loss summed over the micro-batch. The prediction is
-    what inference functions return.
+    what inference functions return; the tools find the loss, its targets,
+    the value that pads a short window and the evaluation that applies
+    through this interface, never by the op's name.
   }];
   let methods = [
     InterfaceMethod<"The model output this loss reads.",
@@ -52,7 +95,32 @@ def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
       samples (leading-dimension rows) with at least one target that is not
       ignored (mean). Padding samples therefore count for nothing.
     }], "::mlir::Value", "buildNormalizationCount",
-      (ins "::mlir::OpBuilder &":$builder, "bool":$perToken)>
+      (ins "::mlir::OpBuilder &":$builder, "bool":$perToken)>,
+    InterfaceMethod<[{
+      The target value that adds nothing to the loss and is not counted
+      (cross-entropy's `ignore_index`): gacc-run fills the padding rows of a
+      short window with it.
+    }], "int64_t", "getPaddingTarget">,
+    InterfaceMethod<[{
+      True when the prediction holds unnormalized class scores over its
+      last dimension (softmax cross-entropy), so that accuracy (argmax) and
+      bits per character (log-softmax) evaluate it.
+    }], "bool", "predictsClassLogits">
+  ];
+}
+
+def GAcc_TableLookupOpInterface : OpInterface<"TableLookupOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An op that reads rows of a table at integer indices (an embedding).
+    An index outside [0, rows) is undefined behaviour, so gacc-run checks
+    the integer inputs that reach it before they are used.
+  }];
+  let methods = [
+    InterfaceMethod<"The integer indices.", "::mlir::Value",
+      "getTableIndices">,
+    InterfaceMethod<"The number of rows of the table (the index bound).",
+      "int64_t", "getNumTableRows">
   ];
 }
 
@@ -72,6 +140,19 @@ def GAcc_BatchStatisticsOpInterface
       "The declared accumulation of the batch statistics, if any.",
       "std::optional<::mlir::gacc::BatchStatistics>",
       "getDeclaredBatchStatistics">
+  ];
+}
+
+def GAcc_InitializerAttrInterface : AttrInterface<"InitializerAttrInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    A parameter initializer: the distribution each element is drawn from
+    (abi/Initializer.h), which the runtime samples with the training
+    step's seed.
+  }];
+  let methods = [
+    InterfaceMethod<"The distribution of each element.",
+      "::gacc::abi::InitDistribution", "getDistribution">
   ];
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/GAccDialect.h"
+#include "dialect/LinalgBuilders.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -28,8 +29,7 @@ LogicalResult ParamOp::verify() {
                        "tensor, got ")
            << getType();
   Attribute init = getInitializer();
-  if (!isa<ZerosInitAttr, ConstantInitAttr, UniformInitAttr, NormalInitAttr,
-           KaimingUniformInitAttr>(init))
+  if (!isa<InitializerAttrInterface>(init))
     return emitOpError("initializer must be #gacc.zeros, #gacc.constant, "
                        "#gacc.uniform, #gacc.normal or #gacc.kaiming_uniform, "
                        "got ")
@@ -155,8 +155,11 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 LossScalingAttr TrainStepOp::getLossScalingOrDefault() {
   if (auto attr = getLossScalingAttr())
     return attr;
-  return LossScalingAttr::get(getContext(), APFloat(65536.0), APFloat(2.0),
-                              APFloat(0.5), 2000);
+  return LossScalingAttr::get(
+      getContext(), APFloat(::gacc::abi::kLossScaleInit),
+      APFloat(::gacc::abi::kLossScaleGrowthFactor),
+      APFloat(::gacc::abi::kLossScaleBackoffFactor),
+      ::gacc::abi::kLossScaleGrowthInterval);
 }
 
 bool TrainStepOp::isDifferentiated() {
@@ -259,11 +262,6 @@ LogicalResult LinearOp::inferReturnTypes(
 }
 
 //===----------------------------------------------------------------------===//
-// ReluOp
-//===----------------------------------------------------------------------===//
-
-
-//===----------------------------------------------------------------------===//
 // CrossEntropyOp
 //===----------------------------------------------------------------------===//
 
@@ -290,6 +288,17 @@ LogicalResult CrossEntropyOp::inferReturnTypes(
 
 Value CrossEntropyOp::getPrediction() { return getLogits(); }
 
+Value CrossEntropyOp::getTargets() { return getLabels(); }
+
+Value CrossEntropyOp::buildNormalizationCount(OpBuilder &b, bool perToken) {
+  return buildNonIgnoredCount(b, getLoc(), getLabels(), getIgnoreIndex(),
+                              perToken);
+}
+
+int64_t CrossEntropyOp::getPaddingTarget() { return getIgnoreIndex(); }
+
+bool CrossEntropyOp::predictsClassLogits() { return true; }
+
 //===----------------------------------------------------------------------===//
 // EmbeddingOp
 //===----------------------------------------------------------------------===//
@@ -310,6 +319,12 @@ LogicalResult EmbeddingOp::verify() {
   if (getType() != expected)
     return emitOpError("result must be ") << expected << ", got " << getType();
   return success();
+}
+
+Value EmbeddingOp::getTableIndices() { return getIndices(); }
+
+int64_t EmbeddingOp::getNumTableRows() {
+  return getWeight().getType().getDimSize(0);
 }
 
 LogicalResult EmbeddingOp::inferReturnTypes(
@@ -385,7 +400,6 @@ LogicalResult GeluOp::verify() {
            << getApproximate() << "\"";
   return success();
 }
-Value CrossEntropyOp::getTargets() { return getLabels(); }
 
 //===----------------------------------------------------------------------===//
 // ApplyOptimizerOp

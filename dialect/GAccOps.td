@@ -1,9 +1,11 @@
 //===- GAccOps.td - gacc operations -------------------------*- tablegen -*-===//
 //
-// Model level (param, train_step, yield, linear, relu, cross_entropy),
-// accumulation level (accumulate, apply_optimizer) and fusion level
-// (matmul_accumulate) operations of the gacc dialect, and the collective of
-// data-parallel steps (all_reduce).
+// Operations of the gacc dialect by level: the model level (parameters, the
+// training step and its yield, the loss-scale placeholder, and the layer
+// ops, which are aggregated ops that decompose into linalg), the
+// accumulation level (accumulate, apply_optimizer), the fusion level
+// (matmul_accumulate) and the collective of data-parallel steps
+// (all_reduce).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 
 // Layer ops work on statically shaped tensors (the step is specialized for
 // its micro-batch size).
@@ -29,6 +32,16 @@ def GAcc_ScalarLoss : 0DTensorOf<[F32]>;
 //===----------------------------------------------------------------------===//
 // Model level
 //===----------------------------------------------------------------------===//
+
+// A layer op: the users' vocabulary. It decomposes into upstream linalg,
+// tensor, arith and math ops (linalg's AggregatedOpInterface), which is how
+// convert-gacc-to-linalg lowers it and, unless it also implements
+// DifferentiableOpInterface with a hand-written rule, how gacc-autodiff
+// differentiates it. docs/adding-an-op.md lists what a new one needs.
+class GAcc_LayerOp<string mnemonic, list<Trait> traits = []>
+    : GAcc_Op<mnemonic, !listconcat(traits, [Pure,
+        DeclareOpInterfaceMethods<AggregatedOpInterface,
+                                  ["decomposeOperation"]>])>;
 
 def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
   let summary = "a persistent trainable parameter with its initializer";
@@ -199,9 +212,8 @@ def GAcc_YieldOp : GAcc_Op<"yield", [Pure, Terminator, ReturnLike,
   let builders = [OpBuilder<(ins), [{ }]>];
 }
 
-def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>,
-    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+def GAcc_LinearOp : GAcc_LayerOp<"linear", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "fully connected layer y = x·Wᵀ + b";
   let description = [{
     Applies the affine map of `torch.nn.Linear`: for `input` [..., in]
@@ -209,9 +221,14 @@ def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
     `weight` [out, in] (torch's layout) and optional `bias` [out], the
     result [..., out] is `input · weightᵀ + bias`. All fp32.
 
-    Adjoint (∂y = dy): dx = dy · W, dW = dyᵀ · x (its own
-    `linalg.matmul`, so that `gacc-fuse-accumulation` can compute it straight
-    into the accumulator), db = Σ_batch dy.
+    Decomposition: the leading dimensions collapsed into matrix rows, a
+    `linalg.matmul` with the weight transposed through its indexing maps,
+    a `linalg.generic` adding the bias to each row, the rows expanded back.
+    No hand-written adjoint: gacc-autodiff differentiates the
+    decomposition (the upstream matmul rule gives dx = dy · W and the
+    weight gradient dW = dyᵀ · x as its own `linalg.matmul`, which
+    `gacc-fuse-accumulation` computes straight into the accumulator; the
+    bias rule gives db = Σ_rows dy, summed in f64).
 
     ```mlir
     %y = gacc.linear %x, %w bias %b : tensor<32x784xf32>, tensor<256x784xf32>, tensor<256xf32> -> tensor<32x256xf32>
@@ -230,13 +247,16 @@ def GAcc_LinearOp : GAcc_Op<"linear", [Pure,
   let hasVerifier = 1;
 }
 
-def GAcc_ReluOp : GAcc_Op<"relu", [Pure, SameOperandsAndResultType,
+def GAcc_ReluOp : GAcc_LayerOp<"relu", [SameOperandsAndResultType,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "rectified linear unit max(x, 0)";
   let description = [{
     Elementwise max(x, 0) on an fp32 tensor of any shape (torch.nn.ReLU).
-    Adjoint: dx = dy where x > 0, else 0.
+    Decomposition: one elementwise `linalg.generic` (`arith.maximumf`).
+    Adjoint (hand-written: torch's threshold_backward): dx = dy where
+    x > 0, else 0, so x = 0 passes nothing, where the rule of
+    `arith.maximumf` would split dy between x and 0.
 
     ```mlir
     %a = gacc.relu %h : tensor<32x256xf32>
@@ -247,7 +267,7 @@ def GAcc_ReluOp : GAcc_Op<"relu", [Pure, SameOperandsAndResultType,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
+def GAcc_CrossEntropyOp : GAcc_LayerOp<"cross_entropy", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<GAcc_LossOpInterface>]> {
@@ -262,8 +282,11 @@ def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
     counted by the step's normalization. The training step divides by the
     window's count; this op never normalizes.
 
-    The log-sum-exp is computed stably: max_j z_ij + log Σ_j exp(z_ij − max).
-    Adjoint: dz_ij = dL · (softmax(z_i)_j − [j = y_i]) for non-ignored rows.
+    The log-sum-exp is computed stably: max_j z_ij + log Σ_j exp(z_ij − max)
+    (the decomposition: row maxima, one reduction of the exponentials and
+    the label's logit, a sum over the rows in f64). Adjoint (hand-written:
+    a loss): dz_ij = dL · (softmax(z_i)_j − [j = y_i]) for non-ignored
+    rows.
 
     ```mlir
     %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
@@ -282,9 +305,10 @@ def GAcc_CrossEntropyOp : GAcc_Op<"cross_entropy", [Pure,
   let hasVerifier = 1;
 }
 
-def GAcc_EmbeddingOp : GAcc_Op<"embedding", [Pure,
+def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
-    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_TableLookupOpInterface>]> {
   let summary = "embedding lookup y[..., :] = W[indices[...], :]";
   let description = [{
     `torch.nn.functional.embedding`: for `indices` [...] (i32 or i64 in
@@ -292,9 +316,12 @@ def GAcc_EmbeddingOp : GAcc_Op<"embedding", [Pure,
     of the weight. Indices out of range are undefined behaviour (gacc-run
     validates its data).
 
-    Adjoint: dW = onehot(indices)ᵀ · dy, a matmul over the flattened
-    positions, so `gacc-fuse-accumulation` writes it straight into the
-    accumulator (the scatter-add of torch's embedding backward).
+    Decomposition: a `linalg.generic` that reads the table with
+    `tensor.extract` (a gather, which gacc-autodiff cannot differentiate,
+    hence the hand-written adjoint). Adjoint: dW = onehot(indices)ᵀ · dy, a
+    matmul over the flattened positions, so `gacc-fuse-accumulation`
+    writes it straight into the accumulator (the scatter-add of torch's
+    embedding backward).
 
     ```mlir
     %e = gacc.embedding %tokens, %table : tensor<32x128xi32>, tensor<80x64xf32> -> tensor<32x128x64xf32>
@@ -312,7 +339,7 @@ def GAcc_EmbeddingOp : GAcc_Op<"embedding", [Pure,
   let hasVerifier = 1;
 }
 
-def GAcc_LayerNormOp : GAcc_Op<"layer_norm", [Pure,
+def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "layer normalization over the last dimension";
@@ -322,7 +349,10 @@ def GAcc_LayerNormOp : GAcc_Op<"layer_norm", [Pure,
     [..., D], y = (x − mean) / sqrt(var + eps) · weight + bias with the
     biased variance. `weight` and `bias` are [D]. All fp32.
 
-    Adjoint, with x̂ = (x − mean)·rstd and g = dy·weight:
+    Decomposition: row means and reciprocal standard deviations, then one
+    elementwise `linalg.generic`. Adjoint (hand-written: a normalization,
+    whose closed form needs two row sums instead of the decomposition's
+    chain), with x̂ = (x − mean)·rstd and g = dy·weight:
     dx = rstd · (g − mean_D(g) − x̂ · mean_D(g·x̂)),
     dweight = Σ dy·x̂, dbias = Σ dy (sums over every leading position).
     This op normalizes within one sample, so it does not depend on batch
@@ -345,7 +375,7 @@ def GAcc_LayerNormOp : GAcc_Op<"layer_norm", [Pure,
   let hasVerifier = 1;
 }
 
-def GAcc_GeluOp : GAcc_Op<"gelu", [Pure, SameOperandsAndResultType,
+def GAcc_GeluOp : GAcc_LayerOp<"gelu", [SameOperandsAndResultType,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "Gaussian error linear unit (exact or tanh form)";
@@ -354,8 +384,10 @@ def GAcc_GeluOp : GAcc_Op<"gelu", [Pure, SameOperandsAndResultType,
     2016): `approximate = "none"`: x·Φ(x) = 0.5·x·(1 + erf(x/√2));
     `"tanh"`: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 
-    Adjoint (exact): Φ(x) + x·φ(x), φ(x) = exp(−x²/2)/√(2π); (tanh):
-    0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²).
+    Decomposition: one elementwise `linalg.generic`. Adjoint (hand-written,
+    torch's gelu_backward formula in one kernel), exact: Φ(x) + x·φ(x),
+    φ(x) = exp(−x²/2)/√(2π); tanh: 0.5·(1 + t) +
+    0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²).
 
     ```mlir
     %a = gacc.gelu %h {approximate = "tanh"} : tensor<32x128x64xf32>

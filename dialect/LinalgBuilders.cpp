@@ -105,14 +105,22 @@ Value mlir::gacc::buildElementwise(OpBuilder &b, Location loc,
   return op.getResult(0);
 }
 
+Value mlir::gacc::buildConvertElements(OpBuilder &b, Location loc, Value x,
+                                       Type elemType) {
+  auto t = cast<RankedTensorType>(x.getType());
+  auto from = cast<FloatType>(t.getElementType());
+  return buildElementwise(
+      b, loc, ValueRange{x}, t.clone(elemType),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        if (cast<FloatType>(elemType).getWidth() < from.getWidth())
+          return arith::TruncFOp::create(nb, nl, elemType, a[0]);
+        return arith::ExtFOp::create(nb, nl, elemType, a[0]);
+      });
+}
+
 /// An f64 tensor rounded to f32 elementwise.
 static Value truncToF32(OpBuilder &b, Location loc, Value x) {
-  auto t = cast<RankedTensorType>(x.getType());
-  return buildElementwise(
-      b, loc, ValueRange{x}, t.clone(b.getF32Type()),
-      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::TruncFOp::create(nb, nl, nb.getF32Type(), a[0]);
-      });
+  return buildConvertElements(b, loc, x, b.getF32Type());
 }
 
 /// acc + f64(x): long reductions (over every row of a micro-batch or of its
@@ -717,6 +725,22 @@ Value mlir::gacc::buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
             addF64(nb, nl, a[1], arith::MulFOp::create(nb, nl, v, v)));
       });
   return tensor::ExtractOp::create(b, loc, op.getResult(0), ValueRange{});
+}
+
+Value mlir::gacc::buildUpdateDivisor(OpBuilder &b, Location loc, Value count,
+                                     Value lossScale) {
+  Value divisor = arith::MaximumFOp::create(b, loc, count, f32Const(b, loc, 1.0));
+  if (lossScale)
+    divisor = arith::MulFOp::create(b, loc, divisor, lossScale);
+  return divisor;
+}
+
+Value mlir::gacc::buildClipCoefficient(OpBuilder &b, Location loc, Value norm,
+                                       double maxNorm) {
+  Value quotient = arith::DivFOp::create(
+      b, loc, f32Const(b, loc, maxNorm),
+      arith::AddFOp::create(b, loc, norm, f32Const(b, loc, 1e-6)));
+  return arith::MinimumFOp::create(b, loc, f32Const(b, loc, 1.0), quotient);
 }
 
 /// The learning rate of this optimizer step under `schedule` (see

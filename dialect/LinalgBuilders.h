@@ -34,6 +34,11 @@ using ScalarBodyFn =
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
                        RankedTensorType resultType, ScalarBodyFn body);
 
+/// x with its floating-point elements converted to `elemType` (truncf or
+/// extf), elementwise.
+Value buildConvertElements(OpBuilder &b, Location loc, Value x,
+                           Type elemType);
+
 /// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n].
 Value buildSumRows(OpBuilder &b, Location loc, Value x);
 
@@ -118,6 +123,19 @@ Value buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
 /// rows with at least one such target, of `labels` (any rank ≥ 1).
 Value buildNonIgnoredCount(OpBuilder &b, Location loc, Value labels,
                            int64_t ignoreIndex, bool perToken);
+
+/// The one normalization of the deferred update: the divisor of the
+/// window's summed gradients, max(count, 1) (a window of padding only adds
+/// a zero gradient instead of dividing by zero), times the loss scale when
+/// `lossScale` (f32) is given (unscaling folded into the same division).
+Value buildUpdateDivisor(OpBuilder &b, Location loc, Value count,
+                         Value lossScale);
+
+/// The clipping coefficient of torch.nn.utils.clip_grad_norm_,
+/// min(1, maxNorm / (norm + 1e-6)), for the global L2 norm `norm` (f32) of
+/// the normalized gradient.
+Value buildClipCoefficient(OpBuilder &b, Location loc, Value norm,
+                           double maxNorm);
 
 /// The learning rate of optimizer step `step` (i64, steps already taken)
 /// under `schedule` (see #gacc.lr_schedule) from the base rate `baseLr`

@@ -1,7 +1,8 @@
 //===- Passes.h - gacc passes -----------------------------------*- C++ -*-===//
 //
-// Declarations of every gacc pass (generated from Passes.td) and their
-// registration.
+// Declarations of every gacc pass (generated from Passes.td), their
+// registration, and the pattern sets the conversion and fusion passes
+// apply (for reuse in other pipelines).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::gacc {
@@ -26,6 +28,15 @@ namespace mlir::gacc {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// convert-gacc-to-linalg: every aggregated op outside a training step (the
+/// gacc layer ops, linalg.softmax) replaced by its decomposition
+/// (linalg::AggregatedOpInterface).
+void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+/// gacc-strided-copies-to-linalg: memref.copy between buffers of which one
+/// is strided, as linalg.copy.
+void populateStridedCopiesToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::gacc
 

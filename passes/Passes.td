@@ -11,6 +11,53 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Model level
+//===----------------------------------------------------------------------===//
+
+def GAccSetAccumulationSchedulePass
+    : Pass<"gacc-set-accumulation-schedule", "ModuleOp"> {
+  let summary = "Re-specialize training steps for another micro-batch size "
+                "and number of accumulation steps";
+  let description = [{
+    What gacc-run's `--micro-batch`, `--accum-steps` and `--data-parallel`
+    do to the model before compiling it, as a pass, so that
+    `gacc-opt -gacc-set-accumulation-schedule=...` prints the IR gacc-run
+    compiles. For every `gacc.train_step`:
+
+    - both options given: N = `accum-steps`, m = `micro-batch` (the
+      effective batch becomes N × m);
+    - `micro-batch` alone: m, and N = effective batch / m, which must
+      divide exactly (the declared effective batch is kept);
+    - `accum-steps` alone: N, and m = effective batch / N, likewise;
+    - neither (0, the default): the model's schedule.
+
+    The body is re-typed for m: every input's leading dimension and the
+    results of the ops that infer their types. `data-parallel` sets the
+    step's `data_parallel` unit attribute.
+
+    ```mlir
+    // -gacc-set-accumulation-schedule="micro-batch=64"
+    gacc.train_step @s params [...] attributes {accum_steps = 8 : i64,
+        micro_batch = 32 : i64, effective_batch = 256 : i64, ...}
+    // becomes accum_steps = 4, micro_batch = 64, inputs tensor<64x784xf32>
+    ```
+
+    Errors: a negative option; a micro-batch or number of steps that does
+    not divide the effective batch; a window of more than 2^24 samples; a
+    body whose ops cannot be re-typed for m.
+  }];
+  let options = [
+    Option<"microBatch", "micro-batch", "int64_t", /*default=*/"0",
+           "Micro-batch size m (0: keep the model's)">,
+    Option<"accumSteps", "accum-steps", "int64_t", /*default=*/"0",
+           "Accumulation steps N per optimizer step (0: keep the model's)">,
+    Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
+           "Mark the steps data-parallel (one all-reduce per optimizer "
+           "step)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Gradient level
 //===----------------------------------------------------------------------===//
 
@@ -340,6 +387,28 @@ def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
 //===----------------------------------------------------------------------===//
 // Target level
 //===----------------------------------------------------------------------===//
+
+def GAccStridedCopiesToLinalgPass
+    : Pass<"gacc-strided-copies-to-linalg", "ModuleOp"> {
+  let summary = "Rewrite strided memref.copy ops into linalg.copy";
+  let description = [{
+    After bufferization, a `memref.copy` between buffers of which one is not
+    contiguous row-major (a strided `tensor.insert_slice`, the interior of
+    a `tensor.pad`, the adjoint of a strided slice) becomes `linalg.copy`,
+    which the pipelines lower with the other linalg ops: loops on the CPU,
+    kernels on the GPU. The LLVM lowering would otherwise call
+    `memrefCopy` of MLIR's C runner utilities, which gacc's runtime does
+    not provide (and which on the GPU path would copy on the host).
+    Contiguous copies stay: they become `memcpy`.
+
+    ```mlir
+    memref.copy %a, %s : memref<2x2xf32> to memref<2x2xf32, strided<[3, 1], offset: 4>>
+    // becomes
+    linalg.copy ins(%a : memref<2x2xf32>) outs(%s : memref<2x2xf32, strided<[3, 1], offset: 4>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
 
 def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
   let summary = "Gather every outlined GPU kernel into one gpu.module";

@@ -52,6 +52,8 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
   pm.addPass(createConvertGAccToLinalgPass());
+  // arith/math on tensors as elementwise linalg.generic ops.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   // No CSE before bufferization: merging identical zero-filled inits would
   // make two ops write one tensor, which bufferizes to a copy.
   pm.addPass(createCanonicalizerPass());
@@ -61,6 +63,7 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createGAccStridedCopiesToLinalgPass());
 }
 
 void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,

@@ -1,12 +1,16 @@
 //===- StepSignature.cpp - the ABI of a compiled training step ------------===//
 //
-// Reads the argument layout of the compiled step from a gacc.train_step.
+// Reads the calling convention of the compiled step and the facts the
+// runtime needs from a gacc.train_step, through the ops' interfaces
+// (LossOpInterface, TableLookupOpInterface, OptimizerAttrInterface).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/StepSignature.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -38,26 +42,28 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   }
   for (BlockArgument arg : op.getInputArguments())
     sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));
+  sig.numInputs = sig.inputTypes.size();
   auto loss = op.getLoss().getDefiningOp<LossOpInterface>();
   if (!loss)
-    return op.emitOpError(
-        "the yielded loss must be produced by a loss op (e.g. "
-        "gacc.cross_entropy)");
+    return op.emitOpError("the yielded loss must be produced by a loss op "
+                          "(an op implementing LossOpInterface, such as "
+                          "gacc.cross_entropy)");
   sig.predictionType = cast<RankedTensorType>(loss.getPrediction().getType());
+  sig.predictsClassLogits = loss.predictsClassLogits();
+  sig.paddingTarget = loss.getPaddingTarget();
   auto target = dyn_cast<BlockArgument>(loss.getTargets());
   if (!target || target.getOwner() != &op.getBodyBlock() ||
       target.getArgNumber() < sig.numParams)
     return op.emitOpError("the loss targets must be an input of the body");
   sig.targetInput = target.getArgNumber() - sig.numParams;
-  if (auto ce = dyn_cast<CrossEntropyOp>(loss.getOperation()))
-    sig.ignoreIndex = ce.getIgnoreIndex();
   for (BlockArgument arg : op.getInputArguments()) {
     int64_t bound = 0;
     for (Operation *user : arg.getUsers())
-      if (auto emb = dyn_cast<EmbeddingOp>(user))
-        if (emb.getIndices() == arg)
-          bound = emb.getWeight().getType().getDimSize(0);
-    if (arg == target)
+      if (auto lookup = dyn_cast<TableLookupOpInterface>(user))
+        if (lookup.getTableIndices() == arg)
+          bound = bound ? std::min(bound, lookup.getNumTableRows())
+                        : lookup.getNumTableRows();
+    if (arg == target && sig.predictsClassLogits)
       bound = sig.predictionType.getShape().back();
     sig.indexBound.push_back(bound);
   }

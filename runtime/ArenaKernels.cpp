@@ -1,16 +1,16 @@
 //===- ArenaKernels.cpp - calling the arena kernels -----------------------===//
 //
 // Argument lists of the arena kernels, in the order of
-// gacc-build-arena-kernels (passes/ArenaSignature.h).
+// gacc-build-arena-kernels; names and sizes from abi/ArenaABI.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/ArenaKernels.h"
 
-#include "passes/ArenaSignature.h"
+#include "abi/ArenaABI.h"
 
 using namespace gaccrt;
-namespace arena = mlir::gacc::arena;
+namespace abi = ::gacc::abi;
 
 /// The kernels handle 4 elements per vector and have no tail: a length
 /// that is not a multiple of 4 would leave its last elements untouched.
@@ -29,7 +29,7 @@ llvm::Error gaccrt::callAccumulate(CpuJit &jit, const std::string &step,
                                    float weight, bool first) {
   if (llvm::Error e = checkLength(a))
     return e;
-  return jit.call(arena::accumulateName(step, gradType),
+  return jit.call(abi::accumulateArenaName(step, gradType),
                   {JitArg::buffer(a.accs, a.length),
                    JitArg::buffer(grad, a.length), JitArg::f32(weight),
                    JitArg::i64(first ? 1 : 0),
@@ -40,9 +40,9 @@ llvm::Error gaccrt::callSumSquares(CpuJit &jit, const std::string &step,
                                    const ArenaBuffers &a) {
   if (llvm::Error e = checkLength(a))
     return e;
-  return jit.call(arena::sumSquaresName(step),
+  return jit.call(abi::sumSquaresArenaName(step),
                   {JitArg::buffer(a.accs, a.length),
-                   JitArg::buffer(a.partials, arena::kPartials),
+                   JitArg::buffer(a.partials, abi::kPartials),
                    JitArg::buffer(a.sumSquares, 1)});
 }
 
@@ -61,5 +61,5 @@ llvm::Error gaccrt::callUpdate(CpuJit &jit, const std::string &step,
                JitArg::buffer(a.sumSquares, 1), JitArg::buffer(a.nonfinite, 1),
                JitArg::f32(baseLr), JitArg::i64(stepIndex),
                JitArg::f32(lossScale)});
-  return jit.call(arena::updateName(step), args);
+  return jit.call(abi::updateArenaName(step), args);
 }

@@ -21,7 +21,7 @@ struct ArenaBuffers {
   int64_t length = 0; // elements per arena, a multiple of 4
   float *params = nullptr, *accs = nullptr;
   std::vector<float *> states;
-  double *partials = nullptr;   // arena::kPartials elements
+  double *partials = nullptr;   // abi::kPartials elements
   double *sumSquares = nullptr; // 1 element
   float *count = nullptr;       // 1 element: the window's count
   int32_t *nonfinite = nullptr; // 1 element: the window's non-finite flag

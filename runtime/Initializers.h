@@ -1,7 +1,8 @@
 //===- Initializers.h - parameter initialization ----------------*- C++ -*-===//
 //
-// Draws the initial values of parameters from their gacc initializer
-// attributes with a seeded generator.
+// Draws the initial values of parameters from their distributions
+// (abi/Initializer.h: what the dialect's initializer attributes stand for)
+// with a seeded generator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,20 +11,19 @@
 
 #include "runtime/Tensor.h"
 
-#include "mlir/IR/Attributes.h"
+#include "abi/Initializer.h"
 
 #include <random>
 
 namespace gaccrt {
 
-/// Fills `t` (fp32) from `init` (#gacc.zeros, #gacc.uniform,
-/// #gacc.normal, #gacc.kaiming_uniform) drawing from `rng`, element by
-/// element in row-major order. Uniform draws use 53-bit doubles
+/// Fills `t` (fp32) from `dist` drawing from `rng`, element by element in
+/// row-major order. Uniform draws use 53-bit doubles
 /// u = (rng() >> 11)·2⁻⁵³; normal draws use Box–Muller. The same seed and
 /// parameter order give the same values on every machine (the generator is
 /// std::mt19937_64, fully specified by the C++ standard).
-void initializeParameter(mlir::Attribute init, HostTensor &t,
-                         std::mt19937_64 &rng);
+void initializeParameter(const ::gacc::abi::InitDistribution &dist,
+                         HostTensor &t, std::mt19937_64 &rng);
 
 } // namespace gaccrt
 

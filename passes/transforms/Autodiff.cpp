@@ -1,7 +1,10 @@
 //===- Autodiff.cpp - gacc-autodiff: reverse-mode gradients ---------------===//
 //
 // Differentiates the micro-batch body of each gacc.train_step with respect to
-// its parameters and appends the gradients to the body's gacc.yield.
+// its parameters and appends the gradients to the body's gacc.yield: one
+// reverse sweep over the body through DifferentiableOpInterface (gacc ops'
+// own rules, upstream ops' external models), and through the decomposition
+// of an aggregated op that has no rule of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +12,7 @@
 
 #include "dialect/LinalgBuilders.h"
 
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 
 #define DEBUG_TYPE "gacc-autodiff"
@@ -23,97 +27,222 @@ using namespace mlir::gacc;
 
 namespace {
 
-static bool isFloatTensor(Type t) {
+/// What gacc-autodiff differentiates, for its diagnostics.
+constexpr const char *kSupported =
+    "gacc-autodiff differentiates the gacc layer ops, arith and math "
+    "floating-point ops on tensors, linalg.generic (projected-permutation "
+    "maps, an arith/math body), the named linalg ops, linalg.softmax, and "
+    "tensor expand_shape, collapse_shape, cast, extract_slice, "
+    "insert_slice, concat and pad with a constant (docs/adding-an-op.md)";
+
+bool isFloatTensor(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt && isa<FloatType>(rt.getElementType());
 }
 
+/// Whether `op` reads an active value: an operand, or a value its regions
+/// use from above.
+bool readsActive(Operation *op, const llvm::DenseSet<Value> &active) {
+  if (llvm::any_of(op->getOperands(),
+                   [&](Value v) { return active.contains(v); }))
+    return true;
+  if (op->getNumRegions() == 0)
+    return false;
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  return llvm::any_of(above, [&](Value v) { return active.contains(v); });
+}
+
+/// Marks the results of `ops` (in order) that depend on an active value.
+/// getForwardSlice is not used: it follows a use inside a region to the op
+/// holding it there, not to the op that owns the region, so a linalg body
+/// reading a parameter's value from above would escape it.
+void propagateActivity(ArrayRef<Operation *> ops,
+                       llvm::DenseSet<Value> &active) {
+  for (Operation *op : ops)
+    if (readsActive(op, active))
+      active.insert(op->result_begin(), op->result_end());
+}
+
+/// Records the ops a builder inserts into one block.
+struct InsertionRecorder : public OpBuilder::Listener {
+  Block *block;
+  SmallVector<Operation *> ops;
+  explicit InsertionRecorder(Block *block) : block(block) {}
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (op->getBlock() == block)
+      ops.push_back(op);
+  }
+};
+
+/// One reverse sweep: adjoints keyed by the values they belong to, built at
+/// the builder's insertion point (after the forward ops).
+class ReverseSweep {
+public:
+  ReverseSweep(OpBuilder &b, llvm::DenseSet<Value> &active)
+      : b(b), active(active) {}
+
+  /// Adds `contribution` to the adjoint of `v` (the adjoints of a value
+  /// used several times are summed).
+  void addAdjoint(Value v, Value contribution) {
+    auto [it, inserted] = adjoint.try_emplace(v, contribution);
+    if (inserted)
+      return;
+    it->second = buildElementwise(
+        b, v.getLoc(), ValueRange{it->second, contribution},
+        cast<RankedTensorType>(v.getType()),
+        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          return arith::AddFOp::create(nb, nl, a[0], a[1]);
+        });
+  }
+  Value adjointOf(Value v) const { return adjoint.lookup(v); }
+
+  /// Differentiates `ops` in reverse order.
+  LogicalResult run(ArrayRef<Operation *> ops) {
+    for (Operation *op : llvm::reverse(ops))
+      if (failed(differentiate(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  /// Gradients flow through tensors: an active scalar operand, or an
+  /// active value a region reads from above, would silently lose its
+  /// gradient.
+  LogicalResult checkReads(Operation *op) {
+    for (Value v : op->getOperands())
+      if (active.contains(v) && isa<FloatType>(v.getType()))
+        return op->emitOpError("reads a scalar that depends on a parameter; "
+                               "gradients flow through tensors only");
+    if (op->getNumRegions()) {
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(op->getRegions(), above);
+      for (Value v : above)
+        if (active.contains(v))
+          return op->emitOpError(
+              "reads a value defined outside its body that depends on a "
+              "parameter; pass it as an operand so that it gets a gradient");
+    }
+    return success();
+  }
+
+  LogicalResult differentiate(Operation *op) {
+    if (llvm::none_of(op->getResults(),
+                      [&](Value r) { return adjoint.count(r); }))
+      return success();
+    if (failed(checkReads(op)))
+      return failure();
+    if (auto diff = dyn_cast<DifferentiableOpInterface>(op)) {
+      SmallVector<Value> resultAdjoints;
+      for (Value r : op->getResults())
+        resultAdjoints.push_back(adjoint.lookup(r));
+      SmallVector<bool> needed;
+      for (Value v : op->getOperands())
+        needed.push_back(active.contains(v) && isFloatTensor(v.getType()));
+      SmallVector<Value> operandAdjoints;
+      if (failed(diff.buildAdjoint(b, resultAdjoints, needed, operandAdjoints)))
+        return failure();
+      for (auto [v, need, a] :
+           llvm::zip(op->getOperands(), needed, operandAdjoints))
+        if (need && a)
+          addAdjoint(v, a);
+      return success();
+    }
+    if (auto aggregated = dyn_cast<linalg::AggregatedOpInterface>(op))
+      return differentiateDecomposition(op, aggregated);
+    return op->emitOpError("lies between a parameter and the loss but is not "
+                           "differentiable: ")
+           << kSupported;
+  }
+
+  /// An aggregated op without a rule of its own: its decomposition is built
+  /// again after the forward ops (what its adjoints do not read is removed
+  /// afterwards) and differentiated instead.
+  LogicalResult differentiateDecomposition(
+      Operation *op, linalg::AggregatedOpInterface aggregated) {
+    InsertionRecorder recorder(b.getInsertionBlock());
+    OpBuilder::Listener *previous = b.getListener();
+    b.setListener(&recorder);
+    FailureOr<SmallVector<Value>> replacements =
+        aggregated.decomposeOperation(b);
+    b.setListener(previous);
+    if (failed(replacements) || replacements->size() != op->getNumResults())
+      return op->emitOpError("has no adjoint rule and its decomposition "
+                             "failed; ")
+             << kSupported;
+    propagateActivity(recorder.ops, active);
+    for (auto [r, v] : llvm::zip(op->getResults(), *replacements))
+      if (Value a = adjoint.lookup(r))
+        addAdjoint(v, a);
+    return run(recorder.ops);
+  }
+
+  OpBuilder &b;
+  llvm::DenseSet<Value> &active;
+  llvm::DenseMap<Value, Value> adjoint;
+};
+
+/// Erases the ops the sweep built that nothing reads (recomputed parts of
+/// decompositions whose adjoints did not need them); the body's own ops
+/// (`original`) stay.
+void eraseDeadAdjointOps(Block &body,
+                         const llvm::DenseSet<Operation *> &original) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (!original.contains(op) && isOpTriviallyDead(op))
+      op->erase();
+}
+
 /// Reverse-mode differentiation of one body.
-static LogicalResult differentiate(TrainStepOp step) {
+LogicalResult differentiate(TrainStepOp step) {
   Block &body = step.getBodyBlock();
   auto yield = cast<YieldOp>(body.getTerminator());
   Value loss = step.getLoss();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  llvm::DenseSet<Operation *> original(ops.begin(), ops.end());
 
   // Values that depend on a parameter: only these need adjoints.
-  llvm::DenseSet<Value> active;
-  for (BlockArgument p : step.getParamArguments())
-    active.insert(p);
-  for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return active.contains(v); }))
-      for (Value r : op.getResults())
-        active.insert(r);
+  llvm::DenseSet<Value> active(step.getParamArguments().begin(),
+                               step.getParamArguments().end());
+  propagateActivity(ops, active);
   if (!active.contains(loss))
     return step.emitOpError("loss does not depend on any parameter");
 
   OpBuilder b(yield);
   Location loc = yield.getLoc();
-  llvm::DenseMap<Value, Value> adjoint;
-  auto addAdjoint = [&](Value v, Value contribution) {
-    auto it = adjoint.find(v);
-    if (it == adjoint.end()) {
-      adjoint[v] = contribution;
-      return;
-    }
-    it->second = buildElementwise(
-        b, loc, ValueRange{it->second, contribution},
-        cast<RankedTensorType>(v.getType()),
-        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return arith::AddFOp::create(nb, nl, a[0], a[1]);
-        });
-  };
+  ReverseSweep sweep(b, active);
   // The body's loss is a sum over the micro-batch: its adjoint is 1, or
   // the loss scale when the step scales its loss before differentiation.
   if (step.hasLossScaling())
-    addAdjoint(loss, LossScaleOp::create(b, loc, loss.getType()));
+    sweep.addAdjoint(loss, LossScaleOp::create(b, loc, loss.getType()));
   else
-    addAdjoint(loss, buildFilled(b, loc,
-                                 cast<RankedTensorType>(loss.getType()), 1.0));
-
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (llvm::none_of(op.getResults(),
-                      [&](Value r) { return adjoint.count(r); }))
-      continue;
-    auto diff = dyn_cast<DifferentiableOpInterface>(&op);
-    if (!diff)
-      return op.emitOpError("lies between a parameter and the loss but is "
-                            "not differentiable (it does not implement "
-                            "DifferentiableOpInterface)");
-    SmallVector<Value> resultAdjoints;
-    for (Value r : op.getResults()) {
-      auto it = adjoint.find(r);
-      resultAdjoints.push_back(
-          it != adjoint.end()
-              ? it->second
-              : buildFilled(b, loc, cast<RankedTensorType>(r.getType()), 0.0));
-    }
-    SmallVector<bool> needed;
-    for (Value v : op.getOperands())
-      needed.push_back(active.contains(v) && isFloatTensor(v.getType()));
-    SmallVector<Value> operandAdjoints;
-    if (failed(diff.buildAdjoint(b, resultAdjoints, needed, operandAdjoints)))
-      return failure();
-    for (auto [v, need, a] :
-         llvm::zip(op.getOperands(), needed, operandAdjoints))
-      if (need && a)
-        addAdjoint(v, a);
-  }
+    sweep.addAdjoint(loss, buildFilled(b, loc,
+                                       cast<RankedTensorType>(loss.getType()),
+                                       1.0));
+  if (failed(sweep.run(ops)))
+    return failure();
 
   SmallVector<Value> values = {loss};
   for (BlockArgument p : step.getParamArguments()) {
-    auto it = adjoint.find(p);
-    values.push_back(it != adjoint.end()
-                         ? it->second
-                         : buildFilled(b, loc,
-                                       cast<RankedTensorType>(p.getType()),
-                                       0.0));
+    Value g = sweep.adjointOf(p);
+    values.push_back(g ? g
+                       : buildFilled(b, loc,
+                                     cast<RankedTensorType>(p.getType()),
+                                     0.0));
   }
   YieldOp::create(b, loc, values);
   yield.erase();
+  eraseDeadAdjointOps(body, original);
   return success();
 }
 
-struct AutodiffPass : public mlir::gacc::impl::GAccAutodiffPassBase<AutodiffPass> {
+struct AutodiffPass
+    : public mlir::gacc::impl::GAccAutodiffPassBase<AutodiffPass> {
   void runOnOperation() override {
     SmallVector<TrainStepOp> steps;
     getOperation().walk([&](TrainStepOp s) { steps.push_back(s); });

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/ArenaSignature.h"
+#include "abi/ArenaABI.h"
 
 #include "dialect/LinalgBuilders.h"
 
@@ -29,11 +29,12 @@ using namespace mlir::gacc;
 
 namespace {
 
+namespace abi = ::gacc::abi;
 /// Elements per vector access: 4 fp32 = 16 bytes.
-constexpr int64_t kVector = 4;
-using arena::kPartials;
-using arena::kSumFanIn;
-using arena::kSumThreads;
+constexpr int64_t kVector = abi::kArenaVector;
+using abi::kPartials;
+using abi::kSumFanIn;
+using abi::kSumThreads;
 
 struct KernelBuilder {
   OpBuilder &b;
@@ -96,7 +97,7 @@ void buildAccumulate(OpBuilder &b, Location loc, StringRef step,
       StringAttr::get(ctx, "accumulate_arena_" + typeName.str()), loc);
   auto f32 = b.getF32Type();
   auto func = createFunc(
-      b, kloc, arena::accumulateName(step.str(), typeName.str()),
+      b, kloc, abi::accumulateArenaName(step.str(), typeName.str()),
       {MemRefType::get({d}, f32), MemRefType::get({d}, gradType), f32,
        b.getI32Type(), MemRefType::get({1}, b.getI32Type())});
   KernelBuilder k{b, kloc};
@@ -158,7 +159,7 @@ void buildSumSquares(OpBuilder &b, Location loc, StringRef step) {
   Location kloc = NameLoc::get(StringAttr::get(ctx, "sum_squares_arena"), loc);
   auto f32 = b.getF32Type(), f64 = b.getF64Type();
   int64_t stage2 = kSumThreads / kSumFanIn;
-  auto func = createFunc(b, kloc, arena::sumSquaresName(step.str()),
+  auto func = createFunc(b, kloc, abi::sumSquaresArenaName(step.str()),
                          {MemRefType::get({d}, f32),
                           MemRefType::get({kPartials}, f64),
                           MemRefType::get({1}, f64)});
@@ -236,7 +237,7 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
   args.append({b.getIndexType(), MemRefType::get({1}, f32),
                MemRefType::get({1}, f64), MemRefType::get({1}, b.getI32Type()),
                f32, b.getI64Type(), f32});
-  auto func = createFunc(b, kloc, arena::updateName(stepOp.getSymName().str()),
+  auto func = createFunc(b, kloc, abi::updateArenaName(stepOp.getSymName().str()),
                          args);
   KernelBuilder k{b, kloc};
   Value param = func.getArgument(0), acc = func.getArgument(1);
@@ -366,9 +367,10 @@ struct BuildArenaKernelsPass
       StringRef name = step.getSymName();
       std::string n = name.str();
       for (const std::string &kernel :
-           {arena::accumulateName(n, "f32"), arena::accumulateName(n, "bf16"),
-            arena::accumulateName(n, "f16"), arena::sumSquaresName(n),
-            arena::updateName(n)})
+           {abi::accumulateArenaName(n, "f32"),
+            abi::accumulateArenaName(n, "bf16"),
+            abi::accumulateArenaName(n, "f16"), abi::sumSquaresArenaName(n),
+            abi::updateArenaName(n)})
         if (module.lookupSymbol(kernel)) {
           step.emitOpError("already has arena kernels (@")
               << kernel << " exists)";

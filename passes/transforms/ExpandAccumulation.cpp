@@ -2,7 +2,11 @@
 //
 // Turns a differentiated gacc.train_step into the function that runs one
 // optimizer step (micro-batch loop, persistent accumulators, one deferred
-// update normalized by a run-time count) and an inference function.
+// update normalized by a run-time count) and an inference function. One
+// function per part: the step function's signature, the micro-batch clone
+// (with mixed-precision rounding), the loop, the collective, the norm and
+// clipping coefficient, the update (or the skip of a non-finite window),
+// the write-back, and the predict function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,9 +15,11 @@
 
 #include "dialect/LinalgBuilders.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <cmath>
 #include <limits>
 
 #define DEBUG_TYPE "gacc-expand-accumulation"
@@ -28,16 +34,104 @@ using namespace mlir::gacc;
 
 namespace {
 
-static MemRefType toMemRef(RankedTensorType t) {
+MemRefType toMemRef(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-/// Clones the body for micro-batch `i` of the window (slicing each window
-/// input at `i`) and returns the mapping of the body's values.
+DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
+  return b.getDictionaryAttr(b.getNamedAttr(name, value));
+}
+
+Value toTensor(OpBuilder &b, Location loc, Value memref, bool writable) {
+  auto mt = cast<MemRefType>(memref.getType());
+  auto tt = RankedTensorType::get(mt.getShape(), mt.getElementType());
+  return bufferization::ToTensorOp::create(b, loc, tt, memref,
+                                           /*restrict=*/true, writable);
+}
+
+//===----------------------------------------------------------------------===//
+// The step function and its arguments
+//===----------------------------------------------------------------------===//
+
+/// `func.func @S(params…, accumulators…, optimizer state…, inputs…, lr: f32,
+/// step: i64[, loss_scale: f32]) -> (f32 × numResults)` (abi/StepABI.h),
+/// with argument attributes naming what each memref holds.
+func::FuncOp createStepFunction(OpBuilder &b, Location loc,
+                                const StepSignature &sig) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  auto param = [&](unsigned i) {
+    return FlatSymbolRefAttr::get(ctx, sig.paramNames[i]);
+  };
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    types.push_back(toMemRef(sig.paramTypes[i]));
+    attrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("gacc.param", param(i)),
+         b.getNamedAttr("gacc.initializer", sig.paramInits[i])}));
+  }
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    types.push_back(toMemRef(sig.paramTypes[i]));
+    attrs.push_back(argAttr(b, "gacc.accumulator", param(i)));
+  }
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    for (unsigned s = 0; s < sig.statePerParam; ++s) {
+      types.push_back(toMemRef(sig.paramTypes[i]));
+      attrs.push_back(argAttr(b, "gacc.optimizer_state", param(i)));
+    }
+  for (unsigned j = 0; j < sig.inputTypes.size(); ++j) {
+    types.push_back(sig.windowInputType(j));
+    attrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
+  }
+  // lr: f32, step: i64 (no attributes: scalar arguments keep theirs down
+  // to LLVM IR, which has no use for them); the loss scale with scaling.
+  types.append({b.getF32Type(), b.getI64Type()});
+  if (sig.lossScaling)
+    types.push_back(b.getF32Type());
+  attrs.resize(types.size(), b.getDictionaryAttr({}));
+  auto func = func::FuncOp::create(
+      b, loc, sig.name,
+      b.getFunctionType(types,
+                        SmallVector<Type>(sig.numResults(), b.getF32Type())));
+  func.setAllArgAttrs(attrs);
+  return func;
+}
+
+/// The step function's arguments as tensors.
+struct StepValues {
+  SmallVector<Value> params, accs, states, inputs;
+  Value lr, step, lossScale;
+};
+
+StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
+                         const StepSignature &sig) {
+  StepValues v;
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    v.params.push_back(toTensor(b, loc, entry->getArgument(i), true));
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    v.accs.push_back(toTensor(b, loc, entry->getArgument(sig.accArg(i)), true));
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      v.states.push_back(
+          toTensor(b, loc, entry->getArgument(sig.stateArg(i, s)), true));
+  for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
+    v.inputs.push_back(
+        toTensor(b, loc, entry->getArgument(sig.inputArg(j)), false));
+  v.lr = entry->getArgument(sig.lrArg());
+  v.step = entry->getArgument(sig.stepArg());
+  if (sig.lossScaling)
+    v.lossScale = entry->getArgument(sig.lossScaleArg());
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// One micro-batch
+//===----------------------------------------------------------------------===//
+
 /// x rounded to `computeType` (bf16 or f16) and back to f32, elementwise:
 /// the value a low-precision tensor would hold.
-static Value roundToCompute(OpBuilder &b, Location loc, Value x,
-                            FloatType computeType) {
+Value roundToCompute(OpBuilder &b, Location loc, Value x,
+                     FloatType computeType) {
   auto type = cast<RankedTensorType>(x.getType());
   return buildElementwise(
       b, loc, ValueRange{x}, type,
@@ -47,11 +141,14 @@ static Value roundToCompute(OpBuilder &b, Location loc, Value x,
       });
 }
 
-/// Whether a cloned op's f32 results are computed values that a
-/// low-precision body rounds (not fills, reshapes or scalars).
-static bool producesActivations(Operation *op) {
-  return !isa<linalg::FillOp, tensor::EmptyOp, tensor::CollapseShapeOp,
-              tensor::ExpandShapeOp, tensor::ExtractSliceOp, LossScaleOp>(op);
+/// Whether a low-precision body rounds the f32 results of `op`. The tensor
+/// dialect's ops (reshapes, slices, concatenation, padding, empty tensors)
+/// only rearrange values that are rounded already, and a fill of a
+/// constant is exact at zero, its common use: rounding them again would
+/// cost a pass over the data for nothing.
+bool roundsResults(Operation *op) {
+  return !isa<tensor::TensorDialect>(op->getDialect()) &&
+         !isa<linalg::FillOp, LossScaleOp>(op);
 }
 
 /// The context of one micro-batch's clone: the compute type (null for
@@ -63,10 +160,11 @@ struct CloneContext {
   Value lossScale;
 };
 
-static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
-                            ValueRange params, ValueRange windowInputs,
-                            Value i, IRMapping &mapping,
-                            const CloneContext &ctx) {
+/// Clones the body for micro-batch `i` of the window (slicing each window
+/// input at `i`) into `mapping`.
+void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
+                     ValueRange params, ValueRange windowInputs, Value i,
+                     IRMapping &mapping, const CloneContext &ctx) {
   for (auto [arg, p] : llvm::zip(step.getParamArguments(), params))
     mapping.map(arg, p);
   for (auto [arg, win] : llvm::zip(step.getInputArguments(), windowInputs)) {
@@ -92,7 +190,7 @@ static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
       continue;
     }
     b.clone(op, mapping);
-    if (!ctx.computeType || !producesActivations(&op))
+    if (!ctx.computeType || !roundsResults(&op))
       continue;
     // Casts on use: every intermediate is rounded where it is produced.
     for (Value r : op.getResults()) {
@@ -109,12 +207,11 @@ static void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
 /// One micro-batch: the body, then one gacc.accumulate per gradient.
 /// Returns the new accumulators, the new loss sum and (unless the
 /// normalization is `sum`) the new count.
-static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
-                                        TrainStepOp step, ValueRange params,
-                                        ValueRange windowInputs, Value i,
-                                        Value first, ValueRange accs,
-                                        Value lossSum, Value count,
-                                        const CloneContext &ctx) {
+SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
+                                  ValueRange params, ValueRange windowInputs,
+                                  Value i, Value first, ValueRange accs,
+                                  Value lossSum, Value count,
+                                  const CloneContext &ctx) {
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping, ctx);
   SmallVector<Value> results;
@@ -143,24 +240,64 @@ static SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc,
   return results;
 }
 
+/// The compute type and the values that stay fp32.
+CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
+                              Value lossScale, OpBuilder &b) {
+  CloneContext ctx;
+  if (sig.precision == Precision::bf16)
+    ctx.computeType = b.getBF16Type();
+  else if (sig.precision == Precision::fp16)
+    ctx.computeType = b.getF16Type();
+  for (Value g : step.getGradients())
+    ctx.keepF32.insert(g);
+  ctx.keepF32.insert(step.getLoss());
+  ctx.lossScale = lossScale;
+  return ctx;
+}
+
+/// The micro-batch loop: an scf.for over the N micro-batches carrying the
+/// accumulators, the loss sum and (unless `sum`) the count.
+scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
+                              const StepSignature &sig, ValueRange bodyParams,
+                              const StepValues &v, const CloneContext &ctx,
+                              bool counted) {
+  unsigned P = sig.numParams;
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> carried(v.accs);
+  carried.push_back(zeroF);
+  if (counted)
+    carried.push_back(zeroF);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
+  return scf::ForOp::create(
+      b, loc, c0, n, c1, carried,
+      [&](OpBuilder &lb, Location ll, Value i, ValueRange iter) {
+        Value first =
+            arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, i, c0);
+        scf::YieldOp::create(
+            lb, ll,
+            emitMicroBatch(lb, ll, step, bodyParams, v.inputs, i, first,
+                           iter.take_front(P), iter[P],
+                           counted ? iter[P + 1] : Value(), ctx));
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// After the loop: collective, norm, update
+//===----------------------------------------------------------------------===//
+
 /// The one collective of a data-parallel step: packs the accumulators, the
 /// loss sum and the count into one flat buffer [Σ|acc| + 2], sums it over
 /// the ranks with gacc.all_reduce and unpacks the sums into `accs`,
 /// `lossSum` and `count`.
-static void reduceOverRanks(OpBuilder &b, Location loc,
-                            SmallVectorImpl<Value> &accs, Value &lossSum,
-                            Value &count) {
+void reduceOverRanks(OpBuilder &b, Location loc, SmallVectorImpl<Value> &accs,
+                     Value &lossSum, Value &count) {
   Type f32 = b.getF32Type();
   int64_t total = 0;
   for (Value acc : accs)
     total += cast<RankedTensorType>(acc.getType()).getNumElements();
   auto packedType = RankedTensorType::get({total + 2}, f32);
-  auto flatten = [](RankedTensorType t) {
-    ReassociationIndices all;
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      all.push_back(d);
-    return SmallVector<ReassociationIndices>{all};
-  };
   auto slice = [&](int64_t offset, int64_t size) {
     return std::make_tuple(SmallVector<OpFoldResult>{b.getIndexAttr(offset)},
                            SmallVector<OpFoldResult>{b.getIndexAttr(size)},
@@ -170,14 +307,9 @@ static void reduceOverRanks(OpBuilder &b, Location loc,
   int64_t offset = 0;
   for (Value acc : accs) {
     auto type = cast<RankedTensorType>(acc.getType());
-    Value flat = type.getRank() == 1
-                     ? acc
-                     : tensor::CollapseShapeOp::create(b, loc, acc,
-                                                       flatten(type))
-                           .getResult();
     auto [offs, sizes, strides] = slice(offset, type.getNumElements());
-    packed = tensor::InsertSliceOp::create(b, loc, flat, packed, offs, sizes,
-                                           strides);
+    packed = tensor::InsertSliceOp::create(b, loc, buildFlatten(b, loc, acc),
+                                           packed, offs, sizes, strides);
     offset += type.getNumElements();
   }
   auto at = [&](int64_t i) -> SmallVector<Value> {
@@ -186,8 +318,10 @@ static void reduceOverRanks(OpBuilder &b, Location loc,
   packed = tensor::InsertOp::create(b, loc, lossSum, packed, at(total));
   packed = tensor::InsertOp::create(b, loc, count, packed, at(total + 1));
   Value reduced = AllReduceOp::create(
-      b, NameLoc::get(b.getStringAttr("all_reduce_accumulators"), loc),
-      packedType, packed)
+                      b,
+                      NameLoc::get(b.getStringAttr("all_reduce_accumulators"),
+                                   loc),
+                      packedType, packed)
                       .getResult();
   offset = 0;
   for (Value &acc : accs) {
@@ -198,8 +332,10 @@ static void reduceOverRanks(OpBuilder &b, Location loc,
                                                 offs, sizes, strides);
     acc = type.getRank() == 1
               ? flat
-              : tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                              flatten(type))
+              : tensor::ExpandShapeOp::create(
+                    b, loc, type, flat,
+                    SmallVector<ReassociationIndices>{llvm::to_vector(
+                        llvm::seq<int64_t>(0, type.getRank()))})
                     .getResult();
     offset += type.getNumElements();
   }
@@ -207,322 +343,272 @@ static void reduceOverRanks(OpBuilder &b, Location loc,
   count = tensor::ExtractOp::create(b, loc, reduced, at(total + 1));
 }
 
-static DictionaryAttr argAttr(OpBuilder &b, StringRef name, Attribute value) {
-  return b.getDictionaryAttr(b.getNamedAttr(name, value));
-}
-
-static LogicalResult expandStep(TrainStepOp step, bool unroll,
-                                bool arenaUpdate) {
-  if (!step.isDifferentiated())
-    return step.emitOpError("has no gradients: run gacc-autodiff before "
-                            "gacc-expand-accumulation");
-  FailureOr<StepSignature> sigOr = getStepSignature(step);
-  if (failed(sigOr))
-    return failure();
-  const StepSignature &sig = *sigOr;
-  Attribute optimizer = step.getOptimizer();
-  Location loc = step.getLoc();
-  OpBuilder b(step);
-  MLIRContext *ctx = b.getContext();
-  unsigned P = sig.numParams, S = sig.statePerParam;
-
-  // --- The step function's signature.
-  SmallVector<Type> argTypes;
-  SmallVector<DictionaryAttr> argAttrs;
-  for (unsigned i = 0; i < P; ++i) {
-    argTypes.push_back(toMemRef(sig.paramTypes[i]));
-    argAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("gacc.param",
-                        FlatSymbolRefAttr::get(ctx, sig.paramNames[i])),
-         b.getNamedAttr("gacc.initializer", sig.paramInits[i])}));
-  }
-  for (unsigned i = 0; i < P; ++i) {
-    argTypes.push_back(toMemRef(sig.paramTypes[i]));
-    argAttrs.push_back(argAttr(
-        b, "gacc.accumulator", FlatSymbolRefAttr::get(ctx, sig.paramNames[i])));
-  }
-  for (unsigned i = 0; i < P; ++i)
-    for (unsigned s = 0; s < S; ++s) {
-      argTypes.push_back(toMemRef(sig.paramTypes[i]));
-      argAttrs.push_back(
-          argAttr(b, "gacc.optimizer_state",
-                  FlatSymbolRefAttr::get(ctx, sig.paramNames[i])));
-    }
-  for (unsigned j = 0; j < sig.inputTypes.size(); ++j) {
-    argTypes.push_back(sig.windowInputType(j));
-    argAttrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
-  }
-  // lr: f32, step: i64 (no attributes: scalar arguments keep theirs down
-  // to LLVM IR, which has no use for them).
-  argTypes.append({b.getF32Type(), b.getI64Type()});
-  argAttrs.append(2, b.getDictionaryAttr({}));
-  if (sig.lossScaling) {
-    argTypes.push_back(b.getF32Type());
-    argAttrs.push_back(b.getDictionaryAttr({}));
-  }
-
-  auto func = func::FuncOp::create(
-      b, loc, sig.name,
-      b.getFunctionType(argTypes,
-                        SmallVector<Type>(sig.numResults(), b.getF32Type())));
-  func.setAllArgAttrs(argAttrs);
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-
-  auto toTensor = [&](Value memref, bool writable) -> Value {
-    auto mt = cast<MemRefType>(memref.getType());
-    auto tt = RankedTensorType::get(mt.getShape(), mt.getElementType());
-    return bufferization::ToTensorOp::create(b, loc, tt, memref,
-                                             /*restrict=*/true, writable);
-  };
-  SmallVector<Value> params, accs, states, inputs;
-  for (unsigned i = 0; i < P; ++i)
-    params.push_back(toTensor(entry->getArgument(i), true));
-  // A low-precision body reads a copy of the parameters rounded once per
-  // optimizer step, before the micro-batch loop.
-  CloneContext clone;
-  if (sig.precision == Precision::bf16)
-    clone.computeType = b.getBF16Type();
-  else if (sig.precision == Precision::fp16)
-    clone.computeType = b.getF16Type();
-  SmallVector<Value> bodyParams(params);
-  if (clone.computeType)
-    for (Value &p : bodyParams)
-      p = roundToCompute(b, loc, p, clone.computeType);
-  for (Value g : step.getGradients())
-    clone.keepF32.insert(g);
-  clone.keepF32.insert(step.getLoss());
-  Value lossScale;
-  if (sig.lossScaling)
-    lossScale = clone.lossScale = entry->getArgument(sig.lossScaleArg());
-  for (unsigned i = 0; i < P; ++i)
-    accs.push_back(toTensor(entry->getArgument(sig.accArg(i)), true));
-  for (unsigned i = 0; i < P; ++i)
-    for (unsigned s = 0; s < S; ++s)
-      states.push_back(toTensor(entry->getArgument(sig.stateArg(i, s)), true));
-  for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
-    inputs.push_back(toTensor(entry->getArgument(sig.inputArg(j)), false));
-  Value stepIdx = entry->getArgument(sig.stepArg());
-  // This optimizer step's learning rate: the schedule moves once per
-  // optimizer step, never per micro-batch.
-  Value lr = entry->getArgument(sig.lrArg());
-  if (auto schedule = step.getLrScheduleAttr())
-    lr = buildScheduledLR(b, loc, schedule, lr, stepIdx);
-
-  // --- The micro-batch loop. Carried: accumulators, the loss sum and,
-  // unless the normalization is `sum`, the window's count.
-  bool counted = step.getNormalization() != Normalization::sum;
-  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  SmallVector<Value> carried(accs);
-  carried.push_back(zeroF);
-  if (counted)
-    carried.push_back(zeroF);
-  auto microBatch = [&](OpBuilder &mb, Location ml, Value i, Value first,
-                        ValueRange iter) {
-    return emitMicroBatch(mb, ml, step, bodyParams, inputs, i, first,
-                          iter.take_front(P), iter[P],
-                          counted ? iter[P + 1] : Value(), clone);
-  };
-  if (unroll) {
-    for (int64_t k = 0; k < sig.accumSteps; ++k) {
-      Value i = arith::ConstantIndexOp::create(b, loc, k);
-      Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(k == 0));
-      carried = microBatch(b, loc, i, first, carried);
-    }
-  } else {
-    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-    Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
-    auto loop = scf::ForOp::create(
-        b, loc, c0, n, c1, carried,
-        [&](OpBuilder &lb, Location ll, Value i, ValueRange iter) {
-          Value first =
-              arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, i, c0);
-          scf::YieldOp::create(lb, ll, microBatch(lb, ll, i, first, iter));
-        });
-    carried.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  // The accumulators as the loop left them (in their persistent buffers),
-  // and the window's gradient sums the update reads: the same values, or
-  // on a data-parallel step their sums over the ranks.
-  SmallVector<Value> localAccs(ValueRange(carried).take_front(P));
-  SmallVector<Value> finalAccs(localAccs);
-  Value lossSum = carried[P];
-  Value windowCount = counted ? carried[P + 1] : zeroF;
-  if (step.getDataParallel())
-    reduceOverRanks(b, loc, finalAccs, lossSum, windowCount);
-  // The window's normalization count: 1 for `sum`; otherwise what the
-  // window really holds, at least 1 (a window of padding only then adds a
-  // zero gradient instead of dividing by zero).
+/// The global L2 norm of the normalized gradient before clipping, Σ over
+/// every accumulator of (acc / divisor)² in f64, and the clipping
+/// coefficient when the step clips.
+std::pair<Value, Value> buildNormAndClip(OpBuilder &b, Location loc,
+                                         TrainStepOp step, ValueRange accs,
+                                         Value divisor) {
   Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
-  Value count = counted ? Value(arith::MaximumFOp::create(b, loc,
-                                                          windowCount, one))
-                        : one;
-
-  // --- The global L2 norm of the normalized gradient (before clipping),
-  // and the clipping coefficient min(1, max_norm / (norm + 1e-6)) of
-  // torch.nn.utils.clip_grad_norm_.
-  // With loss scaling the accumulators hold scaled sums: unscaling is
-  // folded into the one division (count · scale).
-  Value divisor = lossScale ? Value(arith::MulFOp::create(b, loc, count,
-                                                          lossScale))
-                            : count;
-  Value invCount = arith::DivFOp::create(b, loc, one, divisor);
+  Value invDivisor = arith::DivFOp::create(b, loc, one, divisor);
   Value sumSq = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
-  for (unsigned i = 0; i < P; ++i)
+  for (Value acc : accs)
     sumSq = arith::AddFOp::create(
-        b, loc, sumSq, buildScaledSumOfSquares(b, loc, finalAccs[i], invCount));
+        b, loc, sumSq, buildScaledSumOfSquares(b, loc, acc, invDivisor));
   Value norm = arith::TruncFOp::create(b, loc, b.getF32Type(),
                                        math::SqrtOp::create(b, loc, sumSq));
   Value clip;
-  if (auto maxNorm = step.getMaxGradNorm()) {
-    Value maxV = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(maxNorm->convertToDouble()));
-    Value eps = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1e-6));
-    clip = arith::MinimumFOp::create(
-        b, loc, one,
-        arith::DivFOp::create(b, loc, maxV,
-                              arith::AddFOp::create(b, loc, norm, eps)));
-  }
+  if (auto maxNorm = step.getMaxGradNorm())
+    clip = buildClipCoefficient(b, loc, norm, maxNorm->convertToDouble());
+  return {norm, clip};
+}
 
-  // --- The deferred update: once per optimizer step, after the N-th
-  // micro-batch; the only place that normalizes.
-  auto emitUpdates = [&](OpBuilder &ub, Location ul) {
-    SmallVector<Value> updated; // params, states, accumulators
-    if (arenaUpdate) {
-      // The runtime's arena update follows: parameters and state are left
-      // as they are, the accumulators hold the window's (reduced) sums.
-      llvm::append_range(updated, params);
-      llvm::append_range(updated, states);
-      llvm::append_range(updated, finalAccs);
-      return updated;
-    }
-    SmallVector<Value> newStates;
-    for (unsigned i = 0; i < P; ++i) {
-      ValueRange st = ValueRange(states).slice(i * S, S);
-      SmallVector<Type> resultTypes(1 + S, params[i].getType());
-      Location updLoc =
-          NameLoc::get(ub.getStringAttr("update_" + sig.paramNames[i]), ul);
-      auto upd = ApplyOptimizerOp::create(
-          ub, updLoc, resultTypes, optimizer, params[i], finalAccs[i], st,
-          divisor, clip, lr, stepIdx, sig.paramNoWeightDecay[i]);
-      updated.push_back(upd.getNewParam());
-      llvm::append_range(newStates, upd.getNewState());
-    }
-    llvm::append_range(updated, newStates);
-    llvm::append_range(updated, localAccs);
+/// What the update needs besides the state.
+struct UpdateInputs {
+  SmallVector<Value> finalAccs, localAccs;
+  Value divisor, clip, lr;
+};
+
+/// The deferred update: once per optimizer step, after the N-th
+/// micro-batch; the only place that normalizes. Returns the new
+/// parameters, states and accumulators (with `arenaUpdate`, the old
+/// parameters and states: the runtime's arena kernels update).
+SmallVector<Value> emitUpdates(OpBuilder &b, Location loc, TrainStepOp step,
+                               const StepSignature &sig, const StepValues &v,
+                               const UpdateInputs &in, bool arenaUpdate) {
+  SmallVector<Value> updated(v.params);
+  if (arenaUpdate) {
+    llvm::append_range(updated, v.states);
+    llvm::append_range(updated, in.finalAccs);
     return updated;
-  };
-  SmallVector<Value> finalState;
-  Value foundInf;
-  if (lossScale) {
-    // A non-finite value anywhere in the window's accumulators (so in any
-    // micro-batch) makes the global norm non-finite: skip the update and
-    // zero the accumulators.
-    Value inf = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
-    Value finite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         norm, inf);
-    SmallVector<Type> types;
-    for (Value v : params)
-      types.push_back(v.getType());
-    for (Value v : states)
-      types.push_back(v.getType());
-    for (Value v : localAccs)
-      types.push_back(v.getType());
-    auto ifOp = scf::IfOp::create(
-        b, loc, finite,
-        [&](OpBuilder &tb, Location tl) {
-          scf::YieldOp::create(tb, tl, emitUpdates(tb, tl));
-        },
-        [&](OpBuilder &eb, Location el) {
-          SmallVector<Value> kept(params);
-          llvm::append_range(kept, states);
-          for (Value acc : localAccs) {
-            Value zero = arith::ConstantOp::create(eb, el,
-                                                   eb.getF32FloatAttr(0.0));
-            kept.push_back(linalg::FillOp::create(eb, el, zero, acc)
-                               .getResult(0));
-          }
-          scf::YieldOp::create(eb, el, kept);
-        });
-    finalState.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-    Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-    foundInf = arith::SelectOp::create(b, loc, finite, zeroF32, one);
-  } else {
-    finalState = emitUpdates(b, loc);
   }
+  unsigned S = sig.statePerParam;
+  SmallVector<Value> newStates;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    ValueRange st = ValueRange(v.states).slice(i * S, S);
+    SmallVector<Type> resultTypes(1 + S, v.params[i].getType());
+    Location updLoc =
+        NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
+    auto upd = ApplyOptimizerOp::create(
+        b, updLoc, resultTypes, step.getOptimizer(), v.params[i],
+        in.finalAccs[i], st, in.divisor, in.clip, in.lr, v.step,
+        sig.paramNoWeightDecay[i]);
+    updated[i] = upd.getNewParam();
+    llvm::append_range(newStates, upd.getNewState());
+  }
+  llvm::append_range(updated, newStates);
+  llvm::append_range(updated, in.localAccs);
+  return updated;
+}
+
+/// With loss scaling: a non-finite value anywhere in the window's
+/// accumulators (so in any micro-batch) makes the global norm non-finite,
+/// and the window skips its update and zeroes its accumulators. Returns the
+/// new state (as emitUpdates) and sets `skipped` (1.0 when skipped).
+SmallVector<Value> emitUpdateOrSkip(OpBuilder &b, Location loc,
+                                    TrainStepOp step,
+                                    const StepSignature &sig,
+                                    const StepValues &v,
+                                    const UpdateInputs &in, Value norm,
+                                    bool arenaUpdate, Value &skipped) {
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
+  Value finite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, norm, inf);
+  SmallVector<Type> types;
+  for (ValueRange group : {ValueRange(v.params), ValueRange(v.states),
+                           ValueRange(in.localAccs)})
+    for (Value x : group)
+      types.push_back(x.getType());
+  auto ifOp = scf::IfOp::create(
+      b, loc, finite,
+      [&](OpBuilder &tb, Location tl) {
+        scf::YieldOp::create(
+            tb, tl, emitUpdates(tb, tl, step, sig, v, in, arenaUpdate));
+      },
+      [&](OpBuilder &eb, Location el) {
+        SmallVector<Value> kept(v.params);
+        llvm::append_range(kept, v.states);
+        for (Value acc : in.localAccs) {
+          Value zero =
+              arith::ConstantOp::create(eb, el, eb.getF32FloatAttr(0.0));
+          kept.push_back(
+              linalg::FillOp::create(eb, el, zero, acc).getResult(0));
+        }
+        scf::YieldOp::create(eb, el, kept);
+      });
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
+  skipped = arith::SelectOp::create(b, loc, finite, zero, one);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+/// Writes the new state into the step's memrefs (parameters and states
+/// unless the arena kernels update them; always the accumulators).
+void writeBack(OpBuilder &b, Location loc, Block *entry,
+               const StepSignature &sig, ArrayRef<Value> state,
+               bool arenaUpdate) {
   auto materialize = [&](Value v, Value dest) {
     bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
   };
+  unsigned P = sig.numParams, S = sig.statePerParam;
   for (unsigned i = 0; i < P; ++i) {
     if (!arenaUpdate) {
-      materialize(finalState[i], entry->getArgument(i));
+      materialize(state[i], entry->getArgument(sig.paramArg(i)));
       for (unsigned s = 0; s < S; ++s)
-        materialize(finalState[P + i * S + s],
+        materialize(state[P + i * S + s],
                     entry->getArgument(sig.stateArg(i, s)));
     }
-    materialize(finalState[P + P * S + i], entry->getArgument(sig.accArg(i)));
+    materialize(state[P + P * S + i], entry->getArgument(sig.accArg(i)));
   }
-  Value objective = arith::DivFOp::create(b, loc, lossSum, count);
-  SmallVector<Value> results = {objective, count, lr, norm};
-  if (foundInf)
-    results.push_back(foundInf);
-  func::ReturnOp::create(b, loc, results);
+}
 
-  // --- The inference function: the loss op's prediction for one
-  // micro-batch, written into the last argument.
-  b.setInsertionPoint(step);
-  auto lossOp = step.getLoss().getDefiningOp<LossOpInterface>();
-  Value prediction = lossOp.getPrediction();
-  SmallVector<Type> predTypes;
-  for (unsigned i = 0; i < P; ++i)
-    predTypes.push_back(toMemRef(sig.paramTypes[i]));
+//===----------------------------------------------------------------------===//
+// The two functions
+//===----------------------------------------------------------------------===//
+
+LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
+                                bool unroll, bool arenaUpdate) {
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  func::FuncOp func = createStepFunction(b, loc, sig);
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  StepValues v = bindArguments(b, loc, entry, sig);
+  // A low-precision body reads a copy of the parameters rounded once per
+  // optimizer step, before the micro-batch loop.
+  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
+  SmallVector<Value> bodyParams(v.params);
+  if (ctx.computeType)
+    for (Value &p : bodyParams)
+      p = roundToCompute(b, loc, p, ctx.computeType);
+  // This optimizer step's learning rate: the schedule moves once per
+  // optimizer step, never per micro-batch.
+  UpdateInputs in;
+  in.lr = v.lr;
+  if (auto schedule = step.getLrScheduleAttr())
+    in.lr = buildScheduledLR(b, loc, schedule, v.lr, v.step);
+
+  bool counted = step.getNormalization() != Normalization::sum;
+  scf::ForOp loop =
+      emitMicroBatchLoop(b, loc, step, sig, bodyParams, v, ctx, counted);
+  SmallVector<Value> carried(loop.getResults());
+  unsigned P = sig.numParams;
+  // The accumulators as the loop left them (in their persistent buffers),
+  // and the window's gradient sums the update reads: the same values, or
+  // on a data-parallel step their sums over the ranks.
+  in.localAccs.assign(carried.begin(), carried.begin() + P);
+  in.finalAccs = in.localAccs;
+  Value lossSum = carried[P];
+  Value windowCount =
+      counted ? carried[P + 1]
+              : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  if (step.getDataParallel())
+    reduceOverRanks(b, loc, in.finalAccs, lossSum, windowCount);
+  // The window's normalization count: 1 for `sum`, otherwise what the
+  // window really holds; with loss scaling the accumulators hold scaled
+  // sums, and the unscaling is folded into the one division.
+  Value count = counted
+                    ? buildUpdateDivisor(b, loc, windowCount, Value())
+                    : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0))
+                          .getResult();
+  in.divisor = v.lossScale
+                   ? Value(arith::MulFOp::create(b, loc, count, v.lossScale))
+                   : count;
+  auto [norm, clip] = buildNormAndClip(b, loc, step, in.finalAccs, in.divisor);
+  in.clip = clip;
+
+  Value skipped;
+  SmallVector<Value> state =
+      v.lossScale ? emitUpdateOrSkip(b, loc, step, sig, v, in, norm,
+                                     arenaUpdate, skipped)
+                  : emitUpdates(b, loc, step, sig, v, in, arenaUpdate);
+  writeBack(b, loc, entry, sig, state, arenaUpdate);
+  Value objective = arith::DivFOp::create(b, loc, lossSum, count);
+  SmallVector<Value> results = {objective, count, in.lr, norm};
+  if (skipped)
+    results.push_back(skipped);
+  func::ReturnOp::create(b, loc, results);
+  // Fully unrolled on request: the loop's uses take the last iteration's
+  // values, and each copy's `first` flag folds to a constant.
+  if (!unroll)
+    return success();
+  if (failed(loopUnrollFull(loop)))
+    return step.emitOpError("cannot unroll the micro-batch loop");
+  SmallVector<Operation *> indexMath;
+  for (Operation &op : func.getBody().front())
+    if (isa<arith::CmpIOp, arith::AddIOp, arith::MulIOp>(op))
+      indexMath.push_back(&op);
+  (void)applyOpPatternsGreedily(indexMath, FrozenRewritePatternSet());
+  return success();
+}
+
+/// `func.func @S_predict(params…, inputs… but the targets, %out)`: the loss
+/// op's prediction for one micro-batch, written into %out. Only what the
+/// prediction depends on is cloned (its backward slice, values used inside
+/// regions included).
+LogicalResult buildPredictFunction(TrainStepOp step,
+                                   const StepSignature &sig) {
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  Value prediction =
+      step.getLoss().getDefiningOp<LossOpInterface>().getPrediction();
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    types.push_back(toMemRef(sig.paramTypes[i]));
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
     if (j != sig.targetInput)
-      predTypes.push_back(toMemRef(sig.inputTypes[j]));
-  predTypes.push_back(toMemRef(sig.predictionType));
+      types.push_back(toMemRef(sig.inputTypes[j]));
+  types.push_back(toMemRef(sig.predictionType));
   auto predict = func::FuncOp::create(b, loc, sig.predictName(),
-                                      b.getFunctionType(predTypes, {}));
-  Block *pEntry = predict.addEntryBlock();
-  b.setInsertionPointToStart(pEntry);
+                                      b.getFunctionType(types, {}));
+  Block *entry = predict.addEntryBlock();
+  b.setInsertionPointToStart(entry);
   IRMapping mapping;
   unsigned argIdx = 0;
   for (BlockArgument arg : step.getParamArguments())
-    mapping.map(arg, toTensor(pEntry->getArgument(argIdx++), false));
+    mapping.map(arg, toTensor(b, loc, entry->getArgument(argIdx++), false));
   for (auto [j, arg] : llvm::enumerate(step.getInputArguments()))
     if (j != sig.targetInput)
-      mapping.map(arg, toTensor(pEntry->getArgument(argIdx++), false));
-  // Clone only what the prediction depends on.
-  llvm::DenseSet<Operation *> needed;
+      mapping.map(arg, toTensor(b, loc, entry->getArgument(argIdx++), false));
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.omitUsesFromAbove = false;
+  options.inclusive = true;
   if (Operation *def = prediction.getDefiningOp())
-    needed.insert(def);
-  for (Operation &op : llvm::reverse(step.getBodyBlock().without_terminator()))
-    if (needed.contains(&op))
-      for (Value v : op.getOperands())
-        if (Operation *def = v.getDefiningOp())
-          needed.insert(def);
+    if (failed(getBackwardSlice(def, &slice, options)))
+      return step.emitOpError("cannot slice the prediction's computation");
   for (Operation &op : step.getBodyBlock().without_terminator())
-    if (needed.contains(&op))
+    if (slice.contains(&op))
       b.clone(op, mapping);
   bufferization::MaterializeInDestinationOp::create(
-      b, loc, Type(), mapping.lookup(prediction), pEntry->getArgument(argIdx),
+      b, loc, Type(), mapping.lookup(prediction), entry->getArgument(argIdx),
       b.getUnitAttr(), b.getUnitAttr());
   func::ReturnOp::create(b, loc);
   return success();
 }
 
 struct ExpandAccumulationPass
-    : public mlir::gacc::impl::GAccExpandAccumulationPassBase<ExpandAccumulationPass> {
+    : public mlir::gacc::impl::GAccExpandAccumulationPassBase<
+          ExpandAccumulationPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<TrainStepOp> steps;
-    module.walk([&](TrainStepOp s) { steps.push_back(s); });
-    for (TrainStepOp step : steps)
-      if (failed(expandStep(step, unroll, arenaUpdate)))
+    SmallVector<TrainStepOp> steps(module.getOps<TrainStepOp>());
+    for (TrainStepOp step : steps) {
+      if (!step.isDifferentiated()) {
+        step.emitOpError("has no gradients: run gacc-autodiff before "
+                         "gacc-expand-accumulation");
         return signalPassFailure();
+      }
+      FailureOr<StepSignature> sig = getStepSignature(step);
+      if (failed(sig) ||
+          failed(buildStepFunction(step, *sig, unroll, arenaUpdate)) ||
+          failed(buildPredictFunction(step, *sig)))
+        return signalPassFailure();
+    }
     for (TrainStepOp step : steps)
       step.erase();
     // The parameters now live in the step function's arguments (with their

@@ -1,13 +1,17 @@
 // RUN: gacc-opt %s -split-input-file -gacc-autodiff | FileCheck %s
 
 // A linear layer + cross-entropy: the loss adjoint is 1 (the body's loss is
-// a sum), the logits' adjoint is softmax − one-hot, the weight gradient is
-// its own matmul dyᵀ·x (transposed A) and the bias gradient a row sum
-// (accumulated in f64, then rounded to f32). No gradient of the input data
-// is computed.
+// a sum), the logits' adjoint is softmax − one-hot. gacc.linear has no rule
+// of its own: its decomposition (a matmul with the weight transposed, a
+// bias generic) is differentiated, so the weight gradient is the matmul
+// rule's dyᵀ·x (A transposed) and the bias gradient the generic rule's sum
+// over the broadcast dimension (in f64, then rounded to f32). The
+// recomputed forward matmul is not needed and is gone; no gradient of the
+// input data is computed.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 gacc.param @b : tensor<3xf32> = #gacc.zeros
+// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-LABEL: gacc.train_step @linear_ce
 // CHECK: ^bb0(%[[W:.+]]: tensor<3x2xf32>, %[[B:.+]]: tensor<3xf32>, %[[X:.+]]: tensor<4x2xf32>, %[[Y:.+]]: tensor<4xi32>):
 // CHECK: %[[Z:.+]] = gacc.linear %[[X]], %[[W]] bias %[[B]]
@@ -15,12 +19,10 @@ gacc.param @b : tensor<3xf32> = #gacc.zeros
 // CHECK: %[[ONE:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<f32>)
 // CHECK: %[[DZ:.+]] = linalg.generic {{.+}} ins(%[[Z]], %{{.+}}, %{{.+}}, %[[Y]], %[[ONE]] : {{.+}}) outs(%{{.+}} : tensor<4x3xf32>)
 // CHECK: math.exp
-// CHECK-NOT: linalg.matmul ins(%[[DZ]], %[[W]]
-// CHECK: %[[DW:.+]] = linalg.matmul indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}] ins(%[[DZ]], %[[X]] : tensor<4x3xf32>, tensor<4x2xf32>) outs(%{{.+}} : tensor<3x2xf32>)
-// CHECK: %[[DB64:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[DZ]] : tensor<4x3xf32>) outs(%{{.+}} : tensor<3xf64>)
-// CHECK: arith.extf
-// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[DB64]] : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
-// CHECK: arith.truncf
+// CHECK-NOT: linalg.matmul {{.*}}ins(%[[X]], %[[W]]
+// CHECK-DAG: %[[DW:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DZ]], %[[X]] : tensor<4x3xf32>, tensor<4x2xf32>) outs(%{{.+}} : tensor<3x2xf32>)
+// CHECK-DAG: %[[DB64:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[DZ]] : tensor<4x3xf32>) outs(%{{.+}} : tensor<3xf64>)
+// CHECK-DAG: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[DB64]] : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
 // CHECK: gacc.yield %[[L]], %[[DW]], %[[DB]] : tensor<f32>, tensor<3x2xf32>, tensor<3xf32>
 gacc.train_step @linear_ce params [@w, @b] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
@@ -145,5 +147,246 @@ gacc.train_step @scaled params [@w] attributes {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A residual connection written with arith.addf: its scalar rule passes the
+// adjoint to both operands (one elementwise generic each, the identity then
+// vanishing), and the two adjoints of the hidden activation are added.
+
+gacc.param @w : tensor<4x4xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @residual
+// CHECK: %[[H:.+]] = gacc.linear
+// CHECK: %[[R:.+]] = gacc.relu %[[H]]
+// CHECK: %[[S:.+]] = arith.addf %[[H]], %[[R]] : tensor<4x4xf32>
+// CHECK: %[[DS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x4xf32>)
+// CHECK: %[[DR:.+]] = linalg.generic {{.+}} ins(%[[H]], %[[DS]] :
+// CHECK: arith.cmpf ogt
+// CHECK: %[[DH:.+]] = linalg.generic {{.+}} ins(%[[DS]], %[[DR]] :
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK: linalg.matmul indexing_maps = {{.+}} ins(%[[DH]], %{{.+}} : tensor<4x4xf32>, tensor<4x4xf32>)
+gacc.train_step @residual params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %r = gacc.relu %h : tensor<4x4xf32>
+  %s = arith.addf %h, %r : tensor<4x4xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Elementwise math on tensors: the adjoint of math.tanh is one elementwise
+// generic that recomputes tanh and applies its scalar rule dy·(1 − y²);
+// arith.mulf's rule multiplies by the other operand.
+
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @elementwise
+// CHECK: %[[M:.+]] = arith.mulf %{{.+}}, %{{.+}} : tensor<4x3xf32>
+// CHECK: %[[T:.+]] = math.tanh %[[M]] : tensor<4x3xf32>
+// CHECK: %[[DM:.+]] = linalg.generic {{.+}} ins(%[[M]], %{{.+}} : tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[DY:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[Y:.+]] = math.tanh %[[A]] : f32
+// CHECK-NEXT: %[[Y2:.+]] = arith.mulf %[[Y]], %[[Y]] : f32
+// CHECK-NEXT: %[[C1:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[C1]], %[[Y2]] : f32
+// CHECK-NEXT: %[[G:.+]] = arith.mulf %[[DY]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[G]] : f32
+// CHECK: %[[DW:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[DM]] :
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK: gacc.yield %{{.+}}, %[[DW]] : tensor<f32>, tensor<4x3xf32>
+gacc.train_step @elementwise params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %m = arith.mulf %w, %x : tensor<4x3xf32>
+  %t = math.tanh %m : tensor<4x3xf32>
+  %l = gacc.cross_entropy %t, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A linalg.generic whose parameter input is broadcast over the rows: the
+// input's adjoint is a generic over the same iteration space whose output
+// is indexed like the input, the row dimension becoming a reduction
+// (accumulated in f64). The body recomputes the forward scalar ops it
+// needs.
+
+gacc.param @b : tensor<3xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @broadcast
+// CHECK: %[[DB64:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}, #[[$COL:.+]]], iterator_types = ["reduction", "parallel"]} ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>) outs(%{{.+}} : tensor<3xf64>)
+// CHECK: arith.mulf
+// CHECK: math.tanh
+// CHECK: arith.extf %{{.+}} : f32 to f64
+// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[DB64]] : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: gacc.yield %{{.+}}, %[[DB]] : tensor<f32>, tensor<3xf32>
+gacc.train_step @broadcast params [@b] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%b: tensor<3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<4x3xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x3xf32>, tensor<3xf32>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.mulf %a, %c : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A contraction written as linalg.generic: its weight's adjoint is again a
+// contraction (a product of two operands summed over the rows), so it
+// accumulates in f32 like a GEMM, which gacc-fuse-accumulation can write
+// into the accumulator.
+
+gacc.param @w : tensor<3x5xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @contraction
+// CHECK: %[[DW:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%{{.+}}, %{{.+}} : tensor<4x5xf32>, tensor<4x3xf32>) outs(%{{.+}} : tensor<3x5xf32>)
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: f32, %[[OUT:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[OUT]], %[[P]] : f32
+// CHECK-NOT: f64
+// CHECK: gacc.yield %{{.+}}, %[[DW]] : tensor<f32>, tensor<3x5xf32>
+gacc.train_step @contraction params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x5xf32>, %x: tensor<4x5xf32>, %y: tensor<4xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x3xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x5xf32>, tensor<3x5xf32>) outs(%z : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// linalg.matmul keeps matrix products: with B = the weight (plain layout)
+// dB = Aᵀ·dC; with a transposed weight dB = dCᵀ·A; an activation's adjoint
+// dA = dC·Bᵀ. linalg.batch_matmul's weight gradient is a batch_matmul with
+// transposed operands.
+
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.param @v : tensor<3x3xf32> = #gacc.zeros
+gacc.param @bw : tensor<2x3x3xf32> = #gacc.zeros
+// CHECK-DAG: #[[$BK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$BN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-LABEL: gacc.train_step @matmuls
+// CHECK: ^bb0(%[[W:.+]]: tensor<4x3xf32>, %[[V:.+]]: tensor<3x3xf32>, %[[BW:.+]]: tensor<2x3x3xf32>, %[[X:.+]]: tensor<2x4xf32>,
+// CHECK: %[[H:.+]] = linalg.matmul ins(%[[X]], %[[W]]
+// CHECK: %[[O:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[H]], %[[V]]
+// CHECK: %[[E:.+]] = tensor.expand_shape %[[O]]
+// CHECK: %[[BO:.+]] = linalg.batch_matmul ins(%[[E]], %[[BW]]
+// CHECK-DAG: %[[DBW:.+]] = linalg.batch_matmul indexing_maps = [#[[$BK]], #[[$BN]], #{{.+}}] ins(%[[E]], %{{.+}} : tensor<2x1x3xf32>, tensor<2x1x3xf32>) outs(%{{.+}} : tensor<2x3x3xf32>)
+// CHECK-DAG: %[[DE:.+]] = linalg.batch_matmul indexing_maps = {{.+}} ins(%{{.+}}, %[[BW]] :
+// CHECK: %[[DO:.+]] = tensor.collapse_shape %[[DE]]
+// CHECK: %[[DH:.+]] = linalg.matmul ins(%[[DO]], %[[V]] : tensor<2x3xf32>, tensor<3x3xf32>)
+// CHECK: %[[DV:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[DO]], %[[H]] :
+// CHECK: %[[DW:.+]] = linalg.matmul indexing_maps = [#[[$TA2:.+]], #{{.+}}, #{{.+}}] ins(%[[X]], %[[DH]] :
+// CHECK: gacc.yield %{{.+}}, %[[DW]], %[[DV]], %[[DBW]]
+gacc.train_step @matmuls params [@w, @v, @bw] attributes {
+    accum_steps = 1 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %v: tensor<3x3xf32>, %bw: tensor<2x3x3xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %o = linalg.matmul indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>]
+      ins(%h, %v : tensor<2x3xf32>, tensor<3x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %ex = tensor.expand_shape %o [[0, 1], [2]] output_shape [2, 1, 3] : tensor<2x3xf32> into tensor<2x1x3xf32>
+  %e3 = tensor.empty() : tensor<2x1x3xf32>
+  %z3 = linalg.fill ins(%c0 : f32) outs(%e3 : tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %bo = linalg.batch_matmul ins(%ex, %bw : tensor<2x1x3xf32>, tensor<2x3x3xf32>) outs(%z3 : tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  %f = tensor.collapse_shape %bo [[0, 1], [2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
+  %l = gacc.cross_entropy %f, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// linalg.softmax's closed form, y ⊙ (dy − Σ dy ⊙ y), from its result; and a
+// maximum reduction (linalg.reduce with arith.maximumf): the terms equal to
+// the result share its adjoint, counted first.
+
+gacc.param @p : tensor<4x3x2xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @softmax_max
+// CHECK: %[[MX:.+]] = linalg.reduce { arith.maximumf }
+// CHECK: %[[SM:.+]] = linalg.softmax dimension(1) ins(%[[MX]]
+// CHECK: %[[DOT:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %[[SM]] : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[SM]], %[[DOT]] :
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.subf
+// CHECK-NEXT: arith.mulf
+// The tie count [init = max] + Σ [term = max], then each term's share.
+// CHECK: %[[CNT:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[MX]] :
+// CHECK: arith.cmpf oeq
+// CHECK: %[[DP:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[DX]], %[[MX]], %[[CNT]] :
+// CHECK: arith.cmpf oeq
+// CHECK: arith.divf
+// CHECK: arith.select
+// CHECK: gacc.yield %{{.+}}, %[[DP]] : tensor<f32>, tensor<4x3x2xf32>
+gacc.train_step @softmax_max params [@p] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%p: tensor<4x3x2xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %init = arith.constant dense<-1.0e30> : tensor<4x3xf32>
+  %mx = linalg.reduce { arith.maximumf } ins(%p : tensor<4x3x2xf32>) outs(%init : tensor<4x3xf32>) dimensions = [2]
+  %e = tensor.empty() : tensor<4x3xf32>
+  %sm = linalg.softmax dimension(1) ins(%mx : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %o = arith.mulf %sm, %x : tensor<4x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The tensor ops move the adjoint back: a collapse is expanded, a slice is
+// written into zeros at its place (insert_slice), a constant pad sliced off,
+// concatenated operands sliced apart.
+
+gacc.param @a : tensor<2x6xf32> = #gacc.zeros
+gacc.param @c : tensor<2x1x3xf32> = #gacc.zeros
+gacc.param @q : tensor<1x1xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @tensor_ops
+// CHECK: ^bb0(%[[A:.+]]: tensor<2x6xf32>, %[[C:.+]]: tensor<2x1x3xf32>, %[[Q:.+]]: tensor<1x1xf32>,
+// CHECK-DAG: %[[DQ:.+]] = tensor.extract_slice %{{.+}}[1, 2] [1, 1] [1, 1] : tensor<2x3xf32> to tensor<1x1xf32>
+// CHECK-DAG: %[[DC:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [2, 1, 3] : tensor<2x3xf32> into tensor<2x1x3xf32>
+// CHECK-DAG: %[[DA:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 1] [2, 3] [1, 2] : tensor<2x3xf32> into tensor<2x6xf32>
+// CHECK: gacc.yield %{{.+}}, %[[DA]], %[[DC]], %[[DQ]]
+gacc.train_step @tensor_ops params [@a, @c, @q] attributes {
+    accum_steps = 1 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%a: tensor<2x6xf32>, %c: tensor<2x1x3xf32>, %q: tensor<1x1xf32>, %x: tensor<2x3xf32>, %y: tensor<2xi32>):
+  %s = tensor.extract_slice %a[0, 1] [2, 3] [1, 2] : tensor<2x6xf32> to tensor<2x3xf32>
+  %k = tensor.collapse_shape %c [[0, 1], [2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %q low[1, 2] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1xf32> to tensor<2x3xf32>
+  %t = arith.addf %s, %k : tensor<2x3xf32>
+  %u = arith.addf %t, %p : tensor<2x3xf32>
+  %v = arith.mulf %u, %x : tensor<2x3xf32>
+  %l = gacc.cross_entropy %v, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

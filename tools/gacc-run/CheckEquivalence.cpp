@@ -17,6 +17,8 @@
 using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
+using ::gacc::abi::kCount;
+using ::gacc::abi::kObjective;
 
 namespace {
 /// max |a − b| / max |b| over the elements of two same-shaped tensors.
@@ -34,9 +36,7 @@ double relativeDifference(const HostTensor &a, const HostTensor &b) {
 int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
                              const StepSignature &sig,
                              const RunSettings &settings, double tolerance) {
-  CrossEntropyOp loss;
-  std::unique_ptr<DataSource> source =
-      sourceForStep(step, sig, settings, loss);
+  std::unique_ptr<DataSource> source = sourceForStep(sig, settings);
   if (!source)
     return kExitBadInput;
   // The reference: the same effective batch as one micro-batch (N = 1).
@@ -71,7 +71,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   StepState states[2];
   const StepSignature *sigs[2] = {&sig, &*largeSig};
   ModuleOp modules[2] = {model, *large};
-  float results[2][StepSignature::kMaxResults] = {};
+  float results[2][::gacc::abi::kMaxStepResults] = {};
   for (int k = 0; k < 2; ++k) {
     if (llvm::Error e = initialParameters(*sigs[k], settings, states[k].params)) {
       reportError(llvm::toString(std::move(e)));
@@ -83,11 +83,12 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     own.arenaUpdate = false;
     auto jit = compileStep(modules[k], *sigs[k], own);
     if (!jit) {
-      reportError(llvm::toString(jit.takeError()));
-      return 1;
+      llvm::Error e = jit.takeError();
+      int status = exitStatusOf(e);
+      reportError(llvm::toString(std::move(e)));
+      return status;
     }
-    fillWindow(*source, order, 0, end, sigs[k]->targetInput,
-               loss.getIgnoreIndex(), states[k].windows);
+    fillWindow(*source, *sigs[k], order, 0, end, states[k].windows);
     if (llvm::Error e = (*jit)->call(
             sigs[k]->name, states[k].args,
             llvm::MutableArrayRef<float>(results[k], sigs[k]->numResults()))) {
@@ -102,14 +103,14 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     for (int k = 0; k < 2; ++k) {
       g[k] = states[k].accs[i];
       for (int64_t e = 0; e < g[k].numElements(); ++e)
-        g[k].f32()[e] /= results[k][1];
+        g[k].f32()[e] /= results[k][kCount];
     }
     gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
     paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
                                                        states[1].params[i]));
   }
   bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
-            results[0][1] == results[1][1];
+            results[0][kCount] == results[1][kCount];
   llvm::outs() << llvm::format(
       "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
       "accumulation steps against one micro-batch of %lld\n"
@@ -117,8 +118,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       "  max relative difference: gradients %.3e, updated parameters %.3e "
       "(tolerance %g)\n%s\n",
       sig.name.c_str(), (long long)end, (long long)m, (long long)n,
-      (long long)(n * m), results[0][1], results[1][1], results[0][0],
-      results[1][0], gradDiff, paramDiff, tolerance,
+      (long long)(n * m), results[0][kCount], results[1][kCount], results[0][kObjective],
+      results[1][kObjective], gradDiff, paramDiff, tolerance,
       ok ? "check-equivalence: EQUIVALENT" : "check-equivalence: DIFFERENT");
   return ok ? 0 : 1;
 }

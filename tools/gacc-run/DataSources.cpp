@@ -84,6 +84,10 @@ public:
 
 llvm::Expected<std::unique_ptr<DataSource>>
 createFashion(const std::string &dir, const StepSignature &sig) {
+  if (!sig.predictsClassLogits)
+    return sourceError("@" + sig.name +
+                       "'s loss does not predict class logits: Fashion-MNIST "
+                       "evaluates test accuracy from the argmax of logits");
   if (sig.inputTypes.size() != 2 || sig.targetInput != 1 ||
       !sig.inputTypes[0].getElementType().isF32() ||
       sig.inputTypes[0].getRank() != 2 || sig.inputTypes[1].getRank() != 1 ||
@@ -190,6 +194,10 @@ public:
 
 llvm::Expected<std::unique_ptr<DataSource>>
 createKJV(const std::string &file, const StepSignature &sig) {
+  if (!sig.predictsClassLogits)
+    return sourceError("@" + sig.name +
+                       "'s loss does not predict class logits: KJV evaluates "
+                       "bits per character from the log-softmax of logits");
   auto isInt = [](RankedTensorType t) {
     return t.getElementType().isInteger(32) || t.getElementType().isInteger(64);
   };
@@ -319,14 +327,14 @@ createTensors(const std::string &path, const StepSignature &sig) {
         int64_t v = h.dtype == DType::I64
                         ? static_cast<const int64_t *>(h.data())[e]
                         : static_cast<const int32_t *>(h.data())[e];
-        bool ignored = j == sig.targetInput && v == sig.ignoreIndex;
+        bool ignored = j == sig.targetInput && v == sig.paddingTarget;
         if (!ignored && (v < 0 || v >= bound))
           return sourceError(path + ": tensor '" + name + "' element " +
                              llvm::Twine(e) + " is " + llvm::Twine(v) +
                              ", outside [0, " + llvm::Twine(bound) + ")" +
                              (j == sig.targetInput
                                   ? " (and not the ignore_index " +
-                                        llvm::Twine(sig.ignoreIndex) + ")"
+                                        llvm::Twine(sig.paddingTarget) + ")"
                                   : llvm::Twine("")));
       }
     }

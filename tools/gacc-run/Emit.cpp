@@ -37,9 +37,10 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.unroll = unroll;
     options.blas = blas;
     mlir::gacc::buildLowerToCPUPipeline(pm, options);
+    // A model the pipeline cannot compile is bad input.
     if (failed(pm.run(*module))) {
       reportError("lowering to the CPU failed");
-      return 1;
+      return kExitBadInput;
     }
     llvm::LLVMContext llvmContext;
     auto llvmModule = translateModuleToLLVMIR(*module, llvmContext, "gacc");
@@ -61,13 +62,15 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     }
     mlir::gacc::buildLowerToNVVMPipeline(pm, options);
     if (failed(pm.run(*module))) {
+      // Without ptxas a cubin cannot be made whatever the model: a missing
+      // tool (1); otherwise the model is what failed (bad input, 2).
+      bool noPtxas =
+          kind == "cubin" && !llvm::sys::findProgramByName("ptxas");
       reportError("lowering to NVVM failed" +
-                  llvm::Twine(kind == "cubin" &&
-                                      !llvm::sys::findProgramByName("ptxas")
-                                  ? " (cubin needs ptxas from the CUDA "
-                                    "toolkit, not found on PATH)"
-                                  : ""));
-      return 1;
+                  llvm::Twine(noPtxas ? " (cubin needs ptxas from the CUDA "
+                                        "toolkit, not found on PATH)"
+                                      : ""));
+      return noPtxas ? 1 : kExitBadInput;
     }
     unsigned binaries = 0;
     module->walk([&](gpu::BinaryOp bin) {

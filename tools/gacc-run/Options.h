@@ -10,6 +10,8 @@
 
 #include "passes/StepSignature.h"
 
+#include "abi/RuntimeABI.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -32,9 +34,13 @@ struct RunSettings {
   bool unroll = false;
   bool blas = true;
   std::string metricsPath, saveParams, loadParams, orderFile;
-  /// Dynamic loss scaling (from the step's #gacc.loss_scaling).
-  float initialLossScale = 1.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
-  int64_t growthInterval = 2000;
+  /// --save-gradients: where to write the last applied gradient.
+  std::string saveGradients;
+  /// Dynamic loss scaling (from the step's #gacc.loss_scaling; 1 without).
+  float initialLossScale = 1.0f;
+  float growthFactor = float(::gacc::abi::kLossScaleGrowthFactor);
+  float backoffFactor = float(::gacc::abi::kLossScaleBackoffFactor);
+  int64_t growthInterval = ::gacc::abi::kLossScaleGrowthInterval;
   /// Data parallelism: this process's rank among `ranks` (1: a single
   /// process); each rank trains on its slice of every global effective
   /// batch. checkReplicas compares the ranks' parameters after every step.

@@ -9,7 +9,7 @@
 
 #include "tools/gacc-run/StepRuntime.h"
 
-#include "passes/ArenaSignature.h"
+#include "abi/ArenaABI.h"
 #include "passes/Pipelines.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/Initializers.h"
@@ -24,9 +24,15 @@
 using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
-namespace arena = mlir::gacc::arena;
+namespace abi = ::gacc::abi;
 
 namespace gaccrt {
+
+char CompileError::ID = 0;
+
+int exitStatusOf(const llvm::Error &e) {
+  return e.isA<CompileError>() ? kExitBadInput : 1;
+}
 
 DType dtypeOf(Type t) {
   if (t.isF32())
@@ -88,7 +94,9 @@ llvm::Error initialParameters(const StepSignature &sig,
   params.clear();
   for (unsigned i = 0; i < sig.numParams; ++i) {
     params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    initializeParameter(sig.paramInits[i], params.back(), initRng);
+    initializeParameter(
+        cast<InitializerAttrInterface>(sig.paramInits[i]).getDistribution(),
+        params.back(), initRng);
   }
   if (settings.loadParams.empty())
     return llvm::Error::success();
@@ -132,14 +140,14 @@ void bindStepState(const StepSignature &sig, const RunSettings &settings,
 /// Fills the window with samples order[begin, end); the remaining rows are
 /// padding whose targets are the loss's ignore_index, so they add nothing
 /// and are not counted by the step.
-void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
-                int64_t begin, int64_t end, unsigned targetInput,
-                int64_t ignoreIndex, std::vector<HostTensor> &windows) {
+void fillWindow(const DataSource &data, const StepSignature &sig,
+                const std::vector<int64_t> &order, int64_t begin, int64_t end,
+                std::vector<HostTensor> &windows) {
   for (auto &t : windows)
     std::memset(t.data(), 0, t.numBytes());
-  HostTensor &targets = windows[targetInput];
+  HostTensor &targets = windows[sig.targetInput];
   for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
-    targets.setInt(i, ignoreIndex);
+    targets.setInt(i, sig.paddingTarget);
   for (int64_t k = begin; k < end; ++k)
     data.fillTrain(order[k], k - begin, windows);
 }
@@ -170,8 +178,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     buildLowerToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "compilation failed");
+    return llvm::make_error<CompileError>();
   auto jit = CpuJit::create(*module, 3, onDevice);
   if (!jit)
     return jit.takeError();
@@ -190,17 +197,10 @@ compileStep(ModuleOp model, const StepSignature &sig,
 }
 
 
-/// The step's loss op and its data source; reports the error and returns
-/// null when either is missing.
-std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
-                                          const StepSignature &sig,
-                                          const RunSettings &settings,
-                                          CrossEntropyOp &loss) {
-  loss = step.getLoss().getDefiningOp<CrossEntropyOp>();
-  if (!loss) {
-    reportError("@" + sig.name + " must end in gacc.cross_entropy to train");
-    return nullptr;
-  }
+/// The step's data source; reports the error and returns null when it
+/// cannot be opened or does not fit the step.
+std::unique_ptr<DataSource> sourceForStep(const StepSignature &sig,
+                                          const RunSettings &settings) {
   auto source = createDataSource(settings.dataset, settings.dataDir, sig);
   if (!source) {
     reportError(llvm::toString(source.takeError()));
@@ -212,27 +212,23 @@ std::unique_ptr<DataSource> sourceForStep(TrainStepOp step,
 llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
                              const std::function<void *(size_t)> &alloc) {
   unsigned P = sig.numParams, S = sig.statePerParam;
-  offsets.assign(P, 0);
-  // Weight decay applies to a prefix: the parameters with it first.
-  int64_t at = 0;
-  for (bool decayed : {true, false}) {
-    if (!decayed)
-      decayEnd = at;
-    for (unsigned i = 0; i < P; ++i)
-      if (!sig.paramNoWeightDecay[i] == decayed) {
-        offsets[i] = at;
-        at += (st.params[i].numElements() + 3) / 4 * 4;
-      }
-  }
+  std::vector<int64_t> sizes;
+  for (const HostTensor &p : st.params)
+    sizes.push_back(p.numElements());
+  abi::ArenaLayout layout = abi::layoutArena(
+      sizes, std::vector<bool>(sig.paramNoWeightDecay.begin(),
+                               sig.paramNoWeightDecay.end()));
+  offsets = layout.offsets;
+  decayEnd = layout.decayEnd;
   ArenaBuffers &a = buffers;
-  a.length = std::max<int64_t>(at, 4);
+  a.length = layout.length;
   auto floats = [&](size_t n) { return static_cast<float *>(alloc(n * 4)); };
   a.params = floats(a.length);
   a.accs = floats(a.length);
   a.states.clear();
   for (unsigned s = 0; s < S; ++s)
     a.states.push_back(floats(a.length));
-  a.partials = static_cast<double *>(alloc(arena::kPartials * 8));
+  a.partials = static_cast<double *>(alloc(abi::kPartials * 8));
   a.sumSquares = static_cast<double *>(alloc(8));
   a.count = floats(1);
   a.nonfinite = static_cast<int32_t *>(alloc(4));

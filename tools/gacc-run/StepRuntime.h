@@ -81,8 +81,9 @@ llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               std::vector<HostTensor> &params);
 
 /// The flat arenas of --arena-update: every parameter, accumulator and
-/// optimizer-state slot of the step in one buffer each, in one layout (the
-/// parameters with weight decay first, each tensor padded to 16 bytes),
+/// optimizer-state slot of the step in one buffer each, in the layout of
+/// abi/ArenaABI.h (the parameters with weight decay first, each tensor
+/// padded to 16 bytes),
 /// plus the small buffers the arena kernels read. The step's arguments for
 /// parameters, accumulators and state become views into them; after each
 /// step the runtime calls @S_sum_squares_arena (when clipping) and
@@ -119,11 +120,28 @@ void bindStepState(const mlir::gacc::StepSignature &sig, const RunSettings &sett
                    StepState &st);
 
 /// Fills the window with samples order[begin, end); the remaining rows are
-/// padding whose targets are the loss's ignore_index, so they add nothing
-/// and are not counted by the step.
-void fillWindow(const DataSource &data, const std::vector<int64_t> &order,
-                int64_t begin, int64_t end, unsigned targetInput,
-                int64_t ignoreIndex, std::vector<HostTensor> &windows);
+/// padding whose targets are the loss's padding target (ignore_index), so
+/// they add nothing and are not counted by the step.
+void fillWindow(const DataSource &data, const mlir::gacc::StepSignature &sig,
+                const std::vector<int64_t> &order, int64_t begin, int64_t end,
+                std::vector<HostTensor> &windows);
+
+/// The library pipeline rejected the model (its diagnostics are printed):
+/// bad input, unlike a failure of the JIT.
+class CompileError : public llvm::ErrorInfo<CompileError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override {
+    os << "compilation failed (see the diagnostics above)";
+  }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+};
+
+/// The exit status an error of compileStep leads to: bad input for a
+/// CompileError, 1 otherwise.
+int exitStatusOf(const llvm::Error &e);
 
 /// Lowers with the library pipeline (the one gacc-opt registers) and JIT
 /// compiles the step and predict functions now. With `onDevice`, the NVVM
@@ -133,12 +151,10 @@ llvm::Expected<std::unique_ptr<CpuJit>>
 compileStep(mlir::ModuleOp model, const mlir::gacc::StepSignature &sig,
             const RunSettings &settings, bool onDevice = false);
 
-/// The step's loss op and its data source; reports the error and returns
-/// null when either is missing.
-std::unique_ptr<DataSource> sourceForStep(mlir::gacc::TrainStepOp step,
-                                          const mlir::gacc::StepSignature &sig,
-                                          const RunSettings &settings,
-                                          mlir::gacc::CrossEntropyOp &loss);
+/// The step's data source; reports the error and returns null when it
+/// cannot be opened or does not fit the step.
+std::unique_ptr<DataSource> sourceForStep(const mlir::gacc::StepSignature &sig,
+                                          const RunSettings &settings);
 
 } // namespace gaccrt
 

@@ -3,7 +3,9 @@
 // Feeds the compiled step one window per optimizer step (this rank's slice
 // of the global effective batch) from a data source, on the CPU or the cuda
 // target, evaluates after each epoch, and reports progress, metrics and a
-// timing summary.
+// timing summary. One class, Trainer, with one method per job: set-up,
+// the ranks' agreement, one window, the loss-scale bookkeeping, logging,
+// evaluation and the final outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +31,7 @@
 using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
+namespace abi = ::gacc::abi;
 
 namespace {
 
@@ -50,9 +53,17 @@ double peakRssMb() {
   return ru.ru_maxrss / 1024.0; // Linux reports KiB
 }
 
-} // namespace
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
 
-namespace {
+/// An error as the exit status it leads to, after reporting it.
+int fail(llvm::Error e, int status = 1) {
+  reportError(llvm::toString(std::move(e)));
+  return status;
+}
 
 /// The step's predict function over host tensors.
 class JitPredictor : public Predictor {
@@ -104,350 +115,376 @@ std::string jsonLine(llvm::json::Object obj) {
   return line;
 }
 
-} // namespace
+/// What one optimizer step returned.
+struct StepOutcome {
+  float objective = 0, count = 0, lr = 0, gradNorm = 0, lossScale = 1;
+  bool skipped = false;
+  int64_t collectives = 0;
+  double ms = 0;
+};
 
-int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
-                  const RunSettings &settings) {
-  CrossEntropyOp loss;
-  std::unique_ptr<DataSource> source =
-      sourceForStep(step, sig, settings, loss);
-  if (!source)
-    return kExitBadInput;
-  DataSource &data = *source;
+class Trainer {
+public:
+  Trainer(ModuleOp model, TrainStepOp step, const StepSignature &sig,
+          const RunSettings &settings)
+      : model(model), step(step), sig(sig), settings(settings),
+        onDevice(settings.target == "cuda"), lead(settings.rank == 0),
+        out(lead ? llvm::outs() : llvm::nulls()) {}
 
-  // --- Parameters, accumulators and optimizer state: allocated once.
-  unsigned P = sig.numParams;
+  /// Trains; returns the exit status.
+  int run();
+
+private:
+  int prepare();
+  int prepareDevice();
+  int bindArenas();
+  bool ranksAgree();
+  void printHeader(double compileMs);
+  int runWindow(const std::vector<int64_t> &order, int64_t w,
+                StepOutcome &o);
+  int applyArenaUpdate(int64_t stepIndex, StepOutcome &o);
+  int checkReplicas();
+  void advanceLossScale(const StepOutcome &o);
+  void logStep(int64_t epoch, int64_t w, const StepOutcome &o);
+  int evaluate(int64_t epoch);
+  int finish();
+  void syncParamsToHost();
+  llvm::Error saveGradients(float count, float lossScale);
+
+  ModuleOp model;
+  TrainStepOp step;
+  const StepSignature &sig;
+  const RunSettings &settings;
+  bool onDevice, lead;
+  llvm::raw_ostream &out;
+
+  std::unique_ptr<DataSource> data;
   StepState st;
-  if (llvm::Error e = initialParameters(sig, settings, st.params)) {
-    reportError(llvm::toString(std::move(e)));
-    return kExitBadInput;
-  }
-  bindStepState(sig, settings, st);
-  std::vector<HostTensor> &params = st.params;
-
   std::vector<int64_t> fixedOrder;
-  if (!settings.orderFile.empty()) {
-    auto order = readOrderFile(settings.orderFile, data.numTrain());
-    if (!order) {
-      reportError(llvm::toString(order.takeError()));
-      return kExitBadInput;
-    }
-    fixedOrder = std::move(*order);
-  }
-
-  bool onDevice = settings.target == "cuda";
-  if (onDevice) {
-    // Device memory: one managed reservation of 90% of the device's memory
-    // (pages are backed on first touch), carved for every buffer.
-    uint64_t reserve = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
-    std::string problem = cuda::reserveManagedArena(reserve);
-    if (problem.empty() && settings.blas)
-      problem = cuda::loadCublas();
-    if (!problem.empty()) {
-      reportError("--target cuda: " + problem);
-      return 1;
-    }
-  }
-  auto compileStart = std::chrono::steady_clock::now();
-  auto jitOr = compileStep(model, sig, settings);
-  if (!jitOr) {
-    reportError(llvm::toString(jitOr.takeError()));
-    return 1;
-  }
-  // --arena-update: parameters, accumulators and state in flat arenas
-  // (host memory, or managed memory on the cuda target).
+  std::unique_ptr<CpuJit> hostJit, deviceJit;
   StepArenas arenas;
   std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
-  if (settings.arenaUpdate) {
-    auto alloc = [&](size_t bytes) -> void * {
-      size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-      void *p = onDevice ? gacc_cuda_malloc(rounded)
-                         : std::aligned_alloc(64, rounded);
-      if (p && !onDevice)
-        hostBlocks.emplace_back(p, &std::free);
-      if (p)
-        std::memset(p, 0, rounded);
-      return p;
-    };
-    if (llvm::Error e = arenas.bind(sig, st, alloc)) {
-      reportError(llvm::toString(std::move(e)));
-      return 1;
-    }
-  }
-  // On the cuda target the step runs from a second JIT (NVVM pipeline);
-  // evaluation stays on the CPU JIT above.
-  std::unique_ptr<CpuJit> deviceJit;
   DeviceMirror mirror;
-  if (onDevice) {
-    auto d = compileStep(model, sig, settings, /*onDevice=*/true);
-    if (!d) {
-      reportError(llvm::toString(d.takeError()));
-      return 1;
-    }
-    deviceJit = std::move(*d);
-    // Data-parallel on the GPU: the one all-reduce per step runs on NCCL.
-    if (settings.ranks > 1) {
-      std::string problem = collectives::useNccl();
-      if (!problem.empty()) {
-        reportError("--target cuda --data-parallel: " + problem);
-        return 1;
-      }
-    }
-    if (llvm::Error e = mirror.bind(st.args)) {
-      reportError(llvm::toString(std::move(e)));
-      return 1;
-    }
-  }
-  CpuJit &jit = onDevice ? *deviceJit : **jitOr;
-  CpuJit &hostJit = **jitOr;
-  double compileMs = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - compileStart)
-                         .count();
+  std::unique_ptr<JitPredictor> predictor;
 
+  int64_t perRank = 0, eff = 0, perEpoch = 0, stepsPerEpoch = 0;
+  int64_t globalStep = 0, samplesSeen = 0;
+  // Dynamic loss scaling state (GradScaler's), kept by the host. The
+  // optimizer's step count advances only on applied updates.
+  int64_t optimizerSteps = 0, skippedSteps = 0, cleanSteps = 0;
+  float lossScale = 1;
+  StepOutcome last;
+  std::vector<std::string> metricLines;
+  std::vector<double> stepMs;
+  std::vector<Metric> lastEval;
+};
+
+int Trainer::prepare() {
+  data = sourceForStep(sig, settings);
+  if (!data)
+    return kExitBadInput;
+  if (llvm::Error e = initialParameters(sig, settings, st.params))
+    return fail(std::move(e), kExitBadInput);
+  bindStepState(sig, settings, st);
+  if (!settings.orderFile.empty()) {
+    auto order = readOrderFile(settings.orderFile, data->numTrain());
+    if (!order)
+      return fail(order.takeError(), kExitBadInput);
+    fixedOrder = std::move(*order);
+  }
+  lossScale = settings.initialLossScale;
   // Data parallelism: the global effective batch is m × N × ranks; rank r
   // trains on its r-th slice of N · m consecutive samples of it.
-  int64_t n = sig.accumSteps, m = sig.microBatch, ranks = settings.ranks;
-  int64_t perRank = n * m, eff = perRank * ranks;
-  // Only rank 0 prints, evaluates and writes files.
-  bool lead = settings.rank == 0;
-  llvm::raw_ostream &out = lead ? llvm::outs() : llvm::nulls();
-
-  int64_t perEpoch = fixedOrder.empty() ? data.numTrain()
-                                        : int64_t(fixedOrder.size());
+  perRank = sig.accumSteps * sig.microBatch;
+  eff = perRank * settings.ranks;
+  perEpoch = fixedOrder.empty() ? data->numTrain() : int64_t(fixedOrder.size());
   // The last window of an epoch may be short: it trains on what it holds,
   // unless --drop-last skips it.
-  int64_t stepsPerEpoch = settings.dropLast ? perEpoch / eff
-                                            : (perEpoch + eff - 1) / eff;
+  stepsPerEpoch =
+      settings.dropLast ? perEpoch / eff : (perEpoch + eff - 1) / eff;
   if (stepsPerEpoch == 0) {
     reportError("the epoch holds " + llvm::Twine(perEpoch) +
                 " samples, fewer than one effective batch of " +
                 llvm::Twine(eff) + ", and --drop-last skips it");
     return kExitBadInput;
   }
-  // Every rank must run the same job: compare fingerprints of the model
-  // and of the run settings before the first collective, so that ranks
-  // that disagree stop with one line instead of hanging in (or corrupting)
-  // an all-reduce of another size or count.
-  if (ranks > 1) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    model->print(os);
-    uint64_t modelHash = llvm::xxh3_64bits(text);
-    std::string run = llvm::formatv(
-        "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10}", settings.epochs,
-        settings.maxSteps, settings.dropLast, perEpoch, stepsPerEpoch,
-        data.numTrain(), settings.seed, settings.lr, settings.checkReplicas,
-        settings.target, settings.unroll);
-    for (int64_t i : fixedOrder)
-      run += " " + std::to_string(i);
-    uint64_t runHash = llvm::xxh3_64bits(run);
-    std::vector<uint64_t> models = collectives::allGather(modelHash);
-    std::vector<uint64_t> runs = collectives::allGather(runHash);
-    for (size_t r = 1; r < models.size(); ++r) {
-      const char *what =
-          models[r] != models[0]
-              ? "a different model (after the command line's schedule)"
-          : runs[r] != runs[0] ? "different run settings (epochs, steps, "
-                                 "order, data, seed, lr, flags)"
-                               : nullptr;
-      if (!what)
-        continue;
-      if (lead)
-        reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
-                                  "rank 0; every rank must run the same "
-                                  "command on the same data",
-                                  r, what));
-      // Every rank saw the mismatch; rank 0's line is out before any rank
-      // ends the job.
-      collectives::barrier();
-      return kExitBadInput;
-    }
+  return 0;
+}
+
+/// Device memory: one managed reservation of 90% of the device's memory
+/// (pages are backed on first touch), carved for every buffer; cuBLAS.
+int Trainer::prepareDevice() {
+  uint64_t reserve = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
+  std::string problem = cuda::reserveManagedArena(reserve);
+  if (problem.empty() && settings.blas)
+    problem = cuda::loadCublas();
+  if (!problem.empty()) {
+    reportError("--target cuda: " + problem);
+    return 1;
   }
-  out << "gacc-run: " << data.describe() << "\n";
-  out << "gacc-run: @" << sig.name << ": " << P << " parameters, micro-batch "
-      << m << " × " << n << " accumulation steps";
-  if (ranks > 1)
-    out << " × " << ranks << " ranks (data-parallel)";
+  return 0;
+}
+
+/// --arena-update: parameters, accumulators and state in flat arenas (host
+/// memory, or managed memory on the cuda target).
+int Trainer::bindArenas() {
+  auto alloc = [&](size_t bytes) -> void * {
+    size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    void *p = onDevice ? gacc_cuda_malloc(rounded)
+                       : std::aligned_alloc(64, rounded);
+    if (p && !onDevice)
+      hostBlocks.emplace_back(p, &std::free);
+    if (p)
+      std::memset(p, 0, rounded);
+    return p;
+  };
+  if (llvm::Error e = arenas.bind(sig, st, alloc))
+    return fail(std::move(e));
+  return 0;
+}
+
+/// Every rank must run the same job: fingerprints of the model and of the
+/// run settings are compared before the first collective, so that ranks
+/// that disagree stop with one line instead of hanging in (or corrupting)
+/// an all-reduce of another size or count.
+bool Trainer::ranksAgree() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  model->print(os);
+  uint64_t modelHash = llvm::xxh3_64bits(text);
+  std::string run = llvm::formatv(
+      "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10}", settings.epochs,
+      settings.maxSteps, settings.dropLast, perEpoch, stepsPerEpoch,
+      data->numTrain(), settings.seed, settings.lr, settings.checkReplicas,
+      settings.target, settings.unroll);
+  for (int64_t i : fixedOrder)
+    run += " " + std::to_string(i);
+  uint64_t runHash = llvm::xxh3_64bits(run);
+  std::vector<uint64_t> models = collectives::allGather(modelHash);
+  std::vector<uint64_t> runs = collectives::allGather(runHash);
+  for (size_t r = 1; r < models.size(); ++r) {
+    const char *what =
+        models[r] != models[0]
+            ? "a different model (after the command line's schedule)"
+        : runs[r] != runs[0] ? "different run settings (epochs, steps, "
+                               "order, data, seed, lr, flags)"
+                             : nullptr;
+    if (!what)
+      continue;
+    if (lead)
+      reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
+                                "rank 0; every rank must run the same "
+                                "command on the same data",
+                                r, what));
+    // Every rank saw the mismatch; rank 0's line is out before any rank
+    // ends the job.
+    collectives::barrier();
+    return false;
+  }
+  return true;
+}
+
+void Trainer::printHeader(double compileMs) {
+  out << "gacc-run: " << data->describe() << "\n";
+  out << "gacc-run: @" << sig.name << ": " << sig.numParams
+      << " parameters, micro-batch " << sig.microBatch << " × "
+      << sig.accumSteps << " accumulation steps";
+  if (settings.ranks > 1)
+    out << " × " << settings.ranks << " ranks (data-parallel)";
   out << " = effective batch " << eff << ", " << stepsPerEpoch
       << " optimizer steps per epoch, lr " << llvm::format("%g", settings.lr)
       << ", compiled in " << llvm::format("%.0f", compileMs) << " ms\n";
+}
 
-  std::vector<JitArg> &stepArgs = onDevice ? mirror.args : st.args;
-  JitPredictor predictor(hostJit, sig, params);
-  // On the cuda target the parameters live in managed memory during
-  // training: copied back before evaluation, replica checks and saving.
-  auto syncParamsToHost = [&] {
-    if (settings.arenaUpdate)
-      arenas.paramsToHost(params);
-    else if (onDevice)
-      for (unsigned i = 0; i < P; ++i)
-        mirror.toHost(i);
-  };
+/// On the cuda target the parameters live in managed memory (or the
+/// arenas) during training: copied back before evaluation, replica checks
+/// and saving.
+void Trainer::syncParamsToHost() {
+  if (settings.arenaUpdate)
+    arenas.paramsToHost(st.params);
+  else if (onDevice)
+    for (unsigned i = 0; i < sig.numParams; ++i)
+      mirror.toHost(sig.paramArg(i));
+}
 
-  std::vector<std::string> metricLines;
-  std::vector<double> stepMs;
-  int64_t globalStep = 0, samplesSeen = 0;
-  // Dynamic loss scaling state (GradScaler's), kept by the host.
-  int64_t optimizerSteps = 0, skippedSteps = 0, cleanSteps = 0;
-  float lossScale = settings.initialLossScale;
-  std::vector<Metric> lastEval;
-  bool stop = false;
-  for (int64_t epoch = 0; epoch < settings.epochs && !stop; ++epoch) {
-    std::vector<int64_t> order =
-        fixedOrder.empty() ? shuffledOrder(data.numTrain(), settings.seed, epoch)
-                           : fixedOrder;
-    for (int64_t w = 0; w < stepsPerEpoch; ++w) {
-      if (settings.maxSteps >= 0 && globalStep >= settings.maxSteps) {
-        stop = true;
-        break;
-      }
-      // This rank's slice [begin, end) of the global window; a rank past
-      // the end of a short last window gets padding only.
-      int64_t windowBegin = w * eff;
-      int64_t windowEnd = std::min(windowBegin + eff, perEpoch);
-      int64_t end = std::min(windowBegin + (settings.rank + 1) * perRank,
-                             windowEnd);
-      int64_t begin = std::min(windowBegin + settings.rank * perRank, end);
-      fillWindow(data, order, begin, end, sig.targetInput,
-                 loss.getIgnoreIndex(), st.windows);
-      if (onDevice)
-        for (size_t j = 0; j < sig.inputTypes.size(); ++j)
-          mirror.toDevice(sig.inputArg(j));
-      // The optimizer's step count advances only on applied updates.
-      int64_t stepIndex = optimizerSteps;
-      stepArgs[sig.stepArg()].i = stepIndex;
-      if (sig.lossScaling)
-        stepArgs[sig.lossScaleArg()].f = lossScale;
-      // objective, count, lr, norm (, skipped)
-      float results[StepSignature::kMaxResults] = {};
-      uint64_t collectivesBefore = collectives::count();
-      auto t0 = std::chrono::steady_clock::now();
-      llvm::Error err = jit.call(
-          sig.name, stepArgs,
-          llvm::MutableArrayRef<float>(results, sig.numResults()));
-      double ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::steady_clock::now() - t0)
-                      .count();
-      if (!err && onDevice) {
-        std::string e = cuda::lastError();
-        if (!e.empty())
-          err = llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                        "cuda: " + e);
-      }
-      if (err) {
-        reportError(llvm::toString(std::move(err)));
-        return 1;
-      }
-      int64_t stepCollectives =
-          int64_t(collectives::count() - collectivesBefore);
-      float objective = results[0], count = results[1], lrUsed = results[2],
-            gradNorm = results[3];
-      bool skipped = sig.lossScaling && results[4] != 0.0f;
-      float scaleUsed = lossScale;
-      if (settings.arenaUpdate) {
-        // The deferred update: the arena kernels over every parameter.
-        auto t1 = std::chrono::steady_clock::now();
-        if (llvm::Error e = arenas.update(
-                jit, sig, step.getMaxGradNorm().has_value(), count, skipped,
-                float(settings.lr), stepIndex,
-                sig.lossScaling ? scaleUsed : 1.0f)) {
-          reportError(llvm::toString(std::move(e)));
-          return 1;
-        }
-        if (std::string e = onDevice ? cuda::lastError() : ""; !e.empty()) {
-          reportError("cuda: " + e);
-          return 1;
-        }
-        ms += std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - t1)
-                  .count();
-      }
-      stepMs.push_back(ms);
-      samplesSeen += windowEnd - windowBegin;
-      ++globalStep;
-      if (settings.checkReplicas) {
-        syncParamsToHost();
-        std::vector<uint64_t> hashes =
-            collectives::allGather(hashParameters(params));
-        for (size_t r = 1; r < hashes.size(); ++r)
-          if (hashes[r] != hashes[0]) {
-            if (lead)
-              reportError(llvm::formatv(
-                  "--check-replicas: after optimizer step {0} rank {1} holds "
-                  "different parameters from rank 0 (hash {2:x} vs {3:x})",
-                  globalStep, r, hashes[r], hashes[0]));
-            collectives::barrier();
-            return 1;
-          }
-      }
-      if (skipped) {
-        // torch.cuda.amp.GradScaler: back off and count the skip.
-        ++skippedSteps;
-        lossScale *= settings.backoffFactor;
-        cleanSteps = 0;
-      } else {
-        ++optimizerSteps;
-        if (sig.lossScaling && ++cleanSteps == settings.growthInterval) {
-          lossScale *= settings.growthFactor;
-          cleanSteps = 0;
-        }
-      }
-      if (!skipped && !std::isfinite(objective)) {
-        reportError("loss became " + std::to_string(objective) +
-                    " at optimizer step " + llvm::Twine(globalStep) +
-                    "; lower --lr");
-        return 1;
-      }
-      if (globalStep % settings.logEvery == 0 || w == stepsPerEpoch - 1 ||
-          globalStep == settings.maxSteps) {
-        out << llvm::format(
-            "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
-            "%.4g  %.1f ms/step",
-            (long long)globalStep, (long long)epoch + 1,
-            100.0 * (w + 1) / stepsPerEpoch, objective, lrUsed, gradNorm, ms);
-        if (sig.lossScaling)
-          out << llvm::format("  loss scale %g%s", scaleUsed,
-                              skipped ? "  (skipped: non-finite)" : "");
-        if (ranks > 1)
-          out << "  collectives " << stepCollectives;
-        out << "\n";
-        out.flush();
-        llvm::json::Object row{{"step", globalStep},
-                               {"epoch", epoch + 1},
-                               {"loss", jsonNumber(objective)},
-                               {"count", count},
-                               {"lr", lrUsed},
-                               {"grad_norm", jsonNumber(gradNorm)},
-                               {"collectives", stepCollectives}};
-        if (sig.lossScaling) {
-          row["loss_scale"] = scaleUsed;
-          row["skipped"] = skipped;
-          row["skipped_steps"] = skippedSteps;
-        }
-        metricLines.push_back(jsonLine(std::move(row)));
-      }
-    }
-    if (globalStep == 0 || settings.noEval || !lead)
-      continue;
-    syncParamsToHost();
-    auto eval = data.evaluate(predictor);
-    if (!eval) {
-      reportError(llvm::toString(eval.takeError()));
+/// Window `w` of the epoch through the compiled step (and the arena
+/// update): this rank's slice [begin, end) of the global window; a rank
+/// past the end of a short last window gets padding only.
+int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
+                       StepOutcome &o) {
+  int64_t windowBegin = w * eff;
+  int64_t windowEnd = std::min(windowBegin + eff, perEpoch);
+  int64_t end =
+      std::min(windowBegin + (settings.rank + 1) * perRank, windowEnd);
+  int64_t begin = std::min(windowBegin + settings.rank * perRank, end);
+  fillWindow(*data, sig, order, begin, end, st.windows);
+  if (onDevice)
+    for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+      mirror.toDevice(sig.inputArg(j));
+  std::vector<JitArg> &args = onDevice ? mirror.args : st.args;
+  int64_t stepIndex = optimizerSteps;
+  args[sig.stepArg()].i = stepIndex;
+  if (sig.lossScaling)
+    args[sig.lossScaleArg()].f = lossScale;
+  float results[abi::kMaxStepResults] = {};
+  uint64_t collectivesBefore = collectives::count();
+  auto t0 = std::chrono::steady_clock::now();
+  CpuJit &jit = onDevice ? *deviceJit : *hostJit;
+  llvm::Error err = jit.call(
+      sig.name, args, llvm::MutableArrayRef<float>(results, sig.numResults()));
+  o.ms = msSince(t0);
+  if (!err && onDevice)
+    if (std::string e = cuda::lastError(); !e.empty())
+      err = llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                    "cuda: " + e);
+  if (err)
+    return fail(std::move(err));
+  o.collectives = int64_t(collectives::count() - collectivesBefore);
+  o.objective = results[abi::kObjective];
+  o.count = results[abi::kCount];
+  o.lr = results[abi::kLearningRate];
+  o.gradNorm = results[abi::kGradNorm];
+  o.skipped = sig.lossScaling && results[abi::kSkipped] != 0.0f;
+  o.lossScale = lossScale;
+  samplesSeen += windowEnd - windowBegin;
+  if (settings.arenaUpdate)
+    return applyArenaUpdate(stepIndex, o);
+  return 0;
+}
+
+/// The deferred update of --arena-update: the arena kernels over every
+/// parameter.
+int Trainer::applyArenaUpdate(int64_t stepIndex, StepOutcome &o) {
+  auto t0 = std::chrono::steady_clock::now();
+  CpuJit &jit = onDevice ? *deviceJit : *hostJit;
+  if (llvm::Error e = arenas.update(
+          jit, sig, step.getMaxGradNorm().has_value(), o.count, o.skipped,
+          float(settings.lr), stepIndex, sig.lossScaling ? o.lossScale : 1.0f))
+    return fail(std::move(e));
+  if (std::string e = onDevice ? cuda::lastError() : ""; !e.empty()) {
+    reportError("cuda: " + e);
+    return 1;
+  }
+  o.ms += msSince(t0);
+  return 0;
+}
+
+/// --check-replicas: every rank's parameters hash the same.
+int Trainer::checkReplicas() {
+  syncParamsToHost();
+  std::vector<uint64_t> hashes =
+      collectives::allGather(hashParameters(st.params));
+  for (size_t r = 1; r < hashes.size(); ++r)
+    if (hashes[r] != hashes[0]) {
+      if (lead)
+        reportError(llvm::formatv(
+            "--check-replicas: after optimizer step {0} rank {1} holds "
+            "different parameters from rank 0 (hash {2:x} vs {3:x})",
+            globalStep, r, hashes[r], hashes[0]));
+      collectives::barrier();
       return 1;
     }
-    if (eval->empty())
-      continue;
-    lastEval = *eval;
-    llvm::json::Object obj{{"epoch", epoch + 1}, {"step", globalStep}};
-    out << "epoch " << epoch + 1;
-    for (const Metric &mt : lastEval) {
-      out << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
-      obj[mt.key] = mt.value;
-    }
-    out << "\n";
-    metricLines.push_back(jsonLine(std::move(obj)));
-  }
+  return 0;
+}
 
+/// torch.cuda.amp.GradScaler: a skipped window backs off the scale; after
+/// growth_interval clean steps it grows.
+void Trainer::advanceLossScale(const StepOutcome &o) {
+  if (o.skipped) {
+    ++skippedSteps;
+    lossScale *= settings.backoffFactor;
+    cleanSteps = 0;
+    return;
+  }
+  ++optimizerSteps;
+  if (sig.lossScaling && ++cleanSteps == settings.growthInterval) {
+    lossScale *= settings.growthFactor;
+    cleanSteps = 0;
+  }
+}
+
+/// A progress line and a metrics row, every --log-every steps and at the
+/// end of each epoch.
+void Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o) {
+  if (globalStep % settings.logEvery != 0 && w != stepsPerEpoch - 1 &&
+      globalStep != settings.maxSteps)
+    return;
+  out << llvm::format(
+      "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
+      "%.4g  %.1f ms/step",
+      (long long)globalStep, (long long)epoch + 1,
+      100.0 * (w + 1) / stepsPerEpoch, o.objective, o.lr, o.gradNorm, o.ms);
+  if (sig.lossScaling)
+    out << llvm::format("  loss scale %g%s", o.lossScale,
+                        o.skipped ? "  (skipped: non-finite)" : "");
+  if (settings.ranks > 1)
+    out << "  collectives " << o.collectives;
+  out << "\n";
+  out.flush();
+  llvm::json::Object row{{"step", globalStep},
+                         {"epoch", epoch + 1},
+                         {"loss", jsonNumber(o.objective)},
+                         {"count", o.count},
+                         {"lr", o.lr},
+                         {"grad_norm", jsonNumber(o.gradNorm)},
+                         {"collectives", o.collectives}};
+  if (sig.lossScaling) {
+    row["loss_scale"] = o.lossScale;
+    row["skipped"] = o.skipped;
+    row["skipped_steps"] = skippedSteps;
+  }
+  metricLines.push_back(jsonLine(std::move(row)));
+}
+
+/// The data source's evaluation after an epoch (rank 0).
+int Trainer::evaluate(int64_t epoch) {
+  if (globalStep == 0 || settings.noEval || !lead)
+    return 0;
+  syncParamsToHost();
+  auto eval = data->evaluate(*predictor);
+  if (!eval)
+    return fail(eval.takeError());
+  if (eval->empty())
+    return 0;
+  lastEval = *eval;
+  llvm::json::Object obj{{"epoch", epoch + 1}, {"step", globalStep}};
+  out << "epoch " << epoch + 1;
+  for (const Metric &mt : lastEval) {
+    out << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
+    obj[mt.key] = mt.value;
+  }
+  out << "\n";
+  metricLines.push_back(jsonLine(std::move(obj)));
+  return 0;
+}
+
+/// --save-gradients: the gradient the last update applied, each
+/// accumulator divided by the window's count (and the loss scale).
+llvm::Error Trainer::saveGradients(float count, float scale) {
+  std::vector<HostTensor> grads;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    const JitArg &acc = st.args[sig.accArg(i)];
+    HostTensor g(DType::F32, shapeOf(sig.paramTypes[i]));
+    if (onDevice && !settings.arenaUpdate)
+      mirror.toHost(sig.accArg(i));
+    // The host tensor, or the arena the argument points into.
+    std::memcpy(g.data(),
+                acc.kind == JitArg::Tensor ? acc.tensor->data() : acc.pointer,
+                g.numBytes());
+    float divisor = std::max(count, 1.0f) * scale;
+    for (int64_t e = 0, n = g.numElements(); e < n; ++e)
+      g.f32()[e] /= divisor;
+    grads.push_back(std::move(g));
+  }
+  NamedTensors named;
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    named.push_back({sig.paramNames[i], &grads[i]});
+  return saveSafetensors(settings.saveGradients, named);
+}
+
+/// The summary line and row, the metrics file, the saved parameters and
+/// gradients.
+int Trainer::finish() {
   double median = 0, total = 0;
   if (!stepMs.empty()) {
     std::vector<double> sorted = stepMs;
@@ -461,8 +498,8 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
       "summary: %lld optimizer steps, median %.2f ms/step, %.0f samples/s, "
       "peak RSS %.1f MB",
       (long long)globalStep, median, samplesPerS, peakRssMb());
-  if (ranks > 1)
-    out << " (rank 0 of " << ranks << ")";
+  if (settings.ranks > 1)
+    out << " (rank 0 of " << settings.ranks << ")";
   if (onDevice)
     out << llvm::format(", peak device memory %.1f MB",
                         cuda::managedPeakBytes() / 1e6);
@@ -478,9 +515,9 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                              {"median_step_ms", median},
                              {"samples_per_s", samplesPerS},
                              {"peak_rss_mb", peakRssMb()},
-                             {"micro_batch", m},
-                             {"accum_steps", n},
-                             {"ranks", ranks},
+                             {"micro_batch", sig.microBatch},
+                             {"accum_steps", sig.accumSteps},
+                             {"ranks", settings.ranks},
                              {"target", settings.target},
                              {"effective_batch", eff}};
   if (onDevice)
@@ -499,19 +536,103 @@ int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
     std::string all;
     for (auto &l : metricLines)
       all += l + "\n";
-    if (llvm::Error e = writeFileAtomically(settings.metricsPath, all)) {
-      reportError(llvm::toString(std::move(e)));
-      return 1;
-    }
+    if (llvm::Error e = writeFileAtomically(settings.metricsPath, all))
+      return fail(std::move(e));
   }
   if (!settings.saveParams.empty()) {
     NamedTensors named;
-    for (unsigned i = 0; i < P; ++i)
-      named.push_back({sig.paramNames[i], &params[i]});
-    if (llvm::Error e = saveSafetensors(settings.saveParams, named)) {
-      reportError(llvm::toString(std::move(e)));
-      return 1;
-    }
+    for (unsigned i = 0; i < sig.numParams; ++i)
+      named.push_back({sig.paramNames[i], &st.params[i]});
+    if (llvm::Error e = saveSafetensors(settings.saveParams, named))
+      return fail(std::move(e));
   }
+  if (!settings.saveGradients.empty() && globalStep > 0)
+    if (llvm::Error e = saveGradients(
+            last.count, sig.lossScaling ? last.lossScale : 1.0f))
+      return fail(std::move(e));
   return 0;
+}
+
+int Trainer::run() {
+  if (int status = prepare())
+    return status;
+  if (onDevice)
+    if (int status = prepareDevice())
+      return status;
+  auto compileStart = std::chrono::steady_clock::now();
+  auto hostOr = compileStep(model, sig, settings);
+  if (!hostOr) {
+    llvm::Error e = hostOr.takeError();
+    int status = exitStatusOf(e);
+    return fail(std::move(e), status);
+  }
+  hostJit = std::move(*hostOr);
+  if (settings.arenaUpdate)
+    if (int status = bindArenas())
+      return status;
+  // On the cuda target the step runs from a second JIT (NVVM pipeline);
+  // evaluation stays on the CPU JIT above.
+  if (onDevice) {
+    auto d = compileStep(model, sig, settings, /*onDevice=*/true);
+    if (!d) {
+      llvm::Error e = d.takeError();
+      int status = exitStatusOf(e);
+      return fail(std::move(e), status);
+    }
+    deviceJit = std::move(*d);
+    // Data-parallel on the GPU: the one all-reduce per step runs on NCCL.
+    if (settings.ranks > 1)
+      if (std::string problem = collectives::useNccl(); !problem.empty()) {
+        reportError("--target cuda --data-parallel: " + problem);
+        return 1;
+      }
+    if (llvm::Error e = mirror.bind(st.args))
+      return fail(std::move(e));
+  }
+  double compileMs = msSince(compileStart);
+  if (settings.ranks > 1 && !ranksAgree())
+    return kExitBadInput;
+  printHeader(compileMs);
+  predictor = std::make_unique<JitPredictor>(*hostJit, sig, st.params);
+
+  bool stop = false;
+  for (int64_t epoch = 0; epoch < settings.epochs && !stop; ++epoch) {
+    std::vector<int64_t> order =
+        fixedOrder.empty()
+            ? shuffledOrder(data->numTrain(), settings.seed, epoch)
+            : fixedOrder;
+    for (int64_t w = 0; w < stepsPerEpoch; ++w) {
+      if (settings.maxSteps >= 0 && globalStep >= settings.maxSteps) {
+        stop = true;
+        break;
+      }
+      StepOutcome o;
+      if (int status = runWindow(order, w, o))
+        return status;
+      stepMs.push_back(o.ms);
+      ++globalStep;
+      last = o;
+      if (settings.checkReplicas)
+        if (int status = checkReplicas())
+          return status;
+      advanceLossScale(o);
+      if (!o.skipped && !std::isfinite(o.objective)) {
+        reportError("loss became " + std::to_string(o.objective) +
+                    " at optimizer step " + llvm::Twine(globalStep) +
+                    "; lower --lr");
+        return 1;
+      }
+      logStep(epoch, w, o);
+    }
+    if (int status = evaluate(epoch))
+      return status;
+  }
+  return finish();
+}
+
+} // namespace
+
+int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
+                  const RunSettings &settings) {
+  return Trainer(model, step, sig, settings).run();
 }

@@ -8,12 +8,14 @@
 
 #include "tools/gacc-run/Options.h"
 
+#include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
 #include "runtime/CudaDriver.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
@@ -108,6 +110,13 @@ static cl::opt<std::string>
     saveParams("save-params",
                cl::desc("Write the trained parameters (safetensors)"),
                cl::cat(cat));
+static cl::opt<std::string> saveGradients(
+    "save-gradients",
+    cl::desc("Write the gradient the last optimizer step applied "
+             "(safetensors, one tensor per parameter): each accumulator "
+             "divided by the window's normalization count and loss scale, "
+             "before clipping"),
+    cl::cat(cat));
 static cl::opt<std::string>
     loadParams("load-params",
                cl::desc("Start from these parameters (safetensors) instead "
@@ -188,60 +197,23 @@ static cl::opt<bool> checkReplicas(
              "they differ"),
     cl::init(false), cl::cat(cat));
 
-/// The largest window (N · m samples) gacc-run accepts.
-constexpr int64_t kMaxWindowSamples = int64_t(1) << 24;
-
-/// Applies --micro-batch / --accum-steps to the step. Returns false after
-/// reporting an error.
-static bool applySchedule(TrainStepOp step) {
-  int64_t n = step.getAccumStepsAttr().getInt();
-  int64_t m = step.getMicroBatchAttr().getInt();
-  int64_t eff = step.getEffectiveBatch() ? step.getEffectiveBatchAttr().getInt()
-                                         : n * m;
+/// Applies --micro-batch, --accum-steps and data parallelism to the model
+/// with gacc-set-accumulation-schedule (what gacc-opt reproduces). Returns
+/// false after reporting an error.
+static bool applySchedule(ModuleOp model, bool distributed) {
   bool haveM = microBatch.getNumOccurrences() > 0;
   bool haveN = accumSteps.getNumOccurrences() > 0;
   if ((haveM && microBatch <= 0) || (haveN && accumSteps <= 0)) {
     reportError("--micro-batch and --accum-steps must be positive");
     return false;
   }
-  if (haveM && haveN) {
-    m = microBatch;
-    n = accumSteps;
-  } else if (haveM) {
-    if (eff % microBatch != 0) {
-      reportError("--micro-batch " + llvm::Twine(int64_t(microBatch)) +
-                  " does not divide the effective batch " + llvm::Twine(eff) +
-                  " declared by @" + step.getSymName() +
-                  " (give --accum-steps too to change the effective batch)");
-      return false;
-    }
-    m = microBatch;
-    n = eff / m;
-  } else if (haveN) {
-    if (eff % accumSteps != 0) {
-      reportError("--accum-steps " + llvm::Twine(int64_t(accumSteps)) +
-                  " does not divide the effective batch " + llvm::Twine(eff) +
-                  " declared by @" + step.getSymName());
-      return false;
-    }
-    n = accumSteps;
-    m = eff / n;
-  }
-  int64_t window;
-  if (__builtin_mul_overflow(n, m, &window) || window > kMaxWindowSamples) {
-    reportError("an effective batch of " + llvm::Twine(m) + " × " +
-                llvm::Twine(n) +
-                " samples (micro-batch × accumulation steps) is larger than "
-                "the limit of " +
-                llvm::Twine(kMaxWindowSamples) + " samples per optimizer step");
-    return false;
-  }
-  step.setAccumSteps(n);
-  if (step.getEffectiveBatch())
-    step.setEffectiveBatch(n * m);
-  if (m != int64_t(step.getMicroBatch()) && failed(step.setMicroBatchSize(m)))
-    return false;
-  return true;
+  PassManager pm(model.getContext());
+  GAccSetAccumulationSchedulePassOptions options;
+  options.microBatch = haveM ? int64_t(microBatch) : 0;
+  options.accumSteps = haveN ? int64_t(accumSteps) : 0;
+  options.dataParallel = distributed;
+  pm.addPass(createGAccSetAccumulationSchedulePass(options));
+  return succeeded(pm.run(model));
 }
 
 /// Checks before any work that `path` can be written: its directory exists
@@ -305,7 +277,8 @@ static int run(int argc, char **argv) {
   }
   if (!checkOutputPath("-o", outFile) ||
       !checkOutputPath("--metrics", metrics) ||
-      !checkOutputPath("--save-params", saveParams))
+      !checkOutputPath("--save-params", saveParams) ||
+      !checkOutputPath("--save-gradients", saveGradients))
     return kExitBadInput;
   if (target != "cpu" && target != "cuda" && target != "auto") {
     reportError("--target must be cpu, cuda or auto, got '" + target + "'");
@@ -396,10 +369,8 @@ static int run(int argc, char **argv) {
                 " is already differentiated; gacc-run compiles model-level IR");
     return kExitBadInput;
   }
-  if (!applySchedule(step) || failed(verify(*model)))
+  if (!applySchedule(*model, distributed) || failed(verify(*model)))
     return kExitBadInput;
-  if (distributed)
-    step.setDataParallel(true);
 
   if (!emitKind.empty())
     return collectives::rank() == 0
@@ -433,6 +404,7 @@ static int run(int argc, char **argv) {
   settings.blas = !noBlas;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
+  settings.saveGradients = saveGradients;
   settings.loadParams = loadParams;
   settings.orderFile = orderFile;
   settings.rank = collectives::rank();

@@ -1,0 +1,36 @@
+//===- RuntimeABI.h - functions compiled code calls -------------*- C++ -*-===//
+//
+// The names of the runtime functions that the compiler's lowerings call and
+// the runtime defines (runtime/Runtime.h, Collectives.h, CudaRuntime.h),
+// and the defaults of dynamic loss scaling, shared by the dialect's
+// attribute and the runtime's settings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_ABI_RUNTIMEABI_H
+#define GACC_ABI_RUNTIMEABI_H
+
+#include <cstdint>
+
+namespace gacc::abi {
+
+/// gacc_sgemm(A, B, C, transA: i32, transB: i32, beta: f32): OpenBLAS
+/// cblas_sgemm on strided 2-D memrefs (convert-gacc-to-blas).
+constexpr const char *kSgemm = "gacc_sgemm";
+/// The same on device memory through cuBLAS, queued on the step's stream.
+constexpr const char *kCublasSgemm = "gacc_cublas_sgemm";
+/// gacc_all_reduce_sum_f32(buffer): in-place sum over the ranks
+/// (convert-gacc-to-runtime).
+constexpr const char *kAllReduceSumF32 = "gacc_all_reduce_sum_f32";
+/// gacc_cuda_synchronize(): waits for the step's stream
+/// (gacc-async-launches).
+constexpr const char *kCudaSynchronize = "gacc_cuda_synchronize";
+
+/// torch.cuda.amp.GradScaler's defaults, those of #gacc.loss_scaling.
+constexpr double kLossScaleInit = 65536.0, kLossScaleGrowthFactor = 2.0,
+                 kLossScaleBackoffFactor = 0.5;
+constexpr int64_t kLossScaleGrowthInterval = 2000;
+
+} // namespace gacc::abi
+
+#endif // GACC_ABI_RUNTIMEABI_H

@@ -1,0 +1,91 @@
+//===- SetAccumulationSchedule.cpp - gacc-set-accumulation-schedule -------===//
+//
+// Re-specializes each gacc.train_step for another micro-batch size and
+// number of accumulation steps (what gacc-run's --micro-batch and
+// --accum-steps do), and marks it data-parallel, so that gacc-opt can
+// reproduce the IR gacc-run compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#define DEBUG_TYPE "gacc-set-accumulation-schedule"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCSETACCUMULATIONSCHEDULEPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// The largest window (N · m samples) a step may hold.
+constexpr int64_t kMaxWindowSamples = int64_t(1) << 24;
+
+struct SetAccumulationSchedulePass
+    : public mlir::gacc::impl::GAccSetAccumulationSchedulePassBase<
+          SetAccumulationSchedulePass> {
+  using Base::Base;
+
+  /// The new (N, m) of `step`, or failure after a diagnostic.
+  FailureOr<std::pair<int64_t, int64_t>> schedule(TrainStepOp step) {
+    int64_t n = step.getAccumStepsAttr().getInt();
+    int64_t m = step.getMicroBatchAttr().getInt();
+    int64_t eff = step.getEffectiveBatch()
+                      ? step.getEffectiveBatchAttr().getInt()
+                      : n * m;
+    if (microBatch > 0 && accumSteps > 0)
+      return std::make_pair(int64_t(accumSteps), int64_t(microBatch));
+    if (microBatch > 0) {
+      if (eff % microBatch != 0)
+        return step.emitOpError("micro-batch size ")
+               << int64_t(microBatch) << " does not divide the effective batch " << eff
+               << " (give the number of accumulation steps too to change "
+                  "the effective batch)";
+      return std::make_pair(eff / microBatch, int64_t(microBatch));
+    }
+    if (accumSteps > 0) {
+      if (eff % accumSteps != 0)
+        return step.emitOpError("accumulation steps ")
+               << int64_t(accumSteps) << " do not divide the effective batch " << eff;
+      return std::make_pair(int64_t(accumSteps), eff / accumSteps);
+    }
+    return std::make_pair(n, m);
+  }
+
+  void runOnOperation() override {
+    if (microBatch < 0 || accumSteps < 0) {
+      getOperation().emitError("gacc-set-accumulation-schedule: micro-batch "
+                               "and accum-steps must be positive (0 keeps "
+                               "the model's)");
+      return signalPassFailure();
+    }
+    for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
+      FailureOr<std::pair<int64_t, int64_t>> nm = schedule(step);
+      if (failed(nm))
+        return signalPassFailure();
+      auto [n, m] = *nm;
+      int64_t window;
+      if (__builtin_mul_overflow(n, m, &window) || window > kMaxWindowSamples) {
+        step.emitOpError("an effective batch of ")
+            << m << " × " << n
+            << " samples (micro-batch × accumulation steps) is larger than "
+               "the limit of "
+            << kMaxWindowSamples << " samples per optimizer step";
+        return signalPassFailure();
+      }
+      step.setAccumSteps(n);
+      if (step.getEffectiveBatch())
+        step.setEffectiveBatch(n * m);
+      if (m != int64_t(step.getMicroBatch()) &&
+          failed(step.setMicroBatchSize(m)))
+        return signalPassFailure();
+      if (dataParallel)
+        step.setDataParallel(true);
+    }
+  }
+};
+
+} // namespace
