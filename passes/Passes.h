@@ -34,6 +34,12 @@ namespace mlir::gacc {
 /// (linalg::AggregatedOpInterface).
 void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
 
+/// gacc-fuse-accumulation: contraction-produced gradients written into
+/// their accumulators (a GEMM when the contraction is one, otherwise the
+/// contraction accumulating in place), the other accumulates and the
+/// deferred updates as one elementwise kernel each.
+void populateFuseAccumulationPatterns(RewritePatternSet &patterns);
+
 /// gacc-strided-copies-to-linalg: memref.copy between buffers of which one
 /// is strided, as linalg.copy.
 void populateStridedCopiesToLinalgPatterns(RewritePatternSet &patterns);

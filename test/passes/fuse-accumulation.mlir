@@ -22,6 +22,97 @@ func.func @weight_gradient(%dy: tensor<4x3xf32>, %x: tensor<4x2xf32>, %acc: tens
 
 // -----
 
+// The other transpositions: a transposed B, and an accumulator stored as
+// [n, m] (a linalg.generic contraction), computed as Cᵀ = op(B)ᵀ·op(A)ᵀ.
+
+// CHECK-LABEL: func.func @transposes(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4x3xf32>, %[[B:[^:]+]]: tensor<2x3xf32>, %[[ACC:[^:]+]]: tensor<4x2xf32>, %[[ACCT:[^:]+]]: tensor<2x4xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK: gacc.matmul_accumulate %[[A]], %[[B]] into %[[ACC]] first %[[FIRST]] {transpose_b} :
+// CHECK: gacc.matmul_accumulate %[[B]], %[[A]] into %[[ACCT]] first %[[FIRST]] {transpose_b} :
+// CHECK-NOT: linalg.matmul
+func.func @transposes(%a: tensor<4x3xf32>, %b: tensor<2x3xf32>, %acc: tensor<4x2xf32>, %acct: tensor<2x4xf32>, %first: i1) -> (tensor<4x2xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%a, %b : tensor<4x3xf32>, tensor<2x3xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<4x2xf32>
+  %et = tensor.empty() : tensor<2x4xf32>
+  %initt = linalg.fill ins(%zero : f32) outs(%et : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %gt = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (n, m)>],
+                        iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x3xf32>, tensor<2x3xf32>) outs(%initt : tensor<2x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %rt = gacc.accumulate %gt into %acct first %first : tensor<2x4xf32>
+  return %r, %rt : tensor<4x2xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A weight shared by the batch of a batched product: its gradient sums
+// over the batch and the rows, Σ_b Σ_i x[b, i, k]·dy[b, i, n], a
+// contraction whose contracted dimensions (b, i) are consecutive in both
+// operands: one GEMM over the operands collapsed to [b·i, k] and
+// [b·i, n].
+
+// CHECK-LABEL: func.func @shared_by_batch(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>, %[[DY:[^:]+]]: tensor<2x3x5xf32>, %[[ACC:[^:]+]]: tensor<4x5xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK-DAG: %[[XM:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK-DAG: %[[DYM:.+]] = tensor.collapse_shape %[[DY]] {{\[\[}}0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
+// CHECK: %[[R:.+]] = gacc.matmul_accumulate %[[XM]], %[[DYM]] into %[[ACC]] first %[[FIRST]] {transpose_a} : tensor<6x4xf32>, tensor<6x5xf32> into tensor<4x5xf32>
+// CHECK: return %[[R]]
+func.func @shared_by_batch(%x: tensor<2x3x4xf32>, %dy: tensor<2x3x5xf32>, %acc: tensor<4x5xf32>, %first: i1) -> tensor<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(b, i, k, n) -> (b, i, k)>, affine_map<(b, i, k, n) -> (b, i, n)>, affine_map<(b, i, k, n) -> (k, n)>],
+                       iterator_types = ["reduction", "reduction", "parallel", "parallel"]}
+      ins(%x, %dy : tensor<2x3x4xf32>, tensor<2x3x5xf32>) outs(%init : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x5xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// A contraction that is no single GEMM (a per-batch weight of a batch
+// matmul) accumulates in place: the accumulator is its init, and its body
+// starts from 0 at the first reduction point of the window's first
+// micro-batch instead of reading a zero-filled tensor.
+
+// CHECK-LABEL: func.func @batched(
+// CHECK-SAME: %[[ACC:[^:]+]]: tensor<2x4x5xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} outs(%[[ACC]] : tensor<2x4x5xf32>)
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: f32, %[[OUT:.+]]: f32):
+// CHECK: %[[I:.+]] = linalg.index 3 : index
+// CHECK: %[[AT0:.+]] = arith.cmpi eq, %[[I]], %{{.+}} : index
+// CHECK: %[[RESET:.+]] = arith.andi %[[FIRST]], %[[AT0]] : i1
+// CHECK: %[[BASE:.+]] = arith.select %[[RESET]], %{{.+}}, %[[OUT]] : f32
+// CHECK: %[[P:.+]] = arith.mulf
+// CHECK: arith.addf %[[BASE]], %[[P]] : f32
+// CHECK-NOT: gacc.accumulate
+// CHECK: return %[[R]]
+func.func @batched(%x: tensor<2x3x4xf32>, %dy: tensor<2x3x5xf32>, %acc: tensor<2x4x5xf32>, %first: i1) -> tensor<2x4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %g = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %dy : tensor<2x3x4xf32>, tensor<2x3x5xf32>) outs(%init : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<2x4x5xf32>
+  return %r : tensor<2x4x5xf32>
+}
+
+// -----
+
 // Any other gradient: one elementwise kernel, first ? g : acc + g.
 
 // CHECK-LABEL: func.func @other_gradient(
