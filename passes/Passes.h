@@ -9,6 +9,7 @@
 #ifndef GACC_PASSES_PASSES_H
 #define GACC_PASSES_PASSES_H
 
+#include "abi/RuntimeABI.h"
 #include "dialect/GAccDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -33,6 +34,19 @@ namespace mlir::gacc {
 /// gacc layer ops, linalg.softmax) replaced by its decomposition
 /// (linalg::AggregatedOpInterface).
 void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+/// convert-gacc-to-blas: memref gacc.matmul_accumulate and fp32 memref
+/// linalg.matmul as calls of `callee` (abi::kSgemm or abi::kCublasSgemm).
+void populateGAccToBLASConversionPatterns(RewritePatternSet &patterns,
+                                          StringRef callee);
+
+/// convert-gacc-to-scf: memref gacc.matmul_accumulate as a parallel loop
+/// nest.
+void populateGAccToSCFConversionPatterns(RewritePatternSet &patterns);
+
+/// convert-gacc-to-runtime: memref gacc.all_reduce as a call of the
+/// runtime's collective.
+void populateGAccToRuntimeConversionPatterns(RewritePatternSet &patterns);
 
 /// gacc-fuse-accumulation: contraction-produced gradients written into
 /// their accumulators (a GEMM when the contraction is one, otherwise the

@@ -328,7 +328,8 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"callee", "callee", "std::string", /*default=*/"\"gacc_sgemm\"",
+    Option<"callee", "callee", "std::string",
+           /*default=*/"::gacc::abi::kSgemm",
            "The runtime GEMM to call: gacc_sgemm (OpenBLAS, host memory) or "
            "gacc_cublas_sgemm (cuBLAS, device memory; the cuda target)">
   ];
@@ -557,7 +558,7 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
   }];
   let options = [
     Option<"synchronizeCallee", "synchronize-callee", "std::string",
-           /*default=*/"\"gacc_cuda_synchronize\"",
+           /*default=*/"::gacc::abi::kCudaSynchronize",
            "Function (no arguments, no results) that waits until the "
            "stream's work is done">,
     ListOption<"streamOrderedCallees", "stream-ordered-callees",

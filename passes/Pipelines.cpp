@@ -108,7 +108,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   buildTrainingStepToBuffersPipeline(pm, options.unroll, options.arenaUpdate);
   if (options.cublas) {
     ConvertGAccToBLASPassOptions blas;
-    blas.callee = "gacc_cublas_sgemm";
+    blas.callee = ::gacc::abi::kCublasSgemm;
     pm.addPass(createConvertGAccToBLASPass(blas));
   }
   pm.addPass(createConvertGAccToRuntimePass());
@@ -135,7 +135,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // memory (and before returning).
   GAccAsyncLaunchesPassOptions async;
   if (options.cublas)
-    async.streamOrderedCallees = {"gacc_cublas_sgemm"};
+    async.streamOrderedCallees = {::gacc::abi::kCublasSgemm};
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

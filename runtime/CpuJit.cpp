@@ -12,6 +12,8 @@
 #include "runtime/CudaRuntime.h"
 #include "runtime/Runtime.h"
 
+#include "abi/RuntimeABI.h"
+
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Instructions.h"
@@ -19,6 +21,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 using namespace gaccrt;
+namespace abi = ::gacc::abi;
 
 /// Moves the parameter arrays of kernel launches into the entry block. The
 /// gpu-to-llvm lowering allocas each launch's parameter array (and the
@@ -79,16 +82,16 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   jit->engine->registerSymbols([deviceMemory](
                                    llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
-    map[interner("gacc_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&gacc_sgemm),
-                                   llvm::JITSymbolFlags::Exported};
-    map[interner("gacc_all_reduce_sum_f32")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&gacc_all_reduce_sum_f32),
-        llvm::JITSymbolFlags::Exported};
-    // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).
     auto bind = [&](const char *name, auto *fn) {
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
                              llvm::JITSymbolFlags::Exported};
     };
+    // What the lowerings call (abi/RuntimeABI.h).
+    bind(abi::kSgemm, &gacc_sgemm);
+    bind(abi::kAllReduceSumF32, &gacc_all_reduce_sum_f32);
+    bind(abi::kCudaSynchronize, &gacc_cuda_synchronize);
+    bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
+    // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).
     bind("mgpuModuleLoad", &mgpuModuleLoad);
     bind("mgpuModuleUnload", &mgpuModuleUnload);
     bind("mgpuModuleGetFunction", &mgpuModuleGetFunction);
@@ -96,8 +99,6 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
     bind("mgpuStreamDestroy", &mgpuStreamDestroy);
     bind("mgpuLaunchKernel", &mgpuLaunchKernel);
-    bind("gacc_cuda_synchronize", &gacc_cuda_synchronize);
-    bind("gacc_cublas_sgemm", &gacc_cublas_sgemm);
     if (deviceMemory) {
       bind("malloc", &gacc_cuda_malloc);
       bind("free", &gacc_cuda_free);

@@ -1,16 +1,18 @@
 //===- GAccToBLAS.cpp - convert-gacc-to-blas ------------------------------===//
 //
-// Lowers memref gacc.matmul_accumulate and fp32 linalg.matmul to calls of the
-// runtime's gacc_sgemm (OpenBLAS cblas_sgemm with beta = 0 or 1) or, on the
-// cuda target, gacc_cublas_sgemm (cuBLAS).
+// Conversion patterns that lower memref gacc.matmul_accumulate and fp32
+// linalg.matmul to calls of the runtime's gacc_sgemm (OpenBLAS cblas_sgemm
+// with beta = 0 or 1) or, on the cuda target, gacc_cublas_sgemm (cuBLAS),
+// applied with a ConversionTarget on which both are illegal.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "abi/RuntimeABI.h"
 #include "dialect/LinalgBuilders.h"
 
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-gacc-to-blas"
 
@@ -21,31 +23,38 @@ namespace mlir::gacc {
 
 using namespace mlir;
 using namespace mlir::gacc;
+namespace abi = ::gacc::abi;
 
 namespace {
 
-static MemRefType dynamicStrided(MLIRContext *ctx) {
+MemRefType dynamicStrided(MLIRContext *ctx) {
   int64_t d = ShapedType::kDynamic;
   return MemRefType::get({d, d}, Float32Type::get(ctx),
                          StridedLayoutAttr::get(ctx, d, {d, d}));
 }
 
-/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)`.
-static func::FuncOp getOrDeclareSgemm(ModuleOp module, StringRef name) {
+/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` at the
+/// start of the module holding `op`, unless it exists.
+func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
+                               StringRef name) {
+  auto module = op->getParentOfType<ModuleOp>();
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
   MemRefType m = dynamicStrided(module.getContext());
-  auto type = b.getFunctionType(
-      {m, m, m, b.getI32Type(), b.getI32Type(), b.getF32Type()}, {});
-  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+  auto f = func::FuncOp::create(
+      rewriter, module.getLoc(), name,
+      rewriter.getFunctionType({m, m, m, rewriter.getI32Type(),
+                                rewriter.getI32Type(), rewriter.getF32Type()},
+                               {}));
   f.setPrivate();
   return f;
 }
 
-static void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
-                     Value a, Value b, Value c, bool transA, bool transB,
-                     Value beta) {
+void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
+              Value a, Value b, Value c, bool transA, bool transB,
+              Value beta) {
   MemRefType m = dynamicStrided(rewriter.getContext());
   auto cast = [&](Value v) -> Value {
     return memref::CastOp::create(rewriter, loc, m, v);
@@ -59,62 +68,96 @@ static void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
                                   i32(transB), beta});
 }
 
+/// An fp32 linalg.matmul on memrefs whose maps are a plain product
+/// (getMatmulTransposes): what the GEMM call computes.
+bool isBLASMatmul(linalg::MatmulOp op) {
+  return op.hasPureBufferSemantics() &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type t) {
+                        return cast<MemRefType>(t).getElementType().isF32();
+                      }) &&
+         succeeded(getMatmulTransposes(op));
+}
+
+/// gacc.matmul_accumulate (memref): β = first ? 0 : 1, so BLAS never reads
+/// the accumulator on the first micro-batch.
+struct MatmulAccumulateToCall
+    : public OpConversionPattern<MatmulAccumulateOp> {
+  MatmulAccumulateToCall(MLIRContext *ctx, StringRef callee)
+      : OpConversionPattern(ctx), callee(callee.str()) {}
+  LogicalResult
+  matchAndRewrite(MatmulAccumulateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getResult())
+      return rewriter.notifyMatchFailure(op, "the tensor form");
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0));
+    Value one = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getF32FloatAttr(1.0));
+    Value beta =
+        arith::SelectOp::create(rewriter, loc, adaptor.getFirst(), zero, one);
+    emitCall(rewriter, loc, getOrDeclareSgemm(rewriter, op, callee),
+             adaptor.getA(), adaptor.getB(), adaptor.getAccumulator(),
+             op.getTransposeA(), op.getTransposeB(), beta);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  std::string callee;
+};
+
+/// linalg.matmul (memref, fp32): C += op(A)·op(B), β = 1.
+struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
+  MatmulToCall(MLIRContext *ctx, StringRef callee)
+      : OpConversionPattern(ctx), callee(callee.str()) {}
+  LogicalResult
+  matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isBLASMatmul(op))
+      return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
+    auto [ta, tb] = *getMatmulTransposes(op);
+    Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                          rewriter.getF32FloatAttr(1.0));
+    emitCall(rewriter, op.getLoc(), getOrDeclareSgemm(rewriter, op, callee),
+             op.getInputs()[0], op.getInputs()[1], op.getOutputs()[0], ta,
+             tb, one);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  std::string callee;
+};
+
 struct ConvertGAccToBLASPass
-    : public mlir::gacc::impl::ConvertGAccToBLASPassBase<ConvertGAccToBLASPass> {
+    : public mlir::gacc::impl::ConvertGAccToBLASPassBase<
+          ConvertGAccToBLASPass> {
   using Base::Base;
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (callee != "gacc_sgemm" && callee != "gacc_cublas_sgemm")
+    if (callee != abi::kSgemm && callee != abi::kCublasSgemm)
       return emitError(UnknownLoc::get(ctx))
-             << "convert-gacc-to-blas: callee must be gacc_sgemm or "
-                "gacc_cublas_sgemm, got '"
-             << callee << "'";
+             << "convert-gacc-to-blas: callee must be " << abi::kSgemm
+             << " or " << abi::kCublasSgemm << ", got '" << callee << "'";
     return success();
   }
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<MatmulAccumulateOp> fused;
-    SmallVector<linalg::MatmulOp> plain;
-    module.walk([&](Operation *op) {
-      if (auto m = dyn_cast<MatmulAccumulateOp>(op)) {
-        if (!m.getResult())
-          fused.push_back(m);
-      } else if (auto m = dyn_cast<linalg::MatmulOp>(op)) {
-        if (m.hasPureBufferSemantics() &&
-            llvm::all_of(m->getOperandTypes(), [](Type t) {
-              return cast<MemRefType>(t).getElementType().isF32();
-            }) && succeeded(getMatmulTransposes(m)))
-          plain.push_back(m);
-      }
-    });
-    if (fused.empty() && plain.empty())
-      return;
-    func::FuncOp sgemm = getOrDeclareSgemm(module, callee);
-    IRRewriter rewriter(&getContext());
-    for (MatmulAccumulateOp op : fused) {
-      rewriter.setInsertionPoint(op);
-      Location loc = op.getLoc();
-      // β = 0 on the first micro-batch: BLAS then never reads C.
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getF32FloatAttr(0.0));
-      Value one = arith::ConstantOp::create(rewriter, loc,
-                                            rewriter.getF32FloatAttr(1.0));
-      Value beta =
-          arith::SelectOp::create(rewriter, loc, op.getFirst(), zero, one);
-      emitCall(rewriter, loc, sgemm, op.getA(), op.getB(),
-               op.getAccumulator(), op.getTransposeA(), op.getTransposeB(),
-               beta);
-      rewriter.eraseOp(op);
-    }
-    for (linalg::MatmulOp op : plain) {
-      auto [ta, tb] = *getMatmulTransposes(op);
-      rewriter.setInsertionPoint(op);
-      Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
-                                            rewriter.getF32FloatAttr(1.0));
-      emitCall(rewriter, op.getLoc(), sgemm, op.getInputs()[0],
-               op.getInputs()[1], op.getOutputs()[0], ta, tb, one);
-      rewriter.eraseOp(op);
-    }
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addDynamicallyLegalOp<MatmulAccumulateOp>(
+        [](MatmulAccumulateOp op) { return op.getResult() != nullptr; });
+    target.addDynamicallyLegalOp<linalg::MatmulOp>(
+        [](linalg::MatmulOp op) { return !isBLASMatmul(op); });
+    RewritePatternSet patterns(ctx);
+    populateGAccToBLASConversionPatterns(patterns, callee);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void mlir::gacc::populateGAccToBLASConversionPatterns(
+    RewritePatternSet &patterns, StringRef callee) {
+  patterns.add<MatmulAccumulateToCall, MatmulToCall>(patterns.getContext(),
+                                                     callee);
+}

@@ -1,13 +1,16 @@
 //===- GAccToRuntime.cpp - convert-gacc-to-runtime ------------------------===//
 //
-// Lowers memref gacc.all_reduce to calls of the runtime's collective,
-// gacc_all_reduce_sum_f32 (runtime/Collectives.cpp).
+// A conversion pattern that lowers memref gacc.all_reduce to calls of the
+// runtime's collective, gacc_all_reduce_sum_f32 (runtime/Collectives.cpp),
+// applied with a ConversionTarget on which the memref form is illegal.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
-#include "mlir/IR/PatternMatch.h"
+#include "abi/RuntimeABI.h"
+
+#include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-gacc-to-runtime"
 
@@ -18,56 +21,82 @@ namespace mlir::gacc {
 
 using namespace mlir;
 using namespace mlir::gacc;
+namespace abi = ::gacc::abi;
 
 namespace {
 
-constexpr StringLiteral kAllReduce = "gacc_all_reduce_sum_f32";
-
 /// memref<?xf32, strided<[?], offset: ?>>: any 1-D fp32 buffer.
-static MemRefType anyVector(MLIRContext *ctx) {
+MemRefType anyVector(MLIRContext *ctx) {
   int64_t d = ShapedType::kDynamic;
   return MemRefType::get({d}, Float32Type::get(ctx),
                          StridedLayoutAttr::get(ctx, d, {d}));
 }
+
+FunctionType collectiveType(MLIRContext *ctx) {
+  return FunctionType::get(ctx, {anyVector(ctx)}, {});
+}
+
+struct AllReduceToCall : public OpConversionPattern<AllReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getResult())
+      return rewriter.notifyMatchFailure(op, "the tensor form");
+    MLIRContext *ctx = op.getContext();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto callee = module.lookupSymbol<func::FuncOp>(abi::kAllReduceSumF32);
+    if (callee && callee.getFunctionType() != collectiveType(ctx))
+      return rewriter.notifyMatchFailure(op, "the collective's name is taken");
+    if (!callee) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      callee = func::FuncOp::create(rewriter, module.getLoc(),
+                                    abi::kAllReduceSumF32,
+                                    collectiveType(ctx));
+      callee.setPrivate();
+    }
+    Value buffer = memref::CastOp::create(rewriter, op.getLoc(),
+                                          anyVector(ctx), adaptor.getBuffer());
+    func::CallOp::create(rewriter, op.getLoc(), callee, ValueRange{buffer});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 struct ConvertGAccToRuntimePass
     : public mlir::gacc::impl::ConvertGAccToRuntimePassBase<
           ConvertGAccToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<AllReduceOp> reductions;
-    module.walk([&](AllReduceOp op) {
-      if (!op.getResult())
-        reductions.push_back(op);
-    });
-    if (reductions.empty())
-      return;
-    MemRefType vector = anyVector(&getContext());
-    Operation *existing = module.lookupSymbol(kAllReduce);
-    auto callee = dyn_cast_or_null<func::FuncOp>(existing);
-    if (existing && (!callee || callee.getFunctionType() !=
-                                    FunctionType::get(&getContext(),
-                                                      {vector}, {}))) {
+    MLIRContext *ctx = &getContext();
+    // The collective's name must be free or be the collective: say so
+    // rather than leave the op unconverted.
+    Operation *existing = module.lookupSymbol(abi::kAllReduceSumF32);
+    auto func = dyn_cast_or_null<func::FuncOp>(existing);
+    if (existing &&
+        (!func || func.getFunctionType() != collectiveType(ctx))) {
       existing->emitError("@")
-          << kAllReduce << " is taken by another definition; the runtime's "
-          << "collective must be func.func (" << vector << ") -> ()";
+          << abi::kAllReduceSumF32
+          << " is taken by another definition; the runtime's collective "
+             "must be func.func ("
+          << anyVector(ctx) << ") -> ()";
       return signalPassFailure();
     }
-    if (!callee) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      callee = func::FuncOp::create(b, module.getLoc(), kAllReduce,
-                                    b.getFunctionType({vector}, {}));
-      callee.setPrivate();
-    }
-    IRRewriter rewriter(&getContext());
-    for (AllReduceOp op : reductions) {
-      rewriter.setInsertionPoint(op);
-      Value buffer =
-          memref::CastOp::create(rewriter, op.getLoc(), vector, op.getBuffer());
-      func::CallOp::create(rewriter, op.getLoc(), callee, ValueRange{buffer});
-      rewriter.eraseOp(op);
-    }
+    ConversionTarget target(*ctx);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addDynamicallyLegalOp<AllReduceOp>(
+        [](AllReduceOp op) { return op.getResult() != nullptr; });
+    RewritePatternSet patterns(ctx);
+    populateGAccToRuntimeConversionPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+void mlir::gacc::populateGAccToRuntimeConversionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AllReduceToCall>(patterns.getContext());
+}
