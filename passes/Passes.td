@@ -389,6 +389,54 @@ def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
 // Target level
 //===----------------------------------------------------------------------===//
 
+def GAccFuseElementwisePass : Pass<"gacc-fuse-elementwise", "ModuleOp"> {
+  let summary = "Fuse chains of elementwise linalg ops on tensors";
+  let description = [{
+    Applies upstream's elementwise fusion patterns
+    (`linalg::populateElementwiseOpsFusionPatterns`: producer–consumer
+    fusion of linalg ops whose producer is all-parallel, folding of fills
+    into the bodies that read them) to tensors before bufferization, for
+    producers with a single use, so that nothing is computed twice. A chain
+    of elementwise ops (an activation's adjoint, a mixed-precision
+    rounding, the accumulate of a bias gradient) becomes one loop nest on
+    the CPU and one kernel on the GPU. Unlike upstream's
+    `linalg-fuse-elementwise-ops` it does not propagate reshapes or fold
+    constants elsewhere. The fused body applies the same scalar ops in the
+    same order: results are bit-identical.
+
+    ```mlir
+    %a = linalg.generic {...} ins(%x : ...) outs(%e0 : ...) { tanh }
+    %b = linalg.generic {...} ins(%a, %y : ...) outs(%e1 : ...) { mulf }
+    // becomes
+    %b = linalg.generic {...} ins(%x, %y : ...) outs(%e1 : ...) { tanh, mulf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GAccPrivatizeInitsPass : Pass<"gacc-privatize-inits", "ModuleOp"> {
+  let summary = "Give every destination-style op an init tensor of its own";
+  let description = [{
+    A `tensor.empty` or `linalg.fill` that several destination-style ops
+    take as their init (as CSE leaves identical ones) is cloned before each
+    use but the first. One-shot bufferization then writes each result in
+    place instead of allocating and copying a shared buffer, which makes
+    CSE safe before bufferization.
+
+    ```mlir
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %a = linalg.generic {...} outs(%z : tensor<4xf32>) ...
+    %b = linalg.generic {...} outs(%z : tensor<4xf32>) ...
+    // becomes
+    %a = linalg.generic {...} outs(%z : tensor<4xf32>) ...
+    %z2 = linalg.fill ins(%c0 : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %b = linalg.generic {...} outs(%z2 : tensor<4xf32>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GAccStridedCopiesToLinalgPass
     : Pass<"gacc-strided-copies-to-linalg", "ModuleOp"> {
   let summary = "Rewrite strided memref.copy ops into linalg.copy";

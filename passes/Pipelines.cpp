@@ -54,9 +54,13 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
   pm.addPass(createConvertGAccToLinalgPass());
   // arith/math on tensors as elementwise linalg.generic ops.
   pm.addPass(createConvertElementwiseToLinalgPass());
-  // No CSE before bufferization: merging identical zero-filled inits would
-  // make two ops write one tensor, which bufferizes to a copy.
   pm.addPass(createCanonicalizerPass());
+  // CSE (e.g. statistics a hand-written adjoint recomputes), elementwise
+  // chains fused into one op, then an init of its own for every op, so
+  // that bufferization writes in place instead of copying a shared init.
+  pm.addPass(createCSEPass());
+  pm.addPass(createGAccFuseElementwisePass());
+  pm.addPass(createGAccPrivatizeInitsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;

@@ -1,7 +1,8 @@
 // RUN: gacc-opt %s -split-input-file -convert-gacc-to-linalg | FileCheck %s
 
-// linear: x · Wᵀ (a matmul with transposed B) into a zero init, then the
-// bias broadcast over rows.
+// The layer ops are replaced by their decompositions
+// (linalg::AggregatedOpInterface). linear: x · Wᵀ (a matmul with
+// transposed B) into a zero init, then the bias broadcast over rows.
 
 // CHECK-LABEL: func.func @linear(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<4x2xf32>, %[[W:[^:]+]]: tensor<3x2xf32>, %[[B:[^:]+]]: tensor<3xf32>)
@@ -80,10 +81,25 @@ gacc.train_step @s params [@w] attributes {
 // CHECK: %[[E2:.+]] = tensor.collapse_shape %[[E]] {{\[\[}}0, 1], [2]] : tensor<2x5x6xf32> into tensor<10x6xf32>
 // CHECK: %[[MM:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[E2]], %{{.+}} : tensor<10x6xf32>, tensor<7x6xf32>)
 // CHECK: %[[H:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [2, 5, 7] : tensor<10x7xf32> into tensor<2x5x7xf32>
+// CHECK: %[[A:.+]] = linalg.generic {{.+}} ins(%[[H]] : tensor<2x5x7xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NOT: linalg.yield
 // CHECK: math.erf
+// CHECK: %[[T:.+]] = linalg.generic {{.+}} ins(%[[A]] : tensor<2x5x7xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NOT: linalg.yield
 // CHECK: math.tanh
+// CHECK: %[[T2:.+]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<2x5x7xf32> into tensor<10x7xf32>
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} ins(%[[T2]] : tensor<10x7xf32>) outs(%{{.+}} : tensor<10xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<10xf32>)
+// CHECK: %[[SQ:.+]] = linalg.generic {{.+}} ins(%[[T2]], %[[MEAN]] : tensor<10x7xf32>, tensor<10xf32>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<10xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NOT: linalg.yield
 // CHECK: math.rsqrt
-// CHECK: return
+// CHECK: %[[N:.+]] = linalg.generic {{.+}} ins(%[[T2]], %[[MEAN]], %[[RSTD]], %{{.+}}, %{{.+}} : tensor<10x7xf32>, tensor<10xf32>, tensor<10xf32>, tensor<7xf32>, tensor<7xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[N]]
+// CHECK: return %[[OUT]]
 func.func @sequence(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tensor<7x6xf32>,
                     %g: tensor<7xf32>, %b: tensor<7xf32>) -> tensor<2x5x7xf32> {
   %e = gacc.embedding %tok, %emb : tensor<2x5xi32>, tensor<11x6xf32> -> tensor<2x5x6xf32>
@@ -92,4 +108,22 @@ func.func @sequence(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tensor<7x
   %t = gacc.gelu %a {approximate = "tanh"} : tensor<2x5x7xf32>
   %n = gacc.layer_norm %t, %g, %b : tensor<2x5x7xf32>, tensor<7xf32>, tensor<7xf32>
   return %n : tensor<2x5x7xf32>
+}
+
+// -----
+
+// linalg.softmax is an aggregated op too: its upstream decomposition (row
+// maximum, exponentials of the shifted values, their sum, the division),
+// which no loop lowering would take otherwise.
+
+// CHECK-LABEL: func.func @softmax(
+// CHECK-NOT: linalg.softmax
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %e = tensor.empty() : tensor<4x3xf32>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
 }

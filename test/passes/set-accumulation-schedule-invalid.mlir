@@ -1,0 +1,19 @@
+// RUN: gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=24" -verify-diagnostics
+// RUN: not gacc-opt %s -gacc-set-accumulation-schedule="accum-steps=3" 2>&1 | FileCheck %s --check-prefix=STEPS
+// RUN: not gacc-opt %s -gacc-set-accumulation-schedule="micro-batch=65536 accum-steps=65536" 2>&1 | FileCheck %s --check-prefix=WINDOW
+
+// A micro-batch that does not divide the declared effective batch.
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+// expected-error @below {{micro-batch size 24 does not divide the effective batch 256 (give the number of accumulation steps too to change the effective batch)}}
+gacc.train_step @s params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %x: tensor<32x784xf32>, %y: tensor<32xi32>):
+  %z = gacc.linear %x, %w : tensor<32x784xf32>, tensor<10x784xf32> -> tensor<32x10xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// STEPS: error: 'gacc.train_step' op accumulation steps 3 do not divide the effective batch 256
+// WINDOW: error: 'gacc.train_step' op an effective batch of 65536 × 65536 samples (micro-batch × accumulation steps) is larger than the limit of 16777216 samples per optimizer step
