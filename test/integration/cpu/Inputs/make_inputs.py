@@ -13,7 +13,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import safetensors_io  # noqa: E402
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--model", required=True, choices=["fashion_mlp", "kjv_char", "seq"])
+ap.add_argument("--model", required=True,
+                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq"])
 ap.add_argument("--init", required=True)
 ap.add_argument("--order", required=True)
 ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
@@ -25,6 +26,15 @@ torch.manual_seed(0)
 if args.model == "fashion_mlp":
     l1, l2 = torch.nn.Linear(784, 256), torch.nn.Linear(256, 10)
     params = {"fc1_weight": l1.weight, "fc1_bias": l1.bias, "fc2_weight": l2.weight, "fc2_bias": l2.bias}
+elif args.model == "fashion_residual_mlp":
+    l1, lr, l2 = torch.nn.Linear(784, 256), torch.nn.Linear(256, 256), torch.nn.Linear(256, 10)
+    params = {"fc1_weight": l1.weight, "fc1_bias": l1.bias, "res_weight": lr.weight, "res_bias": lr.bias,
+              "fc2_weight": l2.weight, "fc2_bias": l2.bias}
+elif args.model == "fashion_linalg_mlp":
+    # Weights stored [in, out] (x · W), torch.nn.Linear's initialization.
+    l1, l2 = torch.nn.Linear(784, 256), torch.nn.Linear(256, 10)
+    params = {"fc1_weight": l1.weight.T.contiguous(), "fc1_bias": l1.bias,
+              "fc2_weight": l2.weight.T.contiguous(), "fc2_bias": l2.bias}
 elif args.model == "kjv_char":
     e, l1, ln, l2 = torch.nn.Embedding(64, 64), torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.Linear(128, 64)
     with torch.no_grad():  # a non-trivial layer norm affine

@@ -16,7 +16,8 @@ With --naive it also replays the common faulty loop (each micro-batch's
 loss averaged over its own count, then divided by N) and prints how far
 that is from gacc: the number a framework user would silently get.
 
-Models: fashion_mlp (examples/fashion_mlp.mlir on Fashion-MNIST),
+Models: fashion_mlp, fashion_residual_mlp and fashion_linalg_mlp
+(examples/fashion_*.mlir on Fashion-MNIST),
 kjv_char (examples/kjv_char.mlir on KJV characters) and seq (the
 embedding / linear / gelu / layer_norm / cross-entropy model of
 seq_model.mlir on a tensors file).
@@ -96,6 +97,13 @@ def forward(model, p, x):
     if model == "fashion_mlp":
         h = F.relu(F.linear(x, p["fc1_weight"], p["fc1_bias"]))
         return F.linear(h, p["fc2_weight"], p["fc2_bias"])
+    if model == "fashion_residual_mlp":
+        h = F.relu(F.linear(x, p["fc1_weight"], p["fc1_bias"]))
+        s = h + F.relu(F.linear(h, p["res_weight"], p["res_bias"]))
+        return F.linear(s, p["fc2_weight"], p["fc2_bias"])
+    if model == "fashion_linalg_mlp":
+        h = F.relu(x @ p["fc1_weight"] + p["fc1_bias"])
+        return h @ p["fc2_weight"] + p["fc2_bias"]
     if model == "kjv_char":
         e = F.embedding(x, p["embedding"])
         a = F.gelu(F.linear(e, p["fc1_weight"], p["fc1_bias"]), approximate="tanh")
@@ -239,7 +247,8 @@ def rel_max(a, b):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", required=True, choices=["fashion_mlp", "kjv_char", "seq"])
+    ap.add_argument("--model", required=True,
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
@@ -260,7 +269,7 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-5)
     args = ap.parse_args()
 
-    if args.model == "fashion_mlp":
+    if args.model.startswith("fashion"):
         sample = fashion_data(args if args.data else argparse.Namespace(
             data="/usr/share/datasets/fashion-mnist"))
     elif args.model == "kjv_char":
