@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #define DEBUG_TYPE "gacc-build-arena-kernels"
 
@@ -58,26 +59,27 @@ struct KernelBuilder {
   }
 };
 
-/// Moves the per-step scalar math out of a kernel's element loop: every pure
-/// op (speculatable, no memory effects, no regions, no terminator) whose
-/// operands are all
-/// defined outside the loop, also from inside its conditionals. The bias
+/// Moves the per-step scalar math out of a kernel's element loop with
+/// upstream's loop-invariant code motion, over the loop's body and the
+/// regions nested in it (its conditionals): every pure op without regions
+/// whose operands are defined outside the loop goes before it. The bias
 /// corrections β^t, the scheduled learning rate and the like are then
 /// computed once by the host code and reach the kernel as arguments instead
 /// of once per element. The arithmetic is unchanged, so are the results.
 void hoistStepScalars(scf::ParallelOp loop) {
-  SmallVector<Operation *> ops;
-  loop.getBody()->walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { ops.push_back(op); });
-  for (Operation *op : ops) {
-    if (op->getNumRegions() || op->hasTrait<OpTrait::IsTerminator>() ||
-        !isPure(op) ||
-        !llvm::all_of(op->getOperands(), [&](Value v) {
-          return loop.isDefinedOutsideOfLoop(v);
-        }))
-      continue;
-    op->moveBefore(loop);
-  }
+  SmallVector<Region *> regions;
+  loop->walk([&](Operation *op) {
+    for (Region &r : op->getRegions())
+      regions.push_back(&r);
+  });
+  moveLoopInvariantCode(
+      regions,
+      [&](Value v, Region *) { return loop.isDefinedOutsideOfLoop(v); },
+      [](Operation *op, Region *) {
+        return op->getNumRegions() == 0 &&
+               !op->hasTrait<OpTrait::IsTerminator>() && isPure(op);
+      },
+      [&](Operation *op, Region *) { op->moveBefore(loop); });
 }
 
 func::FuncOp createFunc(OpBuilder &b, Location loc, StringRef name,

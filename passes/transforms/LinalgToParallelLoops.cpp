@@ -55,7 +55,12 @@ Value remainder(OpBuilder &b, Location loc, Value x, int64_t d) {
 }
 
 /// The coordinates of a row-major linear index over `sizes` (the last one
-/// fastest), by division and remainder by constants.
+/// fastest), by division and remainder by constants. Not
+/// affine::delinearizeIndex: the affine.delinearize_index it builds lowers
+/// (lower-affine) to signed floor division and remainder with sign
+/// fix-ups (floordivsi, remsi, a compare and a select per dimension); the
+/// linear index here is never negative, so one unsigned division and one
+/// remainder by a constant per dimension do, in every thread of a kernel.
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> sizes) {
   SmallVector<Value> coords(sizes.size());

@@ -1,13 +1,16 @@
 // Calls the compiled steps @n2 and @n1 (from runner_model.mlir, linked as a
 // shared library) for three optimizer steps from the same parameters on the
-// same 4 samples, then prints 1 if their parameters and losses agree within
-// 1e-6 (absolute, values are O(1)) and 0 otherwise.
+// same 4 samples. Per step it prints both windows' counts, then 1 if the
+// two losses agree within 1e-6 (absolute, values are O(1)) and the learning
+// rate returned is the one passed, else 0; at the end 1 if the parameters
+// agree within 1e-6 and have moved, else 0. Each step function returns its
+// four f32 results (objective, count, learning rate, gradient norm).
 func.func private @n2(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
                       memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>,
-                      f32, i64) -> (f32, f32)
+                      f32, i64) -> (f32, f32, f32, f32)
 func.func private @n1(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
                       memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>,
-                      f32, i64) -> (f32, f32)
+                      f32, i64) -> (f32, f32, f32, f32)
 func.func private @printI64(i64)
 func.func private @printNewline()
 
@@ -61,22 +64,30 @@ func.func @main() {
   %ok0 = arith.constant true
   %okF = scf.for %k = %c0 to %c3 step %c1 iter_args(%ok = %ok0) -> (i1) {
     %step = arith.index_cast %k : index to i64
-    %la, %na = func.call @n2(%wa, %ba, %aw_a, %ab_a, %mw_a, %mb_a, %x2c, %y2c, %lr, %step)
-        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>, f32, i64) -> (f32, f32)
-    %lb, %nb = func.call @n1(%wb, %bb, %aw_b, %ab_b, %mw_b, %mb_b, %x1, %y1, %lr, %step)
-        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>, f32, i64) -> (f32, f32)
-    // Both windows hold 4 samples.
-    %four = arith.constant 4.0 : f32
-    %ca = arith.cmpf oeq, %na, %four : f32
-    %cb = arith.cmpf oeq, %nb, %four : f32
+    %la, %na, %ra, %ga = func.call @n2(%wa, %ba, %aw_a, %ab_a, %mw_a, %mb_a, %x2c, %y2c, %lr, %step)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>, f32, i64) -> (f32, f32, f32, f32)
+    %lb, %nb, %rb, %gb = func.call @n1(%wb, %bb, %aw_b, %ab_b, %mw_b, %mb_b, %x1, %y1, %lr, %step)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>, f32, i64) -> (f32, f32, f32, f32)
+    // Both windows hold 4 samples: the counts are printed.
+    %nai = arith.fptosi %na : f32 to i64
+    %nbi = arith.fptosi %nb : f32 to i64
+    func.call @printI64(%nai) : (i64) -> ()
+    func.call @printNewline() : () -> ()
+    func.call @printI64(%nbi) : (i64) -> ()
+    func.call @printNewline() : () -> ()
     %d = arith.subf %la, %lb : f32
     %ad = math.absf %d : f32
     %tol = arith.constant 1.0e-6 : f32
     %close = arith.cmpf olt, %ad, %tol : f32
-    %ok2 = arith.andi %ok, %close : i1
-    %ok3 = arith.andi %ok2, %ca : i1
-    %ok4 = arith.andi %ok3, %cb : i1
-    scf.yield %ok4 : i1
+    %rates = arith.cmpf oeq, %ra, %lr : f32
+    %rates2 = arith.cmpf oeq, %rb, %lr : f32
+    %same = arith.andi %close, %rates : i1
+    %same2 = arith.andi %same, %rates2 : i1
+    %samei = arith.extui %same2 : i1 to i64
+    func.call @printI64(%samei) : (i64) -> ()
+    func.call @printNewline() : () -> ()
+    %ok2 = arith.andi %ok, %same2 : i1
+    scf.yield %ok2 : i1
   }
   // Compare the parameters.
   %okW = scf.for %i = %c0 to %c3 step %c1 iter_args(%ok = %okF) -> (i1) {
