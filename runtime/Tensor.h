@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,36 @@ inline const char *dtypeName(DType t) {
   return t == DType::F32 ? "F32" : t == DType::I32 ? "I32" : "I64";
 }
 
+/// An allocator of 64-byte-aligned storage (a cache line; what the
+/// compiled code's own buffers get from bufferization), so that a host
+/// tensor passed to a step is aligned like the step's temporaries.
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(::operator new(n * sizeof(T), kAlignment));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, kAlignment); }
+  template <typename U>
+  bool operator==(const CacheLineAllocator<U> &) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const CacheLineAllocator<U> &) const {
+    return false;
+  }
+};
+
 /// Row-major host tensor; storage is 64-byte aligned.
 struct HostTensor {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
-  std::vector<int64_t> storage; // 8-byte words; aligned by operator new
+  /// 8-byte words, 64-byte aligned.
+  std::vector<int64_t, CacheLineAllocator<int64_t>> storage;
 
   HostTensor() = default;
   HostTensor(DType t, std::vector<int64_t> s) : dtype(t), shape(std::move(s)) {
