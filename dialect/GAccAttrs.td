@@ -42,8 +42,9 @@ def GAcc_NormalizationAttr : EnumAttr<GAcc_Dialect, GAcc_Normalization,
     count; samples whose label is the loss's `ignore_index` are not counted),
     as `torch.nn.CrossEntropyLoss(reduction='mean')` over the whole effective
     batch. `sum`: the summed loss, not divided. `token_mean`: divided by the
-    number of non-ignored targets (tokens) of the window; reserved for token
-    level losses (rejected by `gacc-expand-accumulation` for now).
+    number of non-ignored targets (tokens) of the whole window, across its
+    micro-batches (and ranks), for sequence losses such as a language
+    model's next-token cross-entropy.
   }];
   let assemblyFormat = "`<` $value `>`";
 }

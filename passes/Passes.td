@@ -67,12 +67,36 @@ def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
     Differentiates the micro-batch body of every `gacc.train_step` with
     respect to each parameter and appends the gradients to its
     `gacc.yield`. The loss adjoint is 1 (the body's loss is a sum over the
-    micro-batch; normalization happens once, in the deferred update). Ops are
-    visited in reverse order; each differentiable op builds the adjoints of
-    its operands through `DifferentiableOpInterface`, in upstream
-    linalg/tensor/arith ops; adjoints of a value used several times are
-    added. Only values that depend on a parameter get adjoints (no gradient
-    of the input data is computed).
+    micro-batch; normalization happens once, in the deferred update), or
+    the run-time loss scale (`gacc.loss_scale`) with loss scaling. Ops are
+    visited in reverse order; each builds the adjoints of its tensor
+    operands through `DifferentiableOpInterface`, and adjoints of a value
+    used several times are added. Only values that depend on a parameter get
+    adjoints (no gradient of the input data is computed).
+
+    What it differentiates:
+    - gacc's layer ops: their hand-written rules (losses, normalizations,
+      relu's tie, gelu, embedding), or, for an op without one (gacc.linear),
+      its decomposition (linalg::AggregatedOpInterface), built again after
+      the forward ops; what the adjoints do not read is removed;
+    - `arith` and `math` floating-point ops on tensors (addf, subf, mulf,
+      divf, negf, maximumf, minimumf, select, extf, truncf, exp, log, log1p,
+      tanh, sqrt, rsqrt, erf, powf, abs, sin, cos, …): the scalar
+      derivative of each (`ScalarAdjointOpInterface`, PyTorch's formulas)
+      applied elementwise;
+    - `linalg.generic` and every named linalg op: the adjoint of an input
+      is a `linalg.generic` over the same iteration space, its output
+      indexed by the input's map (a projected permutation), the dimensions
+      the input does not index becoming reductions; its body recomputes the
+      op's body and applies the scalar rules in reverse. Reductions must be
+      sums, maxima (ties share the adjoint, as torch.amax) or minima. Sums
+      over reduced dimensions accumulate in f64 unless they are
+      contractions (then f32, as a GEMM). `linalg.matmul` and
+      `linalg.batch_matmul` keep matrix products in their adjoints (dW =
+      op(A)ᵀ·dC, for `gacc-fuse-accumulation`); `linalg.softmax` has its
+      closed form y ⊙ (dy − Σ dy ⊙ y);
+    - `tensor` expand_shape, collapse_shape, cast, extract_slice,
+      insert_slice, concat and pad with a constant.
 
     Before:
     ```mlir
@@ -85,13 +109,18 @@ def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
     ...
     %dy = linalg.generic ... // softmax − one-hot
     %dw = linalg.matmul indexing_maps = [...] ins(%dy, %x ...) outs(...)
-    %db = linalg.generic ... // Σ_batch dy
+    %db = linalg.generic ... // Σ_batch dy (f64), then rounded
     gacc.yield %l, %dw, %db : tensor<f32>, tensor<10x784xf32>, tensor<10xf32>
     ```
 
-    Errors: an op on the path from a parameter to the loss that does not
-    implement DifferentiableOpInterface; a step that is already
-    differentiated.
+    Errors (each naming the op): an op on the path from a parameter to the
+    loss that is not differentiable (the message lists what is); a body op
+    without a scalar rule on that path; a needed operand whose indexing map
+    is not a projected permutation; a reduction that is not a sum, maximum
+    or minimum; a body reading a parameter-dependent value from above, or a
+    parameter-dependent scalar operand (gradients flow through tensors); a
+    pad with a non-constant value; a loss that does not depend on any
+    parameter; a step that is already differentiated.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
@@ -110,7 +139,8 @@ def GAccExpandAccumulationPass
     Replaces every differentiated `gacc.train_step @S` by two functions.
 
     `func.func @S(params…, accumulators…, optimizer state…, inputs…,
-    %lr: f32, %step: i64) -> (f32, f32)` runs one optimizer step.
+    %lr: f32, %step: i64[, %loss_scale: f32]) -> (f32, f32, f32, f32[, f32])`
+    runs one optimizer step (the calling convention of abi/StepABI.h).
     All state is passed as memrefs owned by the caller and allocated once
     for the program (argument attributes `gacc.param`, `gacc.accumulator`,
     `gacc.optimizer_state`): accumulators persist across optimizer steps and
@@ -150,7 +180,7 @@ def GAccExpandAccumulationPass
     func.func @train(%w: memref<10x784xf32> {gacc.param = @w}, ...,
                      %acc_w: memref<10x784xf32> {gacc.accumulator = @w}, ...,
                      %x: memref<8x32x784xf32>, %y: memref<8x32xi32>,
-                     %lr: f32, %step: i64) -> (f32, f32) {
+                     %lr: f32, %step: i64) -> (f32, f32, f32, f32) {
       %r:6 = scf.for %i = %c0 to %c8 step %c1 iter_args(...) {
         %first = arith.cmpi eq, %i, %c0 : index
         ... body ...
@@ -188,19 +218,27 @@ def GAccExpandAccumulationPass
 
 def GAccFuseAccumulationPass
     : Pass<"gacc-fuse-accumulation", "ModuleOp"> {
-  let summary = "Fuse the accumulation into the gradient GEMMs and the update "
-                "into one kernel per parameter";
+  let summary = "Fuse the accumulation into the gradient contractions and the "
+                "update into one kernel per parameter";
   let description = [{
-    Three rewrites on the output of gacc-expand-accumulation:
+    Rewrite patterns (`populateFuseAccumulationPatterns`) on the output of
+    gacc-expand-accumulation:
 
-    1. `gacc.accumulate` of a gradient produced by a zero-initialized
-       `linalg.matmul` (a linear layer's weight gradient dW = dyᵀ·x) becomes
-       one `gacc.matmul_accumulate` that writes the product straight into
-       the accumulator (β = 0 on the first micro-batch, 1 afterwards): no
+    1. `gacc.accumulate` of a gradient produced by a zero-initialized f32
+       contraction (`linalg.matmul` in any transposition, a
+       `linalg.generic` contraction, a batch matmul whose weight is shared
+       by the batch) that is one matrix product of consecutive dimension
+       groups becomes one `gacc.matmul_accumulate` on the operands
+       collapsed to matrices, writing the product straight into the
+       accumulator (β = 0 on the first micro-batch, 1 afterwards): no
        temporary gradient tensor remains.
-    2. Every other `gacc.accumulate` becomes one elementwise `linalg.generic`
-       (`first ? g : acc + g`).
-    3. Every `gacc.apply_optimizer` becomes one `linalg.generic` that reads
+    2. Any other such contraction (a batched one) accumulates in place: its
+       init becomes the accumulator, and its body starts from 0 instead of
+       the accumulator's old value at the first reduction point of the
+       window's first micro-batch (no zero-fill).
+    3. Every other `gacc.accumulate` becomes one elementwise
+       `linalg.generic` (`first ? g : acc + g`).
+    4. Every `gacc.apply_optimizer` becomes one `linalg.generic` that reads
        the accumulator, parameter and optimizer state once and writes the
        parameter and state: the division by the count (times the loss
        scale), the clipping coefficient and the optimizer's own element
@@ -285,14 +323,19 @@ def GAccBuildArenaKernelsPass
 //===----------------------------------------------------------------------===//
 
 def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
-  let summary = "Lower the gacc layer ops to linalg, tensor and arith";
+  let summary = "Lower the gacc layer ops to linalg, tensor, arith and math";
   let description = [{
-    Rewrites `gacc.linear` (linalg.matmul with a transposed weight plus a
-    broadcast bias add, leading dimensions flattened), `gacc.relu` (an
-    elementwise max), `gacc.gelu`, `gacc.layer_norm` (row statistics then
-    one elementwise kernel), `gacc.embedding` (a gather) and
-    `gacc.cross_entropy` (stable log-sum-exp reductions) outside any
-    `gacc.train_step`, i.e. after gacc-expand-accumulation. The formulas are
+    Replaces every aggregated op (linalg::AggregatedOpInterface) outside a
+    `gacc.train_step`, i.e. after gacc-expand-accumulation, by its
+    decomposition: the gacc layer ops (`gacc.linear`: a linalg.matmul with
+    the weight transposed plus a broadcast bias add, leading dimensions
+    flattened; `gacc.relu`, `gacc.gelu`: elementwise generics;
+    `gacc.layer_norm`: row statistics then one elementwise kernel;
+    `gacc.embedding`: a gather; `gacc.cross_entropy`: stable log-sum-exp
+    reductions) and upstream's `linalg.softmax`, which no loop lowering
+    takes. One conversion pattern (`populateGAccToLinalgConversionPatterns`)
+    applied with a ConversionTarget on which every aggregated op is
+    illegal: an op whose decomposition fails is an error. The formulas are
     those of the adjoints (dialect/LinalgBuilders.h).
 
     ```mlir
@@ -315,8 +358,11 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     `gacc_sgemm`, a runtime function (runtime/Blas.cpp) that calls
     OpenBLAS's `cblas_sgemm` with the operands' strides, or (`callee =
     gacc_cublas_sgemm`, for host code of the NVVM pipeline) cuBLAS's
-    `cublasSgemm` on device memory (runtime/Cublas.cpp, libcublas opened at
-    run time), with the same beta semantics. OpenBLAS is the
+    `cublasSgemm` on device memory (runtime/CudaMemory.cpp, libcublas opened
+    at run time), with the same beta semantics (names from
+    abi/RuntimeABI.h). The conversion patterns
+    (`populateGAccToBLASConversionPatterns`) are applied with a
+    ConversionTarget on which both memref forms are illegal. OpenBLAS is the
     project's choice for CPU GEMMs: accumulate-into (beta = 1) is part of
     the BLAS contract, and with beta = 0 BLAS never reads C, so the first
     micro-batch writes its accumulator without a zero-fill.
@@ -347,6 +393,8 @@ def ConvertGAccToRuntimePass : Pass<"convert-gacc-to-runtime", "ModuleOp"> {
     with `MPI_IN_PLACE` and `MPI_SUM` on MPI_COMM_WORLD, the identity on one
     process). The call is the collective: one op in the IR is one call, so
     the number of collectives per optimizer step can be read off the IR.
+    The pattern (`populateGAccToRuntimeConversionPatterns`) is applied with
+    a ConversionTarget on which the memref form is illegal.
 
     MLIR's own `mpi` dialect was considered: in LLVM 22 its OpenMPI lowering
     names the sum `ompi_mpi_sum` (OpenMPI exports `ompi_mpi_op_sum`) and
@@ -371,7 +419,9 @@ def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
     `scf.parallel` over the [M, N] accumulator whose body reduces over K with
     `scf.for` from the initial value `first ? 0 : C[i, j]` (fp32 FMAs), so
     β = 0 never reads C. This is the GEMM of targets without a library call
-    (the NVVM pipeline maps the parallel loop to GPU threads).
+    (the NVVM pipeline maps the parallel loop to GPU threads). The pattern
+    (`populateGAccToSCFConversionPatterns`) is applied with a
+    ConversionTarget on which the memref form is illegal.
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f : memref<4x3xf32>, memref<3x2xf32> into memref<4x2xf32>
