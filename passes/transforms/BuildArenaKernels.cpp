@@ -279,25 +279,20 @@ void buildUpdate(OpBuilder &b, Location loc, TrainStepOp stepOp) {
     scf::IfOp::create(b, kloc, clean, [&](OpBuilder &, Location) {
       // The one normalization: the window's count (at least 1) times the
       // loss scale, in one division.
-      Value count = arith::MaximumFOp::create(
+      Value divisor = buildUpdateDivisor(
           b, kloc, memref::LoadOp::create(b, kloc, countBuf, ValueRange{c0}),
-          k.f32(1.0));
-      Value divisor = arith::MulFOp::create(b, kloc, count, lossScale);
+          lossScale);
       Value coef;
       if (auto maxNorm = stepOp.getMaxGradNorm()) {
-        // torch.nn.utils.clip_grad_norm_: min(1, max / (‖g‖ + 1e-6)) with
-        // ‖g‖ = sqrt(Σ acc²) / divisor.
+        // ‖g‖ = sqrt(Σ acc²) / divisor, then the step's own clipping
+        // coefficient.
         Value ss = memref::LoadOp::create(b, kloc, sumSquares, ValueRange{c0});
         Value norm = arith::DivFOp::create(
             b, kloc,
             arith::TruncFOp::create(b, kloc, f32,
                                     math::SqrtOp::create(b, kloc, ss)),
             divisor);
-        coef = arith::MinimumFOp::create(
-            b, kloc, k.f32(1.0),
-            arith::DivFOp::create(
-                b, kloc, k.f32(maxNorm->convertToDouble()),
-                arith::AddFOp::create(b, kloc, norm, k.f32(1e-6))));
+        coef = buildClipCoefficient(b, kloc, norm, maxNorm->convertToDouble());
       }
       auto load = [&](Value memref) -> Value {
         return vector::LoadOp::create(b, kloc, vecType, memref,

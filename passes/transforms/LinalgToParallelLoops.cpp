@@ -304,7 +304,12 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
 /// threads read consecutive terms) from -0.0 into partial[k][position], one
 /// partials buffer per output. Stage 2: one thread per position adds the
 /// partial sums to each output in the order k = 0, 1, ...: the same bits
-/// on every run.
+/// on every run. This is the scheme of linalg::splitReduction, which is not
+/// used: it rewrites tensors (before bufferization, where the GPU's thread
+/// count is not yet the question) and splits a reduction dimension into
+/// contiguous blocks, whose reads would be strided across the threads of a
+/// warp; here the split is decided on buffers, per op, and interleaved so
+/// that consecutive threads read consecutive terms.
 void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
                 int64_t split, SmallVectorImpl<scf::ForOp> &toUnroll) {
   Location loc = op.getLoc();

@@ -390,3 +390,27 @@ gacc.train_step @tensor_ops params [@a, @c, @q] attributes {
   %l = gacc.cross_entropy %v, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A precision change: the adjoint of arith.extf rounds the adjoint to the
+// narrower type (truncf), that of arith.truncf widens it back (extf), as
+// PyTorch's .to(dtype) backward does.
+
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @precision
+// CHECK: %[[DH:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x3xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: %[[DW:.+]] = linalg.generic {{.+}} ins(%[[DH]] : tensor<4x3xbf16>) outs(%{{.+}} : tensor<4x3xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: gacc.yield %{{.+}}, %[[DW]] : tensor<f32>, tensor<4x3xf32>
+gacc.train_step @precision params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %h = arith.truncf %w : tensor<4x3xf32> to tensor<4x3xbf16>
+  %e = arith.extf %h : tensor<4x3xbf16> to tensor<4x3xf32>
+  %m = arith.mulf %e, %x : tensor<4x3xf32>
+  %l = gacc.cross_entropy %m, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -110,6 +110,40 @@ ELEMENTWISE = [
     ("math.cos", {"p": ((3, 3), (-1, 1))},
      "%{n}_e = math.cos %{n}_p : " + T33 + "\n%{n}_o = arith.mulf %{n}_e, %u : " + T33,
      lambda x, p: torch.cos(p["p"]) * u_of(x)),
+    ("arith.maxnumf", {"p": ((3, 3), (-1, 1))},
+     "%{n}_o = arith.maxnumf %{n}_p, %u : " + T33, lambda x, p: torch.fmax(p["p"], u_of(x))),
+    ("arith.minnumf", {"p": ((3, 3), (-1, 1))},
+     "%{n}_o = arith.minnumf %{n}_p, %u : " + T33, lambda x, p: torch.fmin(p["p"], u_of(x))),
+] + [
+    (f"math.{op}", {"p": ((3, 3), rng)},
+     "%{n}_e = math." + op + " %{n}_p : " + T33 + "\n%{n}_o = arith.mulf %{n}_e, %u : " + T33,
+     (lambda f: lambda x, p: f(p["p"]) * u_of(x))(fn))
+    for op, rng, fn in [
+        ("exp2", (-1, 1), torch.exp2),
+        ("expm1", (-1, 1), torch.expm1),
+        ("log2", (1, 2), torch.log2),
+        ("log10", (1, 2), torch.log10),
+        ("tan", (-1, 1), torch.tan),
+        ("atan", (-1, 1), torch.atan),
+        ("sinh", (-1, 1), torch.sinh),
+        ("cosh", (-1, 1), torch.cosh),
+        ("cbrt", (1, 2), lambda t: t ** (1.0 / 3.0)),
+        ("erfc", (-1, 1), torch.erfc),
+        ("floor", (-2, 2), torch.floor),
+        ("ceil", (-2, 2), torch.ceil),
+        ("round", (-2, 2), torch.round),
+        ("roundeven", (-2, 2), torch.round),
+        ("trunc", (-2, 2), torch.trunc),
+    ]
+] + [
+    ("math.fma", {"p": ((3, 3), (-1, 1)), "q": ((3, 3), (-1, 1))},
+     "%{n}_o = math.fma %{n}_p, %u, %{n}_q : " + T33,
+     lambda x, p: p["p"] * u_of(x) + p["q"]),
+    ("math.fpowi", {"p": ((3, 3), (1, 2))},
+     "%{n}_k = arith.constant dense<3> : tensor<3x3xi32>\n"
+     "%{n}_e = math.fpowi %{n}_p, %{n}_k : " + T33 + ", tensor<3x3xi32>\n"
+     "%{n}_o = arith.mulf %{n}_e, %u : " + T33,
+     lambda x, p: p["p"] ** 3 * u_of(x)),
 ]
 
 LINALG = [
@@ -195,6 +229,39 @@ LINALG = [
      "%{n}_a = linalg.exp ins(%{n}_p : " + T33 + ") outs(%e33 : " + T33 + ") -> " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_a, %u : " + T33,
      lambda x, p: torch.exp(p["p"]) * u_of(x)),
+] + [
+    (f"linalg.{op}", {"p": ((3, 3), rng)},
+     "%{n}_a = linalg." + op + " ins(%{n}_p : " + T33 + ") outs(%e33 : " + T33 + ") -> " + T33 + "\n"
+     "%{n}_o = arith.mulf %{n}_a, %u : " + T33,
+     (lambda f: lambda x, p: f(p["p"]) * u_of(x))(fn))
+    for op, rng, fn in [
+        ("negf", (-1, 1), torch.neg),
+        ("square", (-1, 1), torch.square),
+        ("reciprocal", (1, 2), torch.reciprocal),
+        ("tanh", (-1, 1), torch.tanh),
+        ("log", (1, 2), torch.log),
+        ("sqrt", (1, 2), torch.sqrt),
+        ("abs", (-1, 1), torch.abs),
+    ]
+] + [
+    (f"linalg.{op}", {"p": ((3, 3), (1, 2))},
+     "%{n}_o = linalg." + op + " ins(%{n}_p, %u : " + T33 + ", " + T33 + ") outs(%e33 : " + T33 + ") -> " + T33,
+     (lambda f: lambda x, p: f(p["p"], u_of(x)))(fn))
+    for op, fn in [
+        ("sub", torch.sub),
+        ("div", torch.div),
+        ("max", torch.maximum),
+        ("min", torch.minimum),
+    ]
+] + [
+    ("linalg.elementwise (kind exp)", {"p": ((3, 3), (-1, 1))},
+     "%{n}_a = linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%{n}_p : " + T33 + ") outs(%e33 : " + T33 + ") -> " + T33 + "\n"
+     "%{n}_o = arith.mulf %{n}_a, %u : " + T33,
+     lambda x, p: torch.exp(p["p"]) * u_of(x)),
+    ("linalg.contract", {"w": ((4, 3), (-1, 1))},
+     "%{n}_o = linalg.contract indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, "
+     "affine_map<(i, j, k) -> (i, j)>] ins(%x, %{n}_w : tensor<3x4xf32>, tensor<4x3xf32>) outs(%z33 : " + T33 + ") -> " + T33,
+     lambda x, p: x @ p["w"]),
     ("linalg.fill (over a parameter: no gradient through it)", {"p": ((3, 3), (-1, 1))},
      "%{n}_f = linalg.fill ins(%c0 : f32) outs(%{n}_p : " + T33 + ") -> " + T33 + "\n"
      "%{n}_m = arith.mulf %{n}_p, %u : " + T33 + "\n"
@@ -207,6 +274,11 @@ LINALG = [
 ]
 
 TENSOR = [
+    ("tensor.cast", {"p": ((3, 3), (-1, 1))},
+     "%{n}_r = tensor.cast %{n}_p : " + T33 + " to tensor<?x3xf32>\n"
+     "%{n}_s = tensor.cast %{n}_r : tensor<?x3xf32> to " + T33 + "\n"
+     "%{n}_o = arith.mulf %{n}_s, %u : " + T33,
+     lambda x, p: p["p"] * u_of(x)),
     ("tensor.expand_shape", {"p": ((9,), (-1, 1))},
      "%{n}_r = tensor.expand_shape %{n}_p [[0, 1]] output_shape [3, 3] : tensor<9xf32> into " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %u : " + T33,
