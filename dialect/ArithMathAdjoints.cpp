@@ -68,27 +68,39 @@ Adjoints rule(arith::DivFOp op, ScalarMath &s, Value dy) {
 
 Adjoints rule(arith::NegFOp, ScalarMath &s, Value dy) { return {s.neg(dy)}; }
 
-/// torch.maximum / torch.minimum: the larger (smaller) operand takes dy,
-/// equal operands take dy / 2 each.
+/// torch.maximum (torch.minimum): equal operands take dy / 2 each, the
+/// smaller (larger) one nothing, and otherwise, a NaN included, dy.
 Adjoints maxMinRule(Value a, Value b, bool isMax, ScalarMath &s, Value dy) {
-  auto wins = isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
-  Value half = s.mul(dy, s.c(0.5)), zero = s.c(0.0);
-  Value tie = s.cmp(arith::CmpFPredicate::OEQ, a, b);
-  Value forA = s.select(s.cmp(wins, a, b), dy, s.select(tie, half, zero));
-  Value forB = s.select(s.cmp(wins, b, a), dy, s.select(tie, half, zero));
-  return {forA, forB};
+  auto loses = isMax ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT;
+  Value zero = s.c(0.0);
+  Value shared = s.select(s.cmp(arith::CmpFPredicate::OEQ, a, b),
+                          s.mul(dy, s.c(0.5)), dy);
+  return {s.select(s.cmp(loses, a, b), zero, shared),
+          s.select(s.cmp(loses, b, a), zero, shared)};
 }
 Adjoints rule(arith::MaximumFOp op, ScalarMath &s, Value dy) {
-  return maxMinRule(op.getLhs(), op.getRhs(), true, s, dy);
-}
-Adjoints rule(arith::MaxNumFOp op, ScalarMath &s, Value dy) {
   return maxMinRule(op.getLhs(), op.getRhs(), true, s, dy);
 }
 Adjoints rule(arith::MinimumFOp op, ScalarMath &s, Value dy) {
   return maxMinRule(op.getLhs(), op.getRhs(), false, s, dy);
 }
+
+/// torch.fmax (torch.fmin): the left operand takes dy where it is at least
+/// (at most) the right one or the right one is NaN, the right one
+/// elsewhere; ties go to the left.
+Adjoints numRule(Value a, Value b, bool isMax, ScalarMath &s, Value dy) {
+  auto keeps = isMax ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE;
+  Value left = arith::OrIOp::create(
+      s.b, s.loc, s.cmp(keeps, a, b),
+      s.cmp(arith::CmpFPredicate::UNO, b, b));
+  Value zero = s.c(0.0);
+  return {s.select(left, dy, zero), s.select(left, zero, dy)};
+}
+Adjoints rule(arith::MaxNumFOp op, ScalarMath &s, Value dy) {
+  return numRule(op.getLhs(), op.getRhs(), true, s, dy);
+}
 Adjoints rule(arith::MinNumFOp op, ScalarMath &s, Value dy) {
-  return maxMinRule(op.getLhs(), op.getRhs(), false, s, dy);
+  return numRule(op.getLhs(), op.getRhs(), false, s, dy);
 }
 
 /// The condition is not differentiable; each branch takes dy where chosen.
@@ -173,15 +185,20 @@ Adjoints rule(math::PowFOp op, ScalarMath &s, Value dy) {
   Value de = s.select(atZero, zero, s.mul(dy, s.mul(op.getResult(), log)));
   return {dx, de};
 }
-/// x^n with an integer n: grad · n · x^(n − 1); n is not differentiable.
+/// x^n with an integer n (torch pow_backward): 0 where n = 0, else
+/// grad · n · x^(n − 1); n is not differentiable.
 Adjoints rule(math::FPowIOp op, ScalarMath &s, Value dy) {
   Value n = op.getRhs();
-  Value one = arith::ConstantOp::create(s.b, s.loc,
-                                        s.b.getIntegerAttr(n.getType(), 1));
-  Value nm1 = arith::SubIOp::create(s.b, s.loc, n, one);
+  auto intConst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(s.b, s.loc,
+                                     s.b.getIntegerAttr(n.getType(), v));
+  };
+  Value nm1 = arith::SubIOp::create(s.b, s.loc, n, intConst(1));
   Value pow = math::FPowIOp::create(s.b, s.loc, op.getLhs(), nm1);
   Value nf = arith::SIToFPOp::create(s.b, s.loc, s.type, n);
-  return {s.mul(dy, s.mul(nf, pow)), Value()};
+  Value isZero =
+      arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq, n, intConst(0));
+  return {s.select(isZero, s.c(0.0), s.mul(dy, s.mul(nf, pow))), Value()};
 }
 /// torch: grad · sgn(x), sgn(0) = 0.
 Adjoints rule(math::AbsFOp op, ScalarMath &s, Value dy) {

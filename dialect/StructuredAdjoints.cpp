@@ -12,10 +12,12 @@
 #include "dialect/GAccDialect.h"
 #include "dialect/LinalgBuilders.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -41,50 +43,53 @@ struct Primal {
   SmallVector<OutputForm> forms;
   SmallVector<Value> resultAdjoints; // null: zero
   SmallVector<Value> tieCounts;      // per output, for Max/Min
-  bool hasReductions = false;
 };
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+}
+
+/// 1 where `cond`, else 0, in `type`.
+Value indicator(OpBuilder &b, Location loc, Value cond, Type type) {
+  return arith::SelectOp::create(b, loc, cond, floatConstant(b, loc, type, 1),
+                                 floatConstant(b, loc, type, 0));
+}
 
 /// Classifies the outputs: every output of an op without reduction
 /// dimensions is assigned; with reductions, each must combine its init,
 /// read nowhere else, with a term by addf, maximumf/maxnumf or
-/// minimumf/minnumf.
+/// minimumf/minnumf (upstream's matchReduction finds the combiner).
 LogicalResult classifyOutputs(Primal &p) {
   linalg::LinalgOp op = p.op;
   p.forms.assign(op.getNumDpsInits(), OutputForm());
-  p.hasReductions = op.getNumReductionLoops() > 0;
-  if (!p.hasReductions)
+  if (op.getNumReductionLoops() == 0)
     return success();
-  Block *body = op.getBlock();
-  Operation *yield = body->getTerminator();
-  for (auto [j, init] : llvm::enumerate(op.getDpsInitsMutable())) {
-    BlockArgument acc = op.getMatchingBlockArgument(&init);
-    Value y = yield->getOperand(j);
-    Operation *def = y.getDefiningOp();
+  SmallVector<BlockArgument> outputArgs(op.getRegionOutputArgs());
+  for (unsigned j = 0; j < op.getNumDpsInits(); ++j) {
+    SmallVector<Operation *> combiners;
+    Value term = matchReduction(outputArgs, j, combiners);
     Combiner kind = Combiner::Assign;
-    if (def && def->getBlock() == body && y.hasOneUse() && acc.hasOneUse()) {
-      if (isa<arith::AddFOp>(def))
+    if (term && combiners.size() == 1) {
+      Operation *c = combiners.front();
+      if (isa<arith::AddFOp>(c))
         kind = Combiner::Sum;
-      else if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def))
+      else if (isa<arith::MaximumFOp, arith::MaxNumFOp>(c))
         kind = Combiner::Max;
-      else if (isa<arith::MinimumFOp, arith::MinNumFOp>(def))
+      else if (isa<arith::MinimumFOp, arith::MinNumFOp>(c))
         kind = Combiner::Min;
     }
-    Value term;
-    if (kind != Combiner::Assign)
-      term = def->getOperand(0) == acc   ? def->getOperand(1)
-             : def->getOperand(1) == acc ? def->getOperand(0)
-                                         : Value();
-    if (!term)
+    if (kind == Combiner::Assign)
       return op->emitOpError("cannot be differentiated: output #")
              << j
              << " of an op with reduction dimensions must combine its init, "
                 "read nowhere else, with a term by arith.addf, maximumf or "
                 "minimumf (a sum, maximum or minimum)";
-    p.forms[j] = {kind, def, term};
+    p.forms[j] = {kind, combiners.front(), term};
   }
   return success();
 }
 
+/// Parallel for the dimensions `outputMap` indexes, reduction otherwise.
 SmallVector<utils::IteratorType> iteratorsFor(unsigned numLoops,
                                               AffineMap outputMap) {
   SmallVector<utils::IteratorType> its(numLoops,
@@ -106,6 +111,12 @@ struct AdjointInputs {
     maps.push_back(m);
     primalArgs.push_back(primalArg);
     return values.size() - 1;
+  }
+  /// Maps the primal body's block arguments to the adjoint body's.
+  void mapArguments(ValueRange args, IRMapping &mapping) const {
+    for (auto [arg, primal] : llvm::zip(args, primalArgs))
+      if (primal)
+        mapping.map(primal, arg);
   }
 };
 
@@ -141,8 +152,76 @@ SmallVector<Operation *> cloneBody(OpBuilder &b, const Primal &p,
   return clones;
 }
 
+/// The reverse sweep over a recomputed scalar body: the adjoints of the
+/// values that depend on one block argument, from seeds on its results.
+class ScalarReverseSweep {
+public:
+  ScalarReverseSweep(OpBuilder &b, Location loc, Value target,
+                     ArrayRef<Operation *> body)
+      : b(b), loc(loc), target(target), body(body) {
+    active.insert(target);
+    for (Operation *op : body) {
+      bool reads = llvm::any_of(op->getOperands(),
+                                [&](Value v) { return active.contains(v); });
+      if (!reads && op->getNumRegions()) {
+        llvm::SetVector<Value> above;
+        getUsedValuesDefinedAbove(op->getRegions(), above);
+        reads = llvm::any_of(above, [&](Value v) { return active.contains(v); });
+      }
+      if (reads)
+        active.insert(op->result_begin(), op->result_end());
+    }
+  }
+
+  /// Adds `a` to the adjoint of `v` (nothing when `v` does not depend on
+  /// the target).
+  void addAdjoint(Value v, Value a) {
+    if (!active.contains(v))
+      return;
+    auto [it, inserted] = adjoint.try_emplace(v, a);
+    if (!inserted)
+      it->second = arith::AddFOp::create(b, loc, it->second, a);
+  }
+
+  /// Propagates the seeds back to the target; returns the first op that
+  /// has no scalar rule (one float result) on the way, or null.
+  Operation *run() {
+    for (Operation *op : llvm::reverse(body)) {
+      if (!llvm::any_of(op->getResults(),
+                        [&](Value r) { return adjoint.count(r); }))
+        continue;
+      auto rule = dyn_cast<ScalarAdjointOpInterface>(op);
+      if (!rule || op->getNumResults() != 1 || op->getNumRegions() ||
+          !isa<FloatType>(op->getResult(0).getType()))
+        return op;
+      SmallVector<Value> operandAdjoints;
+      rule.buildScalarAdjoints(b, adjoint.lookup(op->getResult(0)),
+                               operandAdjoints);
+      for (auto [v, a] : llvm::zip(op->getOperands(), operandAdjoints))
+        if (a)
+          addAdjoint(v, a);
+    }
+    return nullptr;
+  }
+
+  /// The target's adjoint (zero when nothing reached it).
+  Value targetAdjoint(Type type) {
+    Value a = adjoint.lookup(target);
+    return a ? a : floatConstant(b, loc, type, 0.0);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value target;
+  ArrayRef<Operation *> body;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> adjoint;
+};
+
 /// Removes the dead ops of a freshly built body, then the inputs it does
-/// not read. Returns the (possibly rebuilt) op.
+/// not read, except those that give a loop its extent. Returns the
+/// (possibly rebuilt) op.
 linalg::GenericOp tidy(OpBuilder &b, linalg::GenericOp g) {
   Block &body = g.getRegion().front();
   SmallVector<Operation *> ops;
@@ -151,26 +230,45 @@ linalg::GenericOp tidy(OpBuilder &b, linalg::GenericOp g) {
   for (Operation *op : llvm::reverse(ops))
     if (isOpTriviallyDead(op))
       op->erase();
-  unsigned numInputs = g.getNumDpsInputs();
-  llvm::BitVector unused(body.getNumArguments());
-  SmallVector<Value> ins;
-  SmallVector<AffineMap> maps;
-  SmallVector<AffineMap> all = g.getIndexingMapsArray();
-  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
-    if (i < numInputs && body.getArgument(i).use_empty()) {
+  unsigned numInputs = g.getNumDpsInputs(), numLoops = g.getNumLoops();
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  // The loops the kept operands index (the output always stays).
+  llvm::BitVector extent(numLoops), unused(body.getNumArguments());
+  auto cover = [&](AffineMap m) {
+    for (AffineExpr e : m.getResults())
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        extent.set(d.getPosition());
+  };
+  cover(maps.back());
+  for (unsigned i = 0; i < numInputs; ++i) {
+    if (body.getArgument(i).use_empty())
       unused.set(i);
+    else
+      cover(maps[i]);
+  }
+  for (unsigned i = 0; i < numInputs && !extent.all(); ++i) {
+    if (!unused.test(i))
       continue;
-    }
-    if (i < numInputs)
-      ins.push_back(g.getDpsInputs()[i]);
-    maps.push_back(all[i]);
+    llvm::BitVector before = extent;
+    cover(maps[i]);
+    if (extent != before)
+      unused.reset(i); // it sizes a loop nothing else indexes
   }
   if (unused.none())
     return g;
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> keptMaps;
+  for (unsigned i = 0; i < maps.size(); ++i) {
+    if (i < numInputs && unused.test(i))
+      continue;
+    if (i < numInputs)
+      ins.push_back(g.getDpsInputs()[i]);
+    keptMaps.push_back(maps[i]);
+  }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(g);
   auto ng = linalg::GenericOp::create(b, g.getLoc(), g->getResultTypes(), ins,
-                                      g.getDpsInits(), maps,
+                                      g.getDpsInits(), keptMaps,
                                       g.getIteratorTypesArray());
   ng.getRegion().takeBody(g.getRegion());
   ng.getRegion().front().eraseArguments(unused);
@@ -194,13 +292,22 @@ Value identityInput(linalg::GenericOp g) {
   return in;
 }
 
-/// The adjoint of `operand` (a DPS input, or an init whose value an assigned
-/// output reads): a linalg.generic whose output, indexed by the operand's
-/// map, accumulates in `accType`. Sets `contraction` when the result is a
-/// contraction.
-FailureOr<Value> buildGeneralAdjoint(OpBuilder &b, const Primal &p,
-                                     OpOperand &operand, Type accType,
-                                     bool &contraction) {
+/// What building one operand's adjoint gave: its value, the generic built
+/// for it (null when the value is an existing one, such as a result
+/// adjoint passed through unchanged), whether that generic reduces, and
+/// whether it is a contraction.
+struct BuiltAdjoint {
+  Value value;
+  linalg::GenericOp generic;
+  bool reduces = false, contraction = false;
+};
+
+/// The adjoint of `operand` (a DPS input, or an init whose value an
+/// assigned output reads): a linalg.generic whose output, indexed by the
+/// operand's map, accumulates in `accType`.
+FailureOr<BuiltAdjoint> buildGeneralAdjoint(OpBuilder &b, const Primal &p,
+                                            OpOperand &operand,
+                                            Type accType) {
   linalg::LinalgOp op = p.op;
   Location loc = op.getLoc();
   AffineMap targetMap = op.getMatchingIndexingMap(&operand);
@@ -249,65 +356,34 @@ FailureOr<Value> buildGeneralAdjoint(OpBuilder &b, const Primal &p,
       b, loc, TypeRange{accTensor}, in.values, ValueRange{init}, maps,
       iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
         IRMapping mapping;
-        for (auto [arg, primal] : llvm::zip(args, in.primalArgs))
-          if (primal)
-            mapping.map(primal, arg);
+        in.mapArguments(args, mapping);
         SmallVector<Operation *> clones = cloneBody(nb, p, mapping);
-        Value target = mapping.lookup(targetArg);
-        // Only values that depend on the target carry its adjoint.
-        llvm::DenseSet<Value> active = {target};
-        for (Operation *c : clones)
-          if (llvm::any_of(c->getOperands(),
-                           [&](Value v) { return active.contains(v); }))
-            active.insert(c->result_begin(), c->result_end());
-        llvm::DenseMap<Value, Value> adj;
-        auto addAdjoint = [&](Value v, Value a) {
-          if (!active.contains(v))
-            return;
-          auto [it, inserted] = adj.try_emplace(v, a);
-          if (!inserted)
-            it->second = arith::AddFOp::create(nb, nl, it->second, a);
-        };
+        ScalarReverseSweep sweep(nb, nl, mapping.lookup(targetArg), clones);
         Operation *yield = op.getBlock()->getTerminator();
         for (const Seed &s : seeds) {
           const OutputForm &f = p.forms[s.output];
           Value dy = args[s.dy];
           if (f.kind == Combiner::Assign) {
-            addAdjoint(mapping.lookupOrDefault(yield->getOperand(s.output)),
-                       dy);
+            sweep.addAdjoint(
+                mapping.lookupOrDefault(yield->getOperand(s.output)), dy);
             continue;
           }
           Value term = mapping.lookupOrDefault(f.term);
           if (f.kind == Combiner::Sum) {
-            addAdjoint(term, dy);
+            sweep.addAdjoint(term, dy);
             continue;
           }
           // A maximum or minimum: the terms equal to the result share dy.
           Value hit = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                             term, args[s.result]);
           Value share = arith::DivFOp::create(nb, nl, dy, args[s.count]);
-          Value zero = arith::ConstantOp::create(
-              nb, nl, nb.getFloatAttr(dy.getType(), 0.0));
-          addAdjoint(term, arith::SelectOp::create(nb, nl, hit, share, zero));
+          sweep.addAdjoint(
+              term, arith::SelectOp::create(
+                        nb, nl, hit, share,
+                        floatConstant(nb, nl, dy.getType(), 0.0)));
         }
-        for (Operation *c : llvm::reverse(clones)) {
-          if (c->getNumResults() != 1 || !adj.count(c->getResult(0)))
-            continue;
-          auto rule = dyn_cast<ScalarAdjointOpInterface>(c);
-          if (!rule || !isa<FloatType>(c->getResult(0).getType())) {
-            notDifferentiable = c;
-            break;
-          }
-          SmallVector<Value> operandAdjoints;
-          rule.buildScalarAdjoints(nb, adj.lookup(c->getResult(0)),
-                                   operandAdjoints);
-          for (auto [v, a] : llvm::zip(c->getOperands(), operandAdjoints))
-            if (a)
-              addAdjoint(v, a);
-        }
-        Value a = adj.lookup(target);
-        if (!a)
-          a = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elemType, 0.0));
+        notDifferentiable = sweep.run();
+        Value a = sweep.targetAdjoint(elemType);
         if (reduces) {
           if (accType != elemType)
             a = arith::ExtFOp::create(nb, nl, accType, a);
@@ -321,16 +397,17 @@ FailureOr<Value> buildGeneralAdjoint(OpBuilder &b, const Primal &p,
     return op->emitOpError("cannot be differentiated: its body applies '")
            << name
            << "', which has no scalar adjoint rule (ScalarAdjointOpInterface: "
-              "arith and math floating-point ops), on the path from operand #"
+              "arith and math floating-point ops of one result), on the path "
+              "from operand #"
            << operand.getOperandNumber();
   }
   generic = tidy(b, generic);
   if (Value v = identityInput(generic)) {
     generic.erase();
-    return v;
+    return BuiltAdjoint{v};
   }
-  contraction = reduces && linalg::isaContractionOpInterface(generic);
-  return generic->getResult(0);
+  return BuiltAdjoint{generic->getResult(0), generic, reduces,
+                      reduces && linalg::isaContractionOpInterface(generic)};
 }
 
 /// Σ over the reduced points of [term == result], plus [init == result]:
@@ -346,11 +423,11 @@ Value buildTieCount(OpBuilder &b, const Primal &p, unsigned j) {
   Value initHits = buildElementwise(
       b, loc, ValueRange{initOperand.get(), result}, type,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value eq =
-            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
-        return arith::SelectOp::create(
-            nb, nl, eq, arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elem, 1)),
-            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elem, 0)));
+        return indicator(nb, nl,
+                         arith::CmpFOp::create(nb, nl,
+                                               arith::CmpFPredicate::OEQ, a[0],
+                                               a[1]),
+                         elem);
       });
   AdjointInputs in = primalInputs(p);
   AffineMap outMap = op.getMatchingIndexingMap(&initOperand);
@@ -362,18 +439,15 @@ Value buildTieCount(OpBuilder &b, const Primal &p, unsigned j) {
       iteratorsFor(op.getNumLoops(), outMap),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         IRMapping mapping;
-        for (auto [arg, primal] : llvm::zip(args, in.primalArgs))
-          if (primal)
-            mapping.map(primal, arg);
+        in.mapArguments(args, mapping);
         cloneBody(nb, p, mapping);
-        Value term = mapping.lookupOrDefault(p.forms[j].term);
-        Value eq = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
-                                         term, args[resultIdx]);
-        Value one = arith::SelectOp::create(
-            nb, nl, eq, arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elem, 1)),
-            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elem, 0)));
+        Value eq = arith::CmpFOp::create(
+            nb, nl, arith::CmpFPredicate::OEQ,
+            mapping.lookupOrDefault(p.forms[j].term), args[resultIdx]);
         linalg::YieldOp::create(
-            nb, nl, Value(arith::AddFOp::create(nb, nl, args.back(), one)));
+            nb, nl,
+            Value(arith::AddFOp::create(nb, nl, args.back(),
+                                        indicator(nb, nl, eq, elem))));
       });
   return tidy(b, generic)->getResult(0);
 }
@@ -393,13 +467,15 @@ Value buildReductionInitAdjoint(OpBuilder &b, const Primal &p, unsigned j) {
         Value eq =
             arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
         Value share = arith::DivFOp::create(nb, nl, a[2], a[3]);
-        Value zero = arith::ConstantOp::create(
-            nb, nl, nb.getFloatAttr(type.getElementType(), 0.0));
-        return arith::SelectOp::create(nb, nl, eq, share, zero);
+        return arith::SelectOp::create(
+            nb, nl, eq, share,
+            floatConstant(nb, nl, type.getElementType(), 0.0));
       });
 }
 
-/// The adjoint of one needed operand.
+/// The adjoint of one needed operand, accumulated over reduced dimensions
+/// in f64 (f32 values; a contraction keeps f32, as a GEMM) or in f32
+/// (bf16 and f16 values), rounded once.
 FailureOr<Value> buildOperandAdjoint(OpBuilder &b, const Primal &p,
                                      OpOperand &operand) {
   linalg::LinalgOp op = p.op;
@@ -408,27 +484,31 @@ FailureOr<Value> buildOperandAdjoint(OpBuilder &b, const Primal &p,
     if (p.forms[j].kind != Combiner::Assign)
       return p.resultAdjoints[j] ? buildReductionInitAdjoint(b, p, j)
                                  : Value();
-    // An assigned output that does not read its init overwrites it.
-    if (!op.payloadUsesValueFromOperand(&operand))
-      return Value();
   }
+  // An operand the body does not read (an assigned output's init, which
+  // the output overwrites, or an unused input) has a zero adjoint.
+  if (!op.payloadUsesValueFromOperand(&operand))
+    return Value();
   Type elemType = getElementTypeOrSelf(operand.get().getType());
-  bool contraction = false;
-  FailureOr<Value> adj =
-      buildGeneralAdjoint(b, p, operand, elemType, contraction);
-  if (failed(adj) || !elemType.isF32() || !*adj)
-    return adj;
-  auto generic = adj->getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumReductionLoops() == 0 || contraction)
-    return adj;
-  // A sum over reduced dimensions that is not a contraction: accumulated in
-  // f64, rounded once.
-  generic.erase();
-  FailureOr<Value> wide =
-      buildGeneralAdjoint(b, p, operand, b.getF64Type(), contraction);
-  if (failed(wide))
+  bool reduces =
+      op.getMatchingIndexingMap(&operand).getNumResults() < op.getNumLoops();
+  Type accType = reduces && (elemType.isF16() || elemType.isBF16())
+                     ? Type(b.getF32Type())
+                     : elemType;
+  FailureOr<BuiltAdjoint> adj = buildGeneralAdjoint(b, p, operand, accType);
+  if (failed(adj))
     return failure();
-  return buildConvertElements(b, op.getLoc(), *wide, elemType);
+  if (adj->generic && adj->reduces && elemType.isF32() && !adj->contraction) {
+    // A sum over reduced dimensions that is not a contraction: in f64.
+    adj->generic.erase();
+    accType = b.getF64Type();
+    adj = buildGeneralAdjoint(b, p, operand, accType);
+    if (failed(adj))
+      return failure();
+  }
+  if (adj->generic && accType != elemType)
+    return buildConvertElements(b, op.getLoc(), adj->value, elemType);
+  return adj->value;
 }
 
 } // namespace
@@ -468,10 +548,11 @@ LogicalResult mlir::gacc::buildElementwiseAdjoints(
     OpBuilder &b, Operation *op, ValueRange resultAdjoints,
     ArrayRef<bool> needed, SmallVectorImpl<Value> &operandAdjoints) {
   operandAdjoints.assign(op->getNumOperands(), Value());
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (op->getNumResults() != 1 || !type)
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
     return op->emitOpError("is differentiated elementwise on one ranked "
                            "tensor result only");
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
   // The equivalent elementwise linalg.generic: tensor operands as inputs,
   // scalar operands (a select's condition) read from the body.
   Location loc = op->getLoc();

@@ -444,15 +444,18 @@ def GAccFuseElementwisePass : Pass<"gacc-fuse-elementwise", "ModuleOp"> {
   let description = [{
     Applies upstream's elementwise fusion patterns
     (`linalg::populateElementwiseOpsFusionPatterns`: producer–consumer
-    fusion of linalg ops whose producer is all-parallel, folding of fills
-    into the bodies that read them) to tensors before bufferization, for
-    producers with a single use, so that nothing is computed twice. A chain
-    of elementwise ops (an activation's adjoint, a mixed-precision
+    fusion of linalg ops whose producer is all-parallel; with them come
+    upstream's folding of fills and splat constants into the bodies that
+    read them and the removal of unread operands) to tensors before
+    bufferization, for producers with a single use that the consumer reads
+    through a permutation map, so that nothing is computed twice (a
+    producer read once per point of a reduction or broadcast stays). A
+    chain of elementwise ops (an activation's adjoint, a mixed-precision
     rounding, the accumulate of a bias gradient) becomes one loop nest on
     the CPU and one kernel on the GPU. Unlike upstream's
-    `linalg-fuse-elementwise-ops` it does not propagate reshapes or fold
-    constants elsewhere. The fused body applies the same scalar ops in the
-    same order: results are bit-identical.
+    `linalg-fuse-elementwise-ops` it does not propagate reshapes. The fused
+    body applies the same scalar ops in the same order: results are
+    bit-identical.
 
     ```mlir
     %a = linalg.generic {...} ins(%x : ...) outs(%e0 : ...) { tanh }

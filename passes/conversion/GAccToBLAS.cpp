@@ -119,8 +119,8 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
     emitCall(rewriter, op.getLoc(), getOrDeclareSgemm(rewriter, op, callee),
-             op.getInputs()[0], op.getInputs()[1], op.getOutputs()[0], ta,
-             tb, one);
+             adaptor.getInputs()[0], adaptor.getInputs()[1],
+             adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
     return success();
   }

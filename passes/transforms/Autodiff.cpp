@@ -64,18 +64,6 @@ void propagateActivity(ArrayRef<Operation *> ops,
       active.insert(op->result_begin(), op->result_end());
 }
 
-/// Records the ops a builder inserts into one block.
-struct InsertionRecorder : public OpBuilder::Listener {
-  Block *block;
-  SmallVector<Operation *> ops;
-  explicit InsertionRecorder(Block *block) : block(block) {}
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
-    if (op->getBlock() == block)
-      ops.push_back(op);
-  }
-};
-
 /// One reverse sweep: adjoints keyed by the values they belong to, built at
 /// the builder's insertion point (after the forward ops).
 class ReverseSweep {
@@ -161,21 +149,28 @@ private:
   /// afterwards) and differentiated instead.
   LogicalResult differentiateDecomposition(
       Operation *op, linalg::AggregatedOpInterface aggregated) {
-    InsertionRecorder recorder(b.getInsertionBlock());
-    OpBuilder::Listener *previous = b.getListener();
-    b.setListener(&recorder);
+    // The decomposition's ops are those that end up between the op before
+    // the insertion point and the insertion point (whatever the
+    // decomposition built and erased on the way).
+    Block *block = b.getInsertionBlock();
+    Block::iterator end = b.getInsertionPoint();
+    Operation *before = end == block->begin() ? nullptr : &*std::prev(end);
     FailureOr<SmallVector<Value>> replacements =
         aggregated.decomposeOperation(b);
-    b.setListener(previous);
     if (failed(replacements) || replacements->size() != op->getNumResults())
       return op->emitOpError("has no adjoint rule and its decomposition "
                              "failed; ")
              << kSupported;
-    propagateActivity(recorder.ops, active);
+    SmallVector<Operation *> ops;
+    for (Block::iterator it =
+             before ? std::next(before->getIterator()) : block->begin();
+         it != end; ++it)
+      ops.push_back(&*it);
+    propagateActivity(ops, active);
     for (auto [r, v] : llvm::zip(op->getResults(), *replacements))
       if (Value a = adjoint.lookup(r))
         addAdjoint(v, a);
-    return run(recorder.ops);
+    return run(ops);
   }
 
   OpBuilder &b;

@@ -536,11 +536,13 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
     return success();
   if (failed(loopUnrollFull(loop)))
     return step.emitOpError("cannot unroll the micro-batch loop");
-  SmallVector<Operation *> indexMath;
-  for (Operation &op : func.getBody().front())
-    if (isa<arith::CmpIOp, arith::AddIOp, arith::MulIOp>(op))
-      indexMath.push_back(&op);
-  (void)applyOpPatternsGreedily(indexMath, FrozenRewritePatternSet());
+  // Folding alone (no patterns), without moving constants or touching
+  // regions: the copies' induction variables and flags become constants.
+  GreedyRewriteConfig fold;
+  fold.enableConstantCSE(false).setRegionSimplificationLevel(
+      GreedySimplifyRegionLevel::Disabled);
+  (void)applyPatternsGreedily(func.getBody(), FrozenRewritePatternSet(),
+                              fold);
   return success();
 }
 

@@ -126,6 +126,9 @@ struct FuseGemmIntoAccumulate : public OpRewritePattern<AccumulateOp> {
         linalg::inferContractionDims(op);
     if (failed(dims) || !dims->batch.empty())
       return rewriter.notifyMatchFailure(acc, "a batched contraction");
+    // A matrix-vector product (an empty group) is no GEMM here.
+    if (dims->m.empty() || dims->n.empty() || dims->k.empty())
+      return rewriter.notifyMatchFailure(acc, "an empty dimension group");
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     auto a = matrixView(maps[0], dims->m, dims->k);
     auto bv = matrixView(maps[1], dims->k, dims->n);
@@ -165,7 +168,10 @@ struct FuseGemmIntoAccumulate : public OpRewritePattern<AccumulateOp> {
 /// accumulator and its body starts from 0 instead of the accumulator's old
 /// value at the first reduction point of the window's first micro-batch
 /// (β = 0 without a zero-fill; the old value is selected away, never
-/// used).
+/// used). The reset relies on the reduction visiting index 0 of every
+/// reduction dimension before the others (lexicographic order, as every
+/// loop lowering does); a pass that tiles or splits this op's reductions
+/// would have to keep the reset on the first chunk only.
 struct AccumulateContractionInPlace : public OpRewritePattern<AccumulateOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AccumulateOp acc,

@@ -3,8 +3,10 @@
 // Fuses chains of elementwise linalg ops on tensors before bufferization
 // with upstream's elementwise fusion patterns
 // (linalg::populateElementwiseOpsFusionPatterns), restricted to producers
-// with one use so that nothing is computed twice: a chain becomes one loop
-// nest on the CPU and one kernel on the GPU.
+// with one use that the consumer reads through a permutation (each element
+// once, not once per point of a reduction or broadcast), so that nothing
+// is computed twice: a chain becomes one loop nest on the CPU and one
+// kernel on the GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,12 +32,14 @@ struct FuseElementwisePass
           FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    // Upstream's linalg-fuse-elementwise-ops also propagates reshapes and
-    // folds constants across the IR; only the fusion itself is wanted here.
+    // Upstream's linalg-fuse-elementwise-ops also propagates reshapes
+    // through the IR; only the fusion patterns are wanted here.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return producer && producer->hasOneUse() && consumer &&
+                 consumer.getMatchingIndexingMap(fused).isPermutation();
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -26,16 +26,16 @@ using namespace mlir::gacc;
 namespace {
 
 /// The init operands of destination-style ops that read `v` as their init,
-/// in program order within a block.
-SmallVector<OpOperand *> initUses(Value v) {
+/// in the order of `position` (the ops' pre-order walk).
+SmallVector<OpOperand *>
+initUses(Value v, const llvm::DenseMap<Operation *, unsigned> &position) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : v.getUses())
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner()))
       if (dps.isDpsInit(&use))
         uses.push_back(&use);
-  llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
-    Operation *x = a->getOwner(), *y = b->getOwner();
-    return x->getBlock() == y->getBlock() && x->isBeforeInBlock(y);
+  llvm::sort(uses, [&](OpOperand *a, OpOperand *b) {
+    return position.lookup(a->getOwner()) < position.lookup(b->getOwner());
   });
   return uses;
 }
@@ -44,20 +44,24 @@ struct PrivatizeInitsPass
     : public mlir::gacc::impl::GAccPrivatizeInitsPassBase<PrivatizeInitsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> shareable;
-    getOperation()->walk([&](Operation *op) {
+    llvm::DenseMap<Operation *, unsigned> position;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      position[op] = position.size();
       if (isa<tensor::EmptyOp, linalg::FillOp>(op) && op->getNumResults() == 1)
         shareable.push_back(op);
     });
     // Users first: the clones of a fill share its empty tensor, which is
     // privatized after them.
     for (Operation *op : llvm::reverse(shareable)) {
-      SmallVector<OpOperand *> uses = initUses(op->getResult(0));
+      SmallVector<OpOperand *> uses = initUses(op->getResult(0), position);
       if (uses.size() < 2)
         continue;
       // Every use but the first gets a clone placed right before it.
       for (OpOperand *use : llvm::drop_begin(uses)) {
         OpBuilder b(use->getOwner());
-        use->set(b.clone(*op)->getResult(0));
+        Operation *clone = b.clone(*op);
+        position[clone] = position.lookup(use->getOwner());
+        use->set(clone->getResult(0));
       }
     }
   }

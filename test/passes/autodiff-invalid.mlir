@@ -68,7 +68,7 @@ gacc.train_step @s params [@w] attributes {
     normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
   %e = tensor.empty() : tensor<4x3xf32>
-  // expected-error @below {{cannot be differentiated: its body applies 'arith.remf', which has no scalar adjoint rule (ScalarAdjointOpInterface: arith and math floating-point ops), on the path from operand #1}}
+  // expected-error @below {{cannot be differentiated: its body applies 'arith.remf', which has no scalar adjoint rule (ScalarAdjointOpInterface: arith and math floating-point ops of one result), on the path from operand #1}}
   %o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%x, %w : tensor<4x3xf32>, tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) {

@@ -367,16 +367,18 @@ gacc.train_step @softmax_max params [@p] attributes {
 gacc.param @a : tensor<2x6xf32> = #gacc.zeros
 gacc.param @c : tensor<2x1x3xf32> = #gacc.zeros
 gacc.param @q : tensor<1x1xf32> = #gacc.zeros
+gacc.param @k : tensor<2x1xf32> = #gacc.zeros
 // CHECK-LABEL: gacc.train_step @tensor_ops
-// CHECK: ^bb0(%[[A:.+]]: tensor<2x6xf32>, %[[C:.+]]: tensor<2x1x3xf32>, %[[Q:.+]]: tensor<1x1xf32>,
+// CHECK: ^bb0(%[[A:.+]]: tensor<2x6xf32>, %[[C:.+]]: tensor<2x1x3xf32>, %[[Q:.+]]: tensor<1x1xf32>, %[[K:.+]]: tensor<2x1xf32>,
+// CHECK-DAG: %[[DK:.+]] = tensor.extract_slice %{{.+}}[0, 2] [2, 1] [1, 1] : tensor<2x3xf32> to tensor<2x1xf32>
 // CHECK-DAG: %[[DQ:.+]] = tensor.extract_slice %{{.+}}[1, 2] [1, 1] [1, 1] : tensor<2x3xf32> to tensor<1x1xf32>
 // CHECK-DAG: %[[DC:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [2, 1, 3] : tensor<2x3xf32> into tensor<2x1x3xf32>
 // CHECK-DAG: %[[DA:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 1] [2, 3] [1, 2] : tensor<2x3xf32> into tensor<2x6xf32>
-// CHECK: gacc.yield %{{.+}}, %[[DA]], %[[DC]], %[[DQ]]
-gacc.train_step @tensor_ops params [@a, @c, @q] attributes {
+// CHECK: gacc.yield %{{.+}}, %[[DA]], %[[DC]], %[[DQ]], %[[DK]]
+gacc.train_step @tensor_ops params [@a, @c, @q, @k] attributes {
     accum_steps = 1 : i64, micro_batch = 2 : i64,
     normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
-^bb0(%a: tensor<2x6xf32>, %c: tensor<2x1x3xf32>, %q: tensor<1x1xf32>, %x: tensor<2x3xf32>, %y: tensor<2xi32>):
+^bb0(%a: tensor<2x6xf32>, %c: tensor<2x1x3xf32>, %q: tensor<1x1xf32>, %kp: tensor<2x1xf32>, %x: tensor<2x3xf32>, %y: tensor<2xi32>):
   %s = tensor.extract_slice %a[0, 1] [2, 3] [1, 2] : tensor<2x6xf32> to tensor<2x3xf32>
   %k = tensor.collapse_shape %c [[0, 1], [2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
   %zero = arith.constant 0.0 : f32
@@ -386,7 +388,10 @@ gacc.train_step @tensor_ops params [@a, @c, @q] attributes {
   } : tensor<1x1xf32> to tensor<2x3xf32>
   %t = arith.addf %s, %k : tensor<2x3xf32>
   %u = arith.addf %t, %p : tensor<2x3xf32>
-  %v = arith.mulf %u, %x : tensor<2x3xf32>
+  %x2 = tensor.extract_slice %x[0, 0] [2, 2] [1, 1] : tensor<2x3xf32> to tensor<2x2xf32>
+  %j = tensor.concat dim(1) %x2, %kp : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  %w = arith.addf %u, %j : tensor<2x3xf32>
+  %v = arith.mulf %w, %x : tensor<2x3xf32>
   %l = gacc.cross_entropy %v, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

@@ -113,6 +113,55 @@ func.func @batched(%x: tensor<2x3x4xf32>, %dy: tensor<2x3x5xf32>, %acc: tensor<2
 
 // -----
 
+// A rank-3 accumulator (a [2, 3, 5] weight contracted over its trailing
+// dimension's partner): collapsed to a [6, 5] matrix for the GEMM, and the
+// result expanded back.
+
+// CHECK-LABEL: func.func @rank3_accumulator(
+// CHECK-SAME: %[[DY:[^:]+]]: tensor<4x2x3xf32>, %[[X:[^:]+]]: tensor<4x5xf32>, %[[ACC:[^:]+]]: tensor<2x3x5xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK-DAG: %[[DYM:.+]] = tensor.collapse_shape %[[DY]] {{\[\[}}0], [1, 2]] : tensor<4x2x3xf32> into tensor<4x6xf32>
+// CHECK-DAG: %[[ACCM:.+]] = tensor.collapse_shape %[[ACC]] {{\[\[}}0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
+// CHECK: %[[R:.+]] = gacc.matmul_accumulate %[[DYM]], %[[X]] into %[[ACCM]] first %[[FIRST]] {transpose_a} : tensor<4x6xf32>, tensor<4x5xf32> into tensor<6x5xf32>
+// CHECK: %[[E:.+]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
+// CHECK: return %[[E]]
+func.func @rank3_accumulator(%dy: tensor<4x2x3xf32>, %x: tensor<4x5xf32>, %acc: tensor<2x3x5xf32>, %first: i1) -> tensor<2x3x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(r, a, b, n) -> (r, a, b)>, affine_map<(r, a, b, n) -> (r, n)>, affine_map<(r, a, b, n) -> (a, b, n)>],
+                       iterator_types = ["reduction", "parallel", "parallel", "parallel"]}
+      ins(%dy, %x : tensor<4x2x3xf32>, tensor<4x5xf32>) outs(%init : tensor<2x3x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x5xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
+}
+
+// -----
+
+// The gradient of a vector parameter (a matrix-vector product's vector, Σ_m
+// W[m, k]·dy[m]) has no row group: it is no GEMM, and accumulates in place.
+
+// CHECK-LABEL: func.func @vector_gradient(
+// CHECK-SAME: %[[W:[^:]+]]: tensor<4x5xf32>, %[[DY:[^:]+]]: tensor<4xf32>, %[[ACC:[^:]+]]: tensor<5xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK-NOT: gacc.matmul_accumulate
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[DY]], %[[W]] : tensor<4xf32>, tensor<4x5xf32>) outs(%[[ACC]] : tensor<5xf32>)
+// CHECK: arith.andi %[[FIRST]]
+// CHECK: return %[[R]]
+func.func @vector_gradient(%w: tensor<4x5xf32>, %dy: tensor<4xf32>, %acc: tensor<5xf32>, %first: i1) -> tensor<5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %g = linalg.vecmat ins(%dy, %w : tensor<4xf32>, tensor<4x5xf32>) outs(%init : tensor<5xf32>) -> tensor<5xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<5xf32>
+  return %r : tensor<5xf32>
+}
+
+// -----
+
 // Any other gradient: one elementwise kernel, first ? g : acc + g.
 
 // CHECK-LABEL: func.func @other_gradient(

@@ -62,3 +62,32 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   } -> tensor<4xf32>
   return %u, %v : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A producer that a reduction reads through a projected map (once per
+// point of the reduced dimension j) is not fused: it would be recomputed
+// for every j.
+
+// CHECK-LABEL: func.func @reduction_consumer(
+// CHECK: %[[T:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<4xf32>)
+// CHECK: math.tanh
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %[[T]] : tensor<4x3xf32>, tensor<4xf32>)
+func.func @reduction_consumer(%x: tensor<4xf32>, %y: tensor<4x3xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%y, %t : tensor<4x3xf32>, tensor<4xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

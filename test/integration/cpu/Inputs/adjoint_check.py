@@ -146,6 +146,44 @@ ELEMENTWISE = [
      lambda x, p: p["p"] ** 3 * u_of(x)),
 ]
 
+
+# Exact ties and edge values: the tie rules of PyTorch (maximum and minimum
+# split evenly, fmax and fmin give all to the left operand, amax splits
+# evenly among equal terms) and its zeros (abs at 0, x^0).
+HALF9 = [0.5, 0.25, 0.5, 0.75, 0.5, -0.5, 0.5, 0.125, 0.5]
+TIES = [
+    ("arith.maximumf (ties)", {"p": ((3, 3), HALF9)},
+     "%{n}_c = arith.constant dense<0.5> : " + T33 + "\n"
+     "%{n}_m = arith.maximumf %{n}_p, %{n}_c : " + T33 + "\n%{n}_o = arith.mulf %{n}_m, %u : " + T33,
+     lambda x, p: torch.maximum(p["p"], torch.full((3, 3), 0.5)) * u_of(x)),
+    ("arith.minimumf (ties)", {"p": ((3, 3), HALF9)},
+     "%{n}_c = arith.constant dense<0.5> : " + T33 + "\n"
+     "%{n}_m = arith.minimumf %{n}_c, %{n}_p : " + T33 + "\n%{n}_o = arith.mulf %{n}_m, %u : " + T33,
+     lambda x, p: torch.minimum(torch.full((3, 3), 0.5), p["p"]) * u_of(x)),
+    ("arith.maxnumf (ties)", {"p": ((3, 3), HALF9)},
+     "%{n}_c = arith.constant dense<0.5> : " + T33 + "\n"
+     "%{n}_m = arith.maxnumf %{n}_p, %{n}_c : " + T33 + "\n%{n}_o = arith.mulf %{n}_m, %u : " + T33,
+     lambda x, p: torch.fmax(p["p"], torch.full((3, 3), 0.5)) * u_of(x)),
+    ("arith.minnumf (ties, right operand)", {"p": ((3, 3), HALF9)},
+     "%{n}_c = arith.constant dense<0.5> : " + T33 + "\n"
+     "%{n}_m = arith.minnumf %{n}_c, %{n}_p : " + T33 + "\n%{n}_o = arith.mulf %{n}_m, %u : " + T33,
+     lambda x, p: torch.fmin(torch.full((3, 3), 0.5), p["p"]) * u_of(x)),
+    ("linalg.reduce (max, ties)", {"p": ((3, 3, 4), [0.5, 0.5, 0.1, 0.5] * 4 + [0.2, 0.3, 0.3, 0.1] * 5)},
+     "%{n}_i = arith.constant dense<-1.0e30> : " + T33 + "\n"
+     "%{n}_t = linalg.reduce { arith.maximumf } ins(%{n}_p : tensor<3x3x4xf32>) outs(%{n}_i : " + T33 + ") dimensions = [2]\n"
+     "%{n}_o = arith.mulf %{n}_t, %u : " + T33,
+     lambda x, p: torch.amax(p["p"], 2) * u_of(x)),
+    ("math.absf (at 0)", {"p": ((3, 3), [0.0, 0.5, -0.5, 0.0, 1.0, -1.0, 0.0, 0.25, -0.25])},
+     "%{n}_e = math.absf %{n}_p : " + T33 + "\n%{n}_o = arith.mulf %{n}_e, %u : " + T33,
+     lambda x, p: torch.abs(p["p"]) * u_of(x)),
+    ("math.fpowi (x^0 at 0)", {"p": ((3, 3), [0.0, 0.5, -0.5, 0.0, 1.0, -1.0, 0.0, 0.25, 2.0])},
+     "%{n}_k = arith.constant dense<0> : tensor<3x3xi32>\n"
+     "%{n}_e = math.fpowi %{n}_p, %{n}_k : " + T33 + ", tensor<3x3xi32>\n"
+     "%{n}_f = arith.addf %{n}_e, %{n}_p : " + T33 + "\n"
+     "%{n}_o = arith.mulf %{n}_f, %u : " + T33,
+     lambda x, p: (p["p"] ** 0 + p["p"]) * u_of(x)),
+]
+
 LINALG = [
     ("linalg.matmul", {"w": ((4, 3), (-1, 1))},
      "%{n}_o = linalg.matmul ins(%x, %{n}_w : tensor<3x4xf32>, tensor<4x3xf32>) "
@@ -209,6 +247,25 @@ LINALG = [
      "^bb0(%a: f32, %b: f32, %out: f32):\n  %s = arith.mulf %a, %b : f32\n  %t = arith.addf %out, %s : f32\n"
      "  linalg.yield %t : f32\n} -> " + T33,
      lambda x, p: x @ p["w"].T),
+    ("linalg.generic (contraction of a sum)", {"a": ((3, 4), (-1, 1)), "b": ((3, 4), (-1, 1))},
+     "%{n}_w = arith.addf %{n}_a, %{n}_b : tensor<3x4xf32>\n"
+     "%{n}_o = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, "
+     "affine_map<(i, j, k) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} "
+     "ins(%x, %{n}_w : tensor<3x4xf32>, tensor<3x4xf32>) outs(%z33 : " + T33 + ") {\n"
+     "^bb0(%a: f32, %b: f32, %out: f32):\n  %s = arith.mulf %a, %b : f32\n  %t = arith.addf %out, %s : f32\n"
+     "  linalg.yield %t : f32\n} -> " + T33,
+     lambda x, p: x @ (p["a"] + p["b"]).T),
+    ("linalg.generic (a sum over a loop only one input sizes)", {"b": ((3,), (-1, 1))},
+     "%{n}_e3 = tensor.empty() : tensor<3xf32>\n"
+     "%{n}_z3 = linalg.fill ins(%c0 : f32) outs(%{n}_e3 : tensor<3xf32>) -> tensor<3xf32>\n"
+     "%{n}_s = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>, "
+     "affine_map<(i, k) -> (i)>], iterator_types = [\"parallel\", \"reduction\"]} "
+     "ins(%x, %{n}_b : tensor<3x4xf32>, tensor<3xf32>) outs(%{n}_z3 : tensor<3xf32>) {\n"
+     "^bb0(%a: f32, %b: f32, %out: f32):\n  %s = arith.addf %a, %b : f32\n  %t = arith.addf %out, %s : f32\n"
+     "  linalg.yield %t : f32\n} -> tensor<3xf32>\n"
+     "%{n}_t = linalg.broadcast ins(%{n}_s : tensor<3xf32>) outs(%e33 : " + T33 + ") dimensions = [1]\n"
+     "%{n}_o = arith.mulf %{n}_t, %u : " + T33,
+     lambda x, p: (x + p["b"][:, None]).sum(1)[:, None] * u_of(x)),
     ("linalg.generic (reads its init)", {"p": ((3, 3), (-1, 1))},
      "%{n}_o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], "
      "iterator_types = [\"parallel\", \"parallel\"]} ins(%u : " + T33 + ") outs(%{n}_p : " + T33 + ") {\n"
@@ -244,14 +301,14 @@ LINALG = [
         ("abs", (-1, 1), torch.abs),
     ]
 ] + [
-    (f"linalg.{op}", {"p": ((3, 3), (1, 2))},
+    (f"linalg.{op}", {"p": ((3, 3), rng)},
      "%{n}_o = linalg." + op + " ins(%{n}_p, %u : " + T33 + ", " + T33 + ") outs(%e33 : " + T33 + ") -> " + T33,
      (lambda f: lambda x, p: f(p["p"], u_of(x)))(fn))
-    for op, fn in [
-        ("sub", torch.sub),
-        ("div", torch.div),
-        ("max", torch.maximum),
-        ("min", torch.minimum),
+    for op, rng, fn in [
+        ("sub", (-1, 1), torch.sub),
+        ("div", (-1, 1), torch.div),
+        ("max", (-1, 1), torch.maximum),
+        ("min", (-1, 1), torch.minimum),
     ]
 ] + [
     ("linalg.elementwise (kind exp)", {"p": ((3, 3), (-1, 1))},
@@ -315,7 +372,7 @@ TENSOR = [
      lambda x, p: F.pad(p["p"], (0, 1, 1, 0)) * u_of(x)),
 ]
 
-FAMILIES = {"elementwise": ELEMENTWISE, "linalg": LINALG, "tensor": TENSOR}
+FAMILIES = {"elementwise": ELEMENTWISE, "ties": TIES, "linalg": LINALG, "tensor": TENSOR}
 
 
 def mlir_type(shape):
@@ -367,8 +424,11 @@ def main():
     rng = np.random.default_rng(7)
     init = {}
     for k, (_, ps, _, _) in enumerate(cases):
-        for pname, (shape, (lo, hi)) in ps.items():
-            init[f"c{k}_{pname}"] = rng.uniform(lo, hi, size=shape).astype(np.float32)
+        for pname, (shape, values) in ps.items():
+            # A (low, high) range to draw from, or the exact values (ties).
+            init[f"c{k}_{pname}"] = (
+                np.asarray(values, np.float32).reshape(shape) if len(values) != 2
+                else rng.uniform(values[0], values[1], size=shape).astype(np.float32))
     x = rng.normal(size=(M * N, 4)).astype(np.float32)
     y = rng.integers(0, 3, size=M * N).astype(np.int32)
     safetensors_io.save(path("init.safetensors"), init)
