@@ -182,33 +182,6 @@ SmallVector<ParamOp> TrainStepOp::getParamOps() {
   return ops;
 }
 
-LogicalResult TrainStepOp::setMicroBatchSize(int64_t m) {
-  if (m <= 0)
-    return emitOpError("micro-batch size must be positive, got ") << m;
-  for (BlockArgument arg : getInputArguments()) {
-    auto rt = cast<RankedTensorType>(arg.getType());
-    SmallVector<int64_t> shape(rt.getShape());
-    shape[0] = m;
-    arg.setType(rt.clone(shape));
-  }
-  for (Operation &op : getBodyBlock().without_terminator()) {
-    auto infer = dyn_cast<InferTypeOpInterface>(&op);
-    if (!infer)
-      continue;
-    SmallVector<Type> types;
-    if (failed(infer.inferReturnTypes(
-            getContext(), op.getLoc(), op.getOperands(),
-            op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
-            op.getRegions(), types)))
-      return op.emitOpError("cannot be re-typed for micro-batch size ") << m;
-    for (auto [res, t] : llvm::zip(op.getResults(), types))
-      res.setType(t);
-  }
-  setMicroBatch(m);
-  if (getEffectiveBatch())
-    setEffectiveBatch(getAccumSteps() * m);
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // LinearOp

@@ -170,10 +170,12 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     }
     /// The loss-scaling parameters (GradScaler's defaults if implicit).
     LossScalingAttr getLossScalingOrDefault();
-    /// Re-specializes the body for micro-batch size `m`: sets the leading
-    /// dimension of every input and re-infers the result types of the ops
-    /// that implement InferTypeOpInterface. Fails with a diagnostic when the
-    /// body cannot be re-typed.
+    /// Re-specializes the body for micro-batch size `m`
+    /// (TrainStepRetyping.cpp): sets the leading dimension of every input
+    /// and re-types every op from its operands (inferred types, elementwise
+    /// ops, linalg ops with their inits remade, linalg.softmax, tensor
+    /// reshapes, slices, pads, concatenations, casts). Fails with a
+    /// diagnostic naming the op that cannot follow.
     ::llvm::LogicalResult setMicroBatchSize(int64_t m);
   }];
 }

@@ -1,6 +1,6 @@
 // RUN: gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=24" -verify-diagnostics
-// RUN: not gacc-opt %s -gacc-set-accumulation-schedule="accum-steps=3" 2>&1 | FileCheck %s --check-prefix=STEPS
-// RUN: not gacc-opt %s -gacc-set-accumulation-schedule="micro-batch=65536 accum-steps=65536" 2>&1 | FileCheck %s --check-prefix=WINDOW
+// RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="accum-steps=3" 2>&1 | FileCheck %s --check-prefix=STEPS
+// RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=65536 accum-steps=65536" 2>&1 | FileCheck %s --check-prefix=WINDOW
 
 // A micro-batch that does not divide the declared effective batch.
 
@@ -12,6 +12,28 @@ gacc.train_step @s params [@w] attributes {
 ^bb0(%w: tensor<10x784xf32>, %x: tensor<32x784xf32>, %y: tensor<32xi32>):
   %z = gacc.linear %x, %w : tensor<32x784xf32>, tensor<10x784xf32> -> tensor<32x10xf32>
   %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A slice that takes part of the micro-batch (the first 8 samples) cannot
+// follow another micro-batch size.
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+gacc.train_step @partial params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 30 : i64, effective_batch = 240 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %x: tensor<30x784xf32>, %y: tensor<30xi32>):
+  // expected-error @below {{'tensor.extract_slice' op cannot be re-typed for micro-batch size 24: it takes part of the micro-batch dimension}}
+  %s = tensor.extract_slice %x[0, 0] [8, 784] [1, 1] : tensor<30x784xf32> to tensor<8x784xf32>
+  %p = tensor.pad %s low[0, 0] high[22, 0] {
+  ^bb0(%i: index, %j: index):
+    %c0 = arith.constant 0.0 : f32
+    tensor.yield %c0 : f32
+  } : tensor<8x784xf32> to tensor<30x784xf32>
+  %z = gacc.linear %p, %w : tensor<30x784xf32>, tensor<10x784xf32> -> tensor<30x10xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<30x10xf32>, tensor<30xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
 

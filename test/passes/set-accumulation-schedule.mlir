@@ -31,3 +31,47 @@ gacc.train_step @s params [@w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A body of upstream ops follows the micro-batch too: linalg ops get their
+// loop sizes from their inputs and new inits (empty, fill) at the new
+// shape, a broadcast's batch loop comes from its init's leading dimension,
+// and softmax, reshapes (the batch is the outer part of a merged
+// dimension), pads and whole slices are re-typed.
+
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.param @b : tensor<3xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @upstream
+// M: tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2]] : tensor<64x2x2xf32> into tensor<64x4xf32>
+// M: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x4xf32>, tensor<4x3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
+// M: linalg.broadcast ins(%{{.+}} : tensor<3xf32>) outs(%{{.+}} : tensor<64x3xf32>) dimensions = [0]
+// M: arith.addf %{{.+}}, %{{.+}} : tensor<64x3xf32>
+// M: linalg.softmax dimension(1) ins(%{{.+}} : tensor<64x3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
+// M: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [32, 2, 3] : tensor<64x3xf32> into tensor<32x2x3xf32>
+// M: tensor.pad
+// M: } : tensor<64x3xf32> to tensor<64x4xf32>
+// M: tensor.extract_slice %{{.+}}[0, 0] [64, 3] [1, 1] : tensor<64x4xf32> to tensor<64x3xf32>
+// M: gacc.cross_entropy %{{.+}}, %{{.+}} : tensor<64x3xf32>, tensor<64xi32> -> tensor<f32>
+gacc.train_step @upstream params [@w, @b] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<32x2x2xf32>, %y: tensor<32xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %xf = tensor.collapse_shape %x [[0], [1, 2]] : tensor<32x2x2xf32> into tensor<32x4xf32>
+  %e = tensor.empty() : tensor<32x3xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %m = linalg.matmul ins(%xf, %w : tensor<32x4xf32>, tensor<4x3xf32>) outs(%z : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %bb = linalg.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<32x3xf32>) dimensions = [0]
+  %h = arith.addf %m, %bb : tensor<32x3xf32>
+  %s = linalg.softmax dimension(1) ins(%h : tensor<32x3xf32>) outs(%e : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %r = tensor.expand_shape %s [[0, 1], [2]] output_shape [16, 2, 3] : tensor<32x3xf32> into tensor<16x2x3xf32>
+  %r2 = tensor.collapse_shape %r [[0, 1], [2]] : tensor<16x2x3xf32> into tensor<32x3xf32>
+  %p = tensor.pad %r2 low[0, 1] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c0 : f32
+  } : tensor<32x3xf32> to tensor<32x4xf32>
+  %q = tensor.extract_slice %p[0, 0] [32, 3] [1, 1] : tensor<32x4xf32> to tensor<32x3xf32>
+  %l = gacc.cross_entropy %q, %y : tensor<32x3xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
