@@ -10,6 +10,7 @@
 #include "dialect/LinalgBuilders.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -23,11 +24,41 @@ static bool isStaticF32Tensor(Type t) {
 // ParamOp
 //===----------------------------------------------------------------------===//
 
+/// The largest tensor a training step may hold, in bytes (1 TiB: more than
+/// any device or host this runs on, far below where element counts overflow).
+static constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
+
+/// Checks that `type` (a statically shaped tensor) holds at least one element
+/// and at most kMaxTensorBytes; `what` names the value in the error.
+static LogicalResult verifyTensorExtent(Operation *op, RankedTensorType type,
+                                        const Twine &what) {
+  uint64_t bytes = std::max<uint64_t>(
+      1, type.getElementType().isIntOrFloat()
+             ? type.getElementType().getIntOrFloatBitWidth() / 8
+             : 8);
+  bool overflow = false;
+  for (int64_t dim : type.getShape()) {
+    if (dim == 0)
+      return op->emitOpError() << what << " has no elements (" << type
+                               << "): every tensor of a training step needs "
+                                  "at least one";
+    bytes = llvm::SaturatingMultiply<uint64_t>(bytes, dim, &overflow);
+  }
+  if (overflow || bytes > kMaxTensorBytes)
+    return op->emitOpError()
+           << what << " (" << type << ") is larger than "
+           << (kMaxTensorBytes >> 30) << " GiB";
+  return success();
+}
+
 LogicalResult ParamOp::verify() {
   if (!isStaticF32Tensor(getType()))
     return emitOpError("parameter type must be a statically shaped f32 "
                        "tensor, got ")
            << getType();
+  if (failed(verifyTensorExtent(*this, cast<RankedTensorType>(getType()),
+                                "parameter")))
+    return failure();
   Attribute init = getInitializer();
   if (!isa<InitializerAttrInterface>(init))
     return emitOpError("initializer must be #gacc.zeros, #gacc.constant, "
@@ -103,7 +134,36 @@ LogicalResult TrainStepOp::verifyRegions() {
       return emitOpError("input #")
              << arg.getArgNumber() - numParams << " has leading dimension "
              << rt.getDimSize(0) << " but micro_batch is " << getMicroBatch();
+    Type elem = rt.getElementType();
+    if (!elem.isF32() && !elem.isInteger(32) && !elem.isInteger(64))
+      return emitOpError("input #")
+             << arg.getArgNumber() - numParams
+             << " has element type " << elem
+             << ": data sets feed f32 features or i32/i64 labels and token "
+                "ids; convert inside the body (arith.truncf, arith.extf)";
+    if (failed(verifyTensorExtent(
+            *this, rt,
+            "input #" + Twine(arg.getArgNumber() - numParams))))
+      return failure();
   }
+  // Every tensor the body computes is ranked and, where its shape is static,
+  // of a size the step can allocate (a dynamic shape, such as a tensor.cast
+  // round trip, is sized by the static values it comes from).
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults()) {
+      if (isa<UnrankedTensorType>(result.getType()))
+        return op.emitOpError("result #")
+               << cast<OpResult>(result).getResultNumber()
+               << " is an unranked tensor; a training step needs static "
+                  "shapes";
+      auto rt = dyn_cast<RankedTensorType>(result.getType());
+      if (!rt || !rt.hasStaticShape())
+        continue;
+      if (failed(verifyTensorExtent(
+              &op, rt,
+              "result #" + Twine(cast<OpResult>(result).getResultNumber()))))
+        return failure();
+    }
   // Ops that depend on the whole batch must say how they accumulate.
   for (Operation &op : body.without_terminator())
     if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))

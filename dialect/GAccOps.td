@@ -57,8 +57,9 @@ def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
     gacc.param @fc1_weight : tensor<256x784xf32> = #gacc.kaiming_uniform<fan_in = 784>
     ```
 
-    Errors: a type that is not a statically shaped f32 tensor, or an
-    initializer that is not a gacc initializer attribute.
+    Errors: a type that is not a statically shaped f32 tensor, one with no
+    elements or larger than 1 TiB, or an initializer that is not a gacc
+    initializer attribute.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<GAcc_F32Tensor>:$type,
@@ -83,7 +84,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     micro-batches of m samples. The single-block region is the micro-batch
     body: its arguments are the parameters listed in `params` (in order, with
     their declared types) followed by the micro-batch inputs (each with
-    leading dimension m; class labels are i32 or i64). It yields the loss of
+    leading dimension m; f32 features, i32 or i64 labels and token ids). It
+    yields the loss of
     the micro-batch summed over its samples as `tensor<f32>`; after
     `gacc-autodiff` it also yields one gradient per parameter.
 
@@ -120,7 +122,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     Errors: N or m not positive; effective_batch ≠ N × m; a symbol in
     `params` that is not a `gacc.param`, listed twice, or whose type differs
     from its block argument; a block argument (parameter or input) that is
-    never used; an input whose leading dimension is not m; a yield that is
+    never used; an input whose leading dimension is not m or whose element
+    type is not f32, i32 or i64; a tensor (input or value of the body) with
+    no elements or larger than 1 TiB; an unranked tensor; a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per parameter
     of the parameter's type); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an op that depends on batch

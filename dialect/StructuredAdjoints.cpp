@@ -394,12 +394,15 @@ FailureOr<BuiltAdjoint> buildGeneralAdjoint(OpBuilder &b, const Primal &p,
   if (notDifferentiable) {
     std::string name = notDifferentiable->getName().getStringRef().str();
     generic.erase();
-    return op->emitOpError("cannot be differentiated: its body applies '")
-           << name
-           << "', which has no scalar adjoint rule (ScalarAdjointOpInterface: "
-              "arith and math floating-point ops of one result), on the path "
-              "from operand #"
-           << operand.getOperandNumber();
+    InFlightDiagnostic diag =
+        op->emitOpError("cannot be differentiated: its body applies '")
+        << name
+        << "', which has no scalar adjoint rule (ScalarAdjointOpInterface), "
+           "on the path from operand #"
+        << operand.getOperandNumber();
+    diag.attachNote() << "the ops with a scalar adjoint rule: "
+                      << opsWithScalarRules(op->getContext());
+    return diag;
   }
   generic = tidy(b, generic);
   if (Value v = identityInput(generic)) {
@@ -598,4 +601,13 @@ LogicalResult mlir::gacc::buildElementwiseAdjoints(
     if (idx >= 0)
       operandAdjoints[i] = adjoints[idx];
   return success();
+}
+
+std::string mlir::gacc::opsWithScalarRules(MLIRContext *ctx) {
+  SmallVector<StringRef> names;
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    if (name.hasInterface<ScalarAdjointOpInterface>())
+      names.push_back(name.getStringRef());
+  llvm::sort(names);
+  return llvm::join(names, ", ");
 }

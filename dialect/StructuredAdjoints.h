@@ -51,6 +51,10 @@ LogicalResult buildElementwiseAdjoints(OpBuilder &b, Operation *op,
                                        ArrayRef<bool> needed,
                                        SmallVectorImpl<Value> &operandAdjoints);
 
+/// The registered ops that carry a scalar adjoint rule
+/// (ScalarAdjointOpInterface), sorted and comma-separated, for diagnostics.
+std::string opsWithScalarRules(MLIRContext *ctx);
+
 /// ScalarAdjointOpInterface on the scalar arith and math ops and
 /// DifferentiableOpInterface on the same ops applied to tensors.
 void registerArithMathAdjointModels(DialectRegistry &registry);

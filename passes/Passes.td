@@ -47,9 +47,9 @@ def GAccSetAccumulationSchedulePass
     body whose ops cannot be re-typed for m.
   }];
   let options = [
-    Option<"microBatch", "micro-batch", "int64_t", /*default=*/"0",
+    Option<"microBatch", "micro-batch", "uint64_t", /*default=*/"0",
            "Micro-batch size m (0: keep the model's)">,
-    Option<"accumSteps", "accum-steps", "int64_t", /*default=*/"0",
+    Option<"accumSteps", "accum-steps", "uint64_t", /*default=*/"0",
            "Accumulation steps N per optimizer step (0: keep the model's)">,
     Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
            "Mark the steps data-parallel (one all-reduce per optimizer "

@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/LinalgBuilders.h"
+#include "dialect/StructuredAdjoints.h"
 
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -29,8 +30,8 @@ namespace {
 
 /// What gacc-autodiff differentiates, for its diagnostics.
 constexpr const char *kSupported =
-    "gacc-autodiff differentiates the gacc layer ops, arith and math "
-    "floating-point ops on tensors, linalg.generic (projected-permutation "
+    "gacc-autodiff differentiates the gacc layer ops, the arith and math "
+    "ops with an adjoint rule on tensors, linalg.generic (projected-permutation "
     "maps, an arith/math body), the named linalg ops, linalg.softmax, and "
     "tensor expand_shape, collapse_shape, cast, extract_slice, "
     "insert_slice, concat and pad with a constant (docs/adding-an-op.md)";
@@ -109,8 +110,10 @@ private:
       for (Value v : above)
         if (active.contains(v))
           return op->emitOpError(
-              "reads a value defined outside its body that depends on a "
-              "parameter; pass it as an operand so that it gets a gradient");
+              "reads, inside its region, a value defined outside that "
+              "depends on a parameter, and no gradient reaches a value "
+              "captured that way: pass it as an operand (an input of a "
+              "linalg op), or pad with a constant and add it afterwards");
     }
     return success();
   }
@@ -139,9 +142,15 @@ private:
     }
     if (auto aggregated = dyn_cast<linalg::AggregatedOpInterface>(op))
       return differentiateDecomposition(op, aggregated);
-    return op->emitOpError("lies between a parameter and the loss but is not "
-                           "differentiable: ")
-           << kSupported;
+    InFlightDiagnostic diag =
+        op->emitOpError("lies between a parameter and the loss but is not "
+                        "differentiable: ")
+        << kSupported;
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (dialect == "arith" || dialect == "math")
+      diag.attachNote() << "the arith and math ops with an adjoint rule: "
+                        << opsWithScalarRules(op->getContext());
+    return diag;
   }
 
   /// An aggregated op without a rule of its own: its decomposition is built

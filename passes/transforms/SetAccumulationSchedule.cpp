@@ -36,32 +36,36 @@ struct SetAccumulationSchedulePass
     int64_t eff = step.getEffectiveBatch()
                       ? step.getEffectiveBatchAttr().getInt()
                       : n * m;
-    if (microBatch > 0 && accumSteps > 0)
-      return std::make_pair(int64_t(accumSteps), int64_t(microBatch));
-    if (microBatch > 0) {
-      if (eff % microBatch != 0)
+    // Either option alone beyond the window limit cannot make a valid step
+    // (and would not fit the attributes' signed integers).
+    for (auto [value, what] :
+         {std::make_pair(uint64_t(microBatch), "micro-batch size "),
+          std::make_pair(uint64_t(accumSteps), "accumulation steps ")})
+      if (value > uint64_t(kMaxWindowSamples))
+        return step.emitOpError(what)
+               << value << " exceeds the limit of " << kMaxWindowSamples
+               << " samples per optimizer step";
+    int64_t newM = microBatch, newN = accumSteps;
+    if (newM > 0 && newN > 0)
+      return std::make_pair(newN, newM);
+    if (newM > 0) {
+      if (eff % newM != 0)
         return step.emitOpError("micro-batch size ")
-               << int64_t(microBatch) << " does not divide the effective batch " << eff
+               << newM << " does not divide the effective batch " << eff
                << " (give the number of accumulation steps too to change "
                   "the effective batch)";
-      return std::make_pair(eff / microBatch, int64_t(microBatch));
+      return std::make_pair(eff / newM, newM);
     }
-    if (accumSteps > 0) {
-      if (eff % accumSteps != 0)
+    if (newN > 0) {
+      if (eff % newN != 0)
         return step.emitOpError("accumulation steps ")
-               << int64_t(accumSteps) << " do not divide the effective batch " << eff;
-      return std::make_pair(int64_t(accumSteps), eff / accumSteps);
+               << newN << " do not divide the effective batch " << eff;
+      return std::make_pair(newN, eff / newN);
     }
     return std::make_pair(n, m);
   }
 
   void runOnOperation() override {
-    if (microBatch < 0 || accumSteps < 0) {
-      getOperation().emitError("gacc-set-accumulation-schedule: micro-batch "
-                               "and accum-steps must be positive (0 keeps "
-                               "the model's)");
-      return signalPassFailure();
-    }
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       FailureOr<std::pair<int64_t, int64_t>> nm = schedule(step);
       if (failed(nm))

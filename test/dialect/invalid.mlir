@@ -182,6 +182,66 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
+// Inputs carry f32 features or i32/i64 labels and token ids.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{input #0 has element type 'f16': data sets feed f32 features or i32/i64 labels and token ids}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %h: tensor<4x2xf16>, %y: tensor<4xi32>):
+  %x = arith.extf %h : tensor<4x2xf16> to tensor<4x2xf32>
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// An input needs at least one element per sample.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{input #2 has no elements ('tensor<4x0xf32>'): every tensor of a training step needs at least one}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>, %e: tensor<4x0xf32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %c = tensor.concat dim(1) %z, %e : (tensor<4x3xf32>, tensor<4x0xf32>) -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %c, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A value the body computes must have elements.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{'tensor.extract_slice' op result #0 has no elements}}
+  %e = tensor.extract_slice %z[0, 0] [4, 0] [1, 1] : tensor<4x3xf32> to tensor<4x0xf32>
+  %c = tensor.concat dim(1) %z, %e : (tensor<4x3xf32>, tensor<4x0xf32>) -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %c, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// No tensor may exceed what a device could hold, nor overflow its byte count.
+// expected-error @below {{parameter ('tensor<4294967296x4294967296xf32>') is larger than 1024 GiB}}
+gacc.param @w : tensor<4294967296x4294967296xf32> = #gacc.zeros
+
+// -----
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{'tensor.empty' op result #0 ('tensor<4x3x1099511627776xf32>') is larger than 1024 GiB}}
+  %big = tensor.empty() : tensor<4x3x1099511627776xf32>
+  %r = tensor.extract_slice %big[0, 0, 0] [4, 3, 1] [1, 1, 1] : tensor<4x3x1099511627776xf32> to tensor<4x3xf32>
+  %s = arith.addf %z, %r : tensor<4x3xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // The body must yield the loss (and, after autodiff, one gradient per parameter).
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {

@@ -1,6 +1,9 @@
 // RUN: gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=24" -verify-diagnostics
 // RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="accum-steps=3" 2>&1 | FileCheck %s --check-prefix=STEPS
 // RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=65536 accum-steps=65536" 2>&1 | FileCheck %s --check-prefix=WINDOW
+// RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="accum-steps=18446744073709551615" 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not gacc-opt %s -split-input-file -gacc-set-accumulation-schedule="micro-batch=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: for the --micro-batch option: '-1' value invalid
 
 // A micro-batch that does not divide the declared effective batch.
 
@@ -38,4 +41,5 @@ gacc.train_step @partial params [@w] attributes {
 }
 
 // STEPS: error: 'gacc.train_step' op accumulation steps 3 do not divide the effective batch 256
+// HUGE: error: 'gacc.train_step' op accumulation steps 18446744073709551615 exceeds the limit of 16777216 samples per optimizer step
 // WINDOW: error: 'gacc.train_step' op an effective batch of 65536 × 65536 samples (micro-batch × accumulation steps) is larger than the limit of 16777216 samples per optimizer step

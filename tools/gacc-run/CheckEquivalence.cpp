@@ -82,12 +82,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     RunSettings own = settings;
     own.arenaUpdate = false;
     auto jit = compileStep(modules[k], *sigs[k], own);
-    if (!jit) {
-      llvm::Error e = jit.takeError();
-      int status = exitStatusOf(e);
-      reportError(llvm::toString(std::move(e)));
-      return status;
-    }
+    if (!jit)
+      return reportCompileFailure(jit.takeError());
     fillWindow(*source, *sigs[k], order, 0, end, states[k].windows);
     if (llvm::Error e = (*jit)->call(
             sigs[k]->name, states[k].args,

@@ -30,8 +30,12 @@ namespace gaccrt {
 
 char CompileError::ID = 0;
 
-int exitStatusOf(const llvm::Error &e) {
-  return e.isA<CompileError>() ? kExitBadInput : 1;
+int reportCompileFailure(llvm::Error e) {
+  int status = 1;
+  llvm::handleAllErrors(
+      std::move(e), [&](const CompileError &) { status = kExitBadInput; },
+      [&](const llvm::ErrorInfoBase &info) { reportError(info.message()); });
+  return status;
 }
 
 DType dtypeOf(Type t) {

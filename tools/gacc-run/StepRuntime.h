@@ -132,16 +132,17 @@ class CompileError : public llvm::ErrorInfo<CompileError> {
 public:
   static char ID;
   void log(llvm::raw_ostream &os) const override {
-    os << "compilation failed (see the diagnostics above)";
+    os << "compilation failed (see the diagnostics printed before)";
   }
   std::error_code convertToErrorCode() const override {
     return llvm::inconvertibleErrorCode();
   }
 };
 
-/// The exit status an error of compileStep leads to: bad input for a
-/// CompileError, 1 otherwise.
-int exitStatusOf(const llvm::Error &e);
+/// Reports an error of compileStep and returns the exit status it leads to:
+/// a CompileError (whose diagnostics are already printed, one line each) is
+/// bad input and adds no line; any other error is printed and gives 1.
+int reportCompileFailure(llvm::Error e);
 
 /// Lowers with the library pipeline (the one gacc-opt registers) and JIT
 /// compiles the step and predict functions now. With `onDevice`, the NVVM

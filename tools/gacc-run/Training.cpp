@@ -102,6 +102,13 @@ private:
   int64_t m;
 };
 
+/// "NaN", "inf" or "-inf", whatever the platform's printf makes of them.
+std::string nonFiniteName(double v) {
+  if (std::isnan(v))
+    return "NaN";
+  return v > 0 ? "inf" : "-inf";
+}
+
 /// A number for the metrics file: JSON has no NaN or infinity, so a
 /// non-finite value (a skipped fp16 window) is written as null.
 llvm::json::Value jsonNumber(double v) {
@@ -546,6 +553,12 @@ int Trainer::finish() {
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
       return fail(std::move(e));
   }
+  if (!settings.saveGradients.empty() && last.skipped) {
+    reportError("--save-gradients: the last window's gradients were not "
+                "finite and loss scaling skipped its update; " +
+                settings.saveGradients + " is not written");
+    return 1;
+  }
   if (!settings.saveGradients.empty() && globalStep > 0)
     if (llvm::Error e = saveGradients(
             last.count, sig.lossScaling ? last.lossScale : 1.0f))
@@ -561,11 +574,8 @@ int Trainer::run() {
       return status;
   auto compileStart = std::chrono::steady_clock::now();
   auto hostOr = compileStep(model, sig, settings);
-  if (!hostOr) {
-    llvm::Error e = hostOr.takeError();
-    int status = exitStatusOf(e);
-    return fail(std::move(e), status);
-  }
+  if (!hostOr)
+    return reportCompileFailure(hostOr.takeError());
   hostJit = std::move(*hostOr);
   if (settings.arenaUpdate)
     if (int status = bindArenas())
@@ -574,11 +584,8 @@ int Trainer::run() {
   // evaluation stays on the CPU JIT above.
   if (onDevice) {
     auto d = compileStep(model, sig, settings, /*onDevice=*/true);
-    if (!d) {
-      llvm::Error e = d.takeError();
-      int status = exitStatusOf(e);
-      return fail(std::move(e), status);
-    }
+    if (!d)
+      return reportCompileFailure(d.takeError());
     deviceJit = std::move(*d);
     // Data-parallel on the GPU: the one all-reduce per step runs on NCCL.
     if (settings.ranks > 1)
@@ -617,9 +624,18 @@ int Trainer::run() {
           return status;
       advanceLossScale(o);
       if (!o.skipped && !std::isfinite(o.objective)) {
-        reportError("loss became " + std::to_string(o.objective) +
-                    " at optimizer step " + llvm::Twine(globalStep) +
-                    "; lower --lr");
+        // The first window's loss comes from the initial parameters, so a
+        // learning rate cannot have caused it.
+        if (globalStep == 1)
+          reportError("loss is " + nonFiniteName(o.objective) +
+                      " at optimizer step 1, before any update (not the "
+                      "learning rate): check the body for a log or division "
+                      "of values that can be zero, the initializers and the "
+                      "data");
+        else
+          reportError("loss became " + nonFiniteName(o.objective) +
+                      " at optimizer step " + llvm::Twine(globalStep) +
+                      "; lower --lr");
         return 1;
       }
       logStep(epoch, w, o);

@@ -280,6 +280,28 @@ static int run(int argc, char **argv) {
       !checkOutputPath("--save-params", saveParams) ||
       !checkOutputPath("--save-gradients", saveGradients))
     return kExitBadInput;
+  // What a training run reads or writes has no meaning in the modes that do
+  // not train.
+  if (!emitKind.empty() || checkEquiv) {
+    const char *mode = !emitKind.empty() ? "--emit" : "--check-equivalence";
+    std::pair<const char *, const std::string *> trainingFiles[] = {
+        {"--metrics", &metrics},
+        {"--save-params", &saveParams},
+        {"--save-gradients", &saveGradients},
+        {"--load-params", emitKind.empty() ? nullptr : &loadParams}};
+    for (auto [flag, value] : trainingFiles)
+      if (value && !value->empty()) {
+        reportError(llvm::Twine(flag) + " belongs to a training run; " +
+                    mode + " does not train");
+        return kExitBadInput;
+      }
+  }
+  if (!saveGradients.empty() && maxSteps.getNumOccurrences() &&
+      maxSteps == 0) {
+    reportError("--save-gradients with --max-steps 0: no optimizer step "
+                "runs, so no gradient is applied");
+    return kExitBadInput;
+  }
   if (target != "cpu" && target != "cuda" && target != "auto") {
     reportError("--target must be cpu, cuda or auto, got '" + target + "'");
     return kExitBadInput;
