@@ -44,10 +44,10 @@ public:
           previous[r] = t;
     for (BlockArgument arg : step.getInputArguments()) {
       auto rt = cast<RankedTensorType>(arg.getType());
-      SmallVector<int64_t> shape(rt.getShape());
-      if (shape[0] == m)
+      if (rt.getDimSize(0) == m)
         continue;
-      shape[0] = m;
+      SmallVector<int64_t> shape = llvm::to_vector(rt.getShape());
+      shape.front() = m;
       arg.setType(rt.clone(shape));
       changed.insert(arg);
     }
