@@ -241,6 +241,52 @@ static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
   return true;
 }
 
+/// What a gacc-run command does: train (the default), --emit or
+/// --check-equivalence.
+enum Mode : unsigned { kTrain = 1, kEmit = 2, kCheck = 4 };
+
+static const char *modeName(unsigned mode) {
+  return mode == kEmit    ? "--emit"
+         : mode == kCheck ? "--check-equivalence"
+                          : "a training run";
+}
+
+/// Every flag that does not apply to every mode, with the modes it applies
+/// to: a flag given for another mode is an error, not silently ignored.
+static bool checkFlagScopes() {
+  if (!emitKind.empty() && checkEquiv) {
+    reportError("--emit and --check-equivalence are two different modes; "
+                "give one");
+    return false;
+  }
+  unsigned mode = !emitKind.empty() ? kEmit : checkEquiv ? kCheck : kTrain;
+  const std::pair<const cl::Option *, unsigned> scopes[] = {
+      {&dataset, kTrain | kCheck},      {&dataDir, kTrain | kCheck},
+      {&dropLast, kTrain},              {&noEval, kTrain},
+      {&epochs, kTrain},                {&maxSteps, kTrain},
+      {&logEvery, kTrain},              {&lr, kTrain | kCheck},
+      {&seed, kTrain | kCheck},         {&orderFile, kTrain | kCheck},
+      {&tolerance, kCheck},             {&outFile, kEmit},
+      {&chip, kEmit},                   {&target, kTrain | kCheck},
+      {&arenaUpdate, kTrain},           {&dataParallel, kTrain | kEmit},
+      {&checkReplicas, kTrain},         {&metrics, kTrain},
+      {&saveParams, kTrain},            {&saveGradients, kTrain},
+      {&loadParams, kTrain | kCheck}};
+  for (auto [option, modes] : scopes) {
+    if (!option->getNumOccurrences() || (modes & mode))
+      continue;
+    std::string where;
+    for (unsigned m : {kTrain, kEmit, kCheck})
+      if (modes & m)
+        where += std::string(where.empty() ? "" : " and ") + modeName(m);
+    reportError(llvm::Twine(option->ArgStr.size() == 1 ? "-" : "--") +
+                option->ArgStr + " does not apply to " + modeName(mode) +
+                " (it applies to " + where + ")");
+    return false;
+  }
+  return true;
+}
+
 /// Everything gacc-run does; returns the exit status.
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
@@ -280,22 +326,8 @@ static int run(int argc, char **argv) {
       !checkOutputPath("--save-params", saveParams) ||
       !checkOutputPath("--save-gradients", saveGradients))
     return kExitBadInput;
-  // What a training run reads or writes has no meaning in the modes that do
-  // not train.
-  if (!emitKind.empty() || checkEquiv) {
-    const char *mode = !emitKind.empty() ? "--emit" : "--check-equivalence";
-    std::pair<const char *, const std::string *> trainingFiles[] = {
-        {"--metrics", &metrics},
-        {"--save-params", &saveParams},
-        {"--save-gradients", &saveGradients},
-        {"--load-params", emitKind.empty() ? nullptr : &loadParams}};
-    for (auto [flag, value] : trainingFiles)
-      if (value && !value->empty()) {
-        reportError(llvm::Twine(flag) + " belongs to a training run; " +
-                    mode + " does not train");
-        return kExitBadInput;
-      }
-  }
+  if (!checkFlagScopes())
+    return kExitBadInput;
   if (!saveGradients.empty() && maxSteps.getNumOccurrences() &&
       maxSteps == 0) {
     reportError("--save-gradients with --max-steps 0: no optimizer step "
