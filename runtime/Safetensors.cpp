@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Safetensors.h"
+#include "runtime/OutputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -18,32 +19,6 @@ using namespace gaccrt;
 static llvm::Error fail(const std::string &path, const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  path + ": " + msg);
-}
-
-llvm::Error gaccrt::writeFileAtomically(const std::string &path,
-                                      llvm::StringRef contents) {
-  llvm::SmallString<256> tmp;
-  int fd;
-  llvm::SmallString<256> model(path);
-  model += ".tmp-%%%%%%";
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
-    return fail(path, "cannot create a temporary file: " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.flush();
-    if (os.has_error()) {
-      std::string msg = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return fail(path, "write failed: " + msg);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return fail(path, "cannot rename the temporary file: " + ec.message());
-  }
-  return llvm::Error::success();
 }
 
 llvm::Error gaccrt::saveSafetensors(const std::string &path,
@@ -74,7 +49,7 @@ llvm::Error gaccrt::saveSafetensors(const std::string &path,
   out += json;
   for (auto &[name, t] : tensors)
     out.append(static_cast<const char *>(t->data()), t->numBytes());
-  return writeFileAtomically(path, out);
+  return writeOutputFile(path, out);
 }
 
 llvm::Expected<std::map<std::string, HostTensor>>

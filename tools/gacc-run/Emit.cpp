@@ -9,7 +9,7 @@
 #include "tools/gacc-run/Options.h"
 
 #include "passes/Pipelines.h"
-#include "runtime/Safetensors.h"
+#include "runtime/OutputFile.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -87,7 +87,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     reportError("--emit must be ptx, cubin or llvm, got '" + kind + "'");
     return kExitBadInput;
   }
-  if (llvm::Error e = writeFileAtomically(outPath.str(), contents)) {
+  if (llvm::Error e = writeOutputFile(outPath, contents)) {
     reportError(llvm::toString(std::move(e)));
     return 1;
   }

@@ -14,6 +14,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
+#include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -152,7 +153,10 @@ private:
   int applyArenaUpdate(int64_t stepIndex, StepOutcome &o);
   int checkReplicas();
   void advanceLossScale(const StepOutcome &o);
-  void logStep(int64_t epoch, int64_t w, const StepOutcome &o);
+  int logStep(int64_t epoch, int64_t w, const StepOutcome &o,
+              bool force = false);
+  int writeMetric(llvm::json::Object row);
+  int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
   int evaluate(int64_t epoch);
   int finish();
   void syncParamsToHost();
@@ -181,7 +185,8 @@ private:
   int64_t optimizerSteps = 0, skippedSteps = 0, cleanSteps = 0;
   float lossScale = 1;
   StepOutcome last;
-  std::vector<std::string> metricLines;
+  /// --metrics, one row written as it happens.
+  OutputStream metrics;
   std::vector<double> stepMs;
   std::vector<Metric> lastEval;
 };
@@ -200,6 +205,9 @@ int Trainer::prepare() {
     fixedOrder = std::move(*order);
   }
   lossScale = settings.initialLossScale;
+  if (lead && !settings.metricsPath.empty())
+    if (llvm::Error e = metrics.open(settings.metricsPath, /*append=*/false))
+      return fail(std::move(e), kExitBadInput);
   // Data parallelism: the global effective batch is m × N × ranks; rank r
   // trains on its r-th slice of N · m consecutive samples of it.
   perRank = sig.accumSteps * sig.microBatch;
@@ -410,12 +418,13 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
   }
 }
 
-/// A progress line and a metrics row, every --log-every steps and at the
-/// end of each epoch.
-void Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o) {
-  if (globalStep % settings.logEvery != 0 && w != stepsPerEpoch - 1 &&
-      globalStep != settings.maxSteps)
-    return;
+/// A progress line and a metrics row, every --log-every steps, at the end
+/// of each epoch and when `force`d (a step that stops the run).
+int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
+                     bool force) {
+  if (!force && globalStep % settings.logEvery != 0 &&
+      w != stepsPerEpoch - 1 && globalStep != settings.maxSteps)
+    return 0;
   out << llvm::format(
       "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
       "%.4g  %.1f ms/step",
@@ -440,7 +449,37 @@ void Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o) {
     row["skipped"] = o.skipped;
     row["skipped_steps"] = skippedSteps;
   }
-  metricLines.push_back(jsonLine(std::move(row)));
+  return writeMetric(std::move(row));
+}
+
+/// One --metrics row, written and flushed now (rank 0).
+int Trainer::writeMetric(llvm::json::Object row) {
+  if (!metrics.isOpen())
+    return 0;
+  // In order with the progress lines when both go to standard output.
+  out.flush();
+  if (llvm::Error e = metrics.writeLine(jsonLine(std::move(row))))
+    return fail(std::move(e));
+  return 0;
+}
+
+/// A loss that is not finite (without loss scaling to skip it) stops the
+/// run; its row is logged first, so the metrics show how it got there.
+int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
+  if (int status = logStep(epoch, w, o, /*force=*/true))
+    return status;
+  // The first window's loss comes from the initial parameters, so a
+  // learning rate cannot have caused it.
+  if (globalStep == 1)
+    reportError("loss is " + nonFiniteName(o.objective) +
+                " at optimizer step 1, before any update (not the learning "
+                "rate): check the body for a log or division of values that "
+                "can be zero, the initializers and the data");
+  else
+    reportError("loss became " + nonFiniteName(o.objective) +
+                " at optimizer step " + llvm::Twine(globalStep) +
+                "; lower --lr");
+  return 1;
 }
 
 /// The data source's evaluation after an epoch (rank 0).
@@ -461,8 +500,7 @@ int Trainer::evaluate(int64_t epoch) {
     obj[mt.key] = mt.value;
   }
   out << "\n";
-  metricLines.push_back(jsonLine(std::move(obj)));
-  return 0;
+  return writeMetric(std::move(obj));
 }
 
 /// --save-gradients: the gradient the last update applied, each
@@ -535,17 +573,11 @@ int Trainer::finish() {
   }
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
-  metricLines.push_back(jsonLine(std::move(summary)));
+  if (int status = writeMetric(std::move(summary)))
+    return status;
   syncParamsToHost();
   if (!lead)
     return 0;
-  if (!settings.metricsPath.empty()) {
-    std::string all;
-    for (auto &l : metricLines)
-      all += l + "\n";
-    if (llvm::Error e = writeFileAtomically(settings.metricsPath, all))
-      return fail(std::move(e));
-  }
   if (!settings.saveParams.empty()) {
     NamedTensors named;
     for (unsigned i = 0; i < sig.numParams; ++i)
@@ -623,22 +655,10 @@ int Trainer::run() {
         if (int status = checkReplicas())
           return status;
       advanceLossScale(o);
-      if (!o.skipped && !std::isfinite(o.objective)) {
-        // The first window's loss comes from the initial parameters, so a
-        // learning rate cannot have caused it.
-        if (globalStep == 1)
-          reportError("loss is " + nonFiniteName(o.objective) +
-                      " at optimizer step 1, before any update (not the "
-                      "learning rate): check the body for a log or division "
-                      "of values that can be zero, the initializers and the "
-                      "data");
-        else
-          reportError("loss became " + nonFiniteName(o.objective) +
-                      " at optimizer step " + llvm::Twine(globalStep) +
-                      "; lower --lr");
-        return 1;
-      }
-      logStep(epoch, w, o);
+      if (!o.skipped && !std::isfinite(o.objective))
+        return reportDivergence(epoch, w, o);
+      if (int status = logStep(epoch, w, o))
+        return status;
     }
     if (int status = evaluate(epoch))
       return status;

@@ -12,6 +12,7 @@
 #include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
 #include "runtime/CudaDriver.h"
+#include "runtime/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -103,8 +104,10 @@ static cl::opt<int64_t> logEvery(
     cl::init(20), cl::cat(cat));
 static cl::opt<std::string>
     metrics("metrics",
-            cl::desc("Write metrics as JSON lines (one per logged step, one "
-                     "per epoch, a final summary)"),
+            cl::desc("Write metrics as JSON lines, each as it happens (one "
+                     "per logged step, one per epoch, a final summary); a "
+                     "link is written through, a FIFO or /dev/stdout in "
+                     "place"),
             cl::cat(cat));
 static cl::opt<std::string>
     saveParams("save-params",
@@ -216,16 +219,20 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   return succeeded(pm.run(model));
 }
 
-/// Checks before any work that `path` can be written: its directory exists
-/// and is writable and the path is not a directory.
+/// Checks before any work that `path` can be written: a stream (FIFO,
+/// device, /dev/stdout) as it is; a regular file (or the target of the
+/// link it names) in a directory that exists and is writable.
 static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
   if (path.empty())
     return true;
-  if (llvm::sys::fs::is_directory(path)) {
-    reportError(flag + " " + path + ": is a directory");
+  auto target = resolveOutputPath(path);
+  if (!target) {
+    reportError(flag + " " + llvm::toString(target.takeError()));
     return false;
   }
-  llvm::SmallString<256> dir(path);
+  if (target->stream)
+    return true;
+  llvm::SmallString<256> dir(target->path);
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
     dir = ".";
