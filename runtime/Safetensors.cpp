@@ -8,6 +8,7 @@
 #include "runtime/Safetensors.h"
 #include "runtime/OutputFile.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -52,6 +53,123 @@ llvm::Error gaccrt::saveSafetensors(const std::string &path,
   return writeOutputFile(path, out);
 }
 
+/// The keys of the header's top-level object as written (escapes kept),
+/// in order: llvm::json keeps only the last of duplicate keys, which the
+/// format forbids. `json` is valid JSON (already parsed).
+static std::vector<llvm::StringRef> topLevelKeys(llvm::StringRef json) {
+  std::vector<llvm::StringRef> keys;
+  int depth = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == '"') {
+      size_t start = ++i;
+      while (i < json.size() && json[i] != '"')
+        i += json[i] == '\\' ? 2 : 1;
+      llvm::StringRef str = json.slice(start, i);
+      size_t next = json.find_first_not_of(" \t\r\n", i + 1);
+      if (depth == 1 && next != llvm::StringRef::npos && json[next] == ':')
+        keys.push_back(str);
+    }
+  }
+  return keys;
+}
+
+/// One tensor of the header: its name, element type, shape and byte range
+/// in the data.
+struct Entry {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+};
+
+/// Parses one header entry, checking its extent against its shape and the
+/// file before anything is allocated.
+static llvm::Expected<Entry> parseEntry(const std::string &path,
+                                        llvm::StringRef name,
+                                        const llvm::json::Value &value,
+                                        uint64_t dataBytes) {
+  Entry entry{name.str(), DType::F32, {}, 0, 0};
+  auto *t = value.getAsObject();
+  auto dtype = t ? t->getString("dtype") : std::nullopt;
+  auto *shape = t ? t->getArray("shape") : nullptr;
+  auto *offs = t ? t->getArray("data_offsets") : nullptr;
+  if (!dtype || !shape || !offs || offs->size() != 2)
+    return fail(path, "tensor '" + name + "' has a corrupt header entry");
+  if (*dtype == "F32")
+    entry.dtype = DType::F32;
+  else if (*dtype == "I32")
+    entry.dtype = DType::I32;
+  else if (*dtype == "I64")
+    entry.dtype = DType::I64;
+  else
+    return fail(path, "tensor '" + name + "' has unsupported dtype " +
+                          *dtype + " (gacc reads F32, I32, I64)");
+  uint64_t bytes = dtypeSize(entry.dtype);
+  for (auto &d : *shape) {
+    auto v = d.getAsInteger();
+    if (!v || *v < 0 || __builtin_mul_overflow(bytes, uint64_t(*v), &bytes))
+      return fail(path, "tensor '" + name + "' has a corrupt shape");
+    entry.shape.push_back(*v);
+  }
+  auto b = (*offs)[0].getAsInteger(), e = (*offs)[1].getAsInteger();
+  if (!b || !e || *b < 0 || *e < *b || uint64_t(*e) > dataBytes ||
+      uint64_t(*e - *b) != bytes)
+    return fail(path, "tensor '" + name +
+                          "' has data offsets that do not match its shape "
+                          "or the file");
+  entry.begin = uint64_t(*b);
+  entry.end = uint64_t(*e);
+  return entry;
+}
+
+/// The format's rules on names and extents: no duplicate names; the
+/// tensors' byte ranges tile the data exactly, from 0 to its end, without
+/// overlaps or gaps.
+static llvm::Error checkLayout(const std::string &path, llvm::StringRef json,
+                               size_t numKeys, std::vector<Entry> entries,
+                               uint64_t dataBytes) {
+  std::vector<llvm::StringRef> keys = topLevelKeys(json);
+  llvm::StringSet<> seen;
+  for (llvm::StringRef k : keys)
+    if (!seen.insert(k).second)
+      return fail(path, "corrupt safetensors header: the name '" + k +
+                            "' appears twice");
+  if (keys.size() != numKeys)
+    return fail(path, "corrupt safetensors header: a name appears twice "
+                      "(written with different escapes)");
+  llvm::stable_sort(entries, [](const Entry &a, const Entry &b) {
+    return a.begin < b.begin;
+  });
+  uint64_t at = 0;
+  for (const Entry &e : entries) {
+    if (e.begin < at)
+      return fail(path, "tensor '" + e.name +
+                            "' overlaps the tensor before it (its data "
+                            "starts at byte " +
+                            llvm::Twine(e.begin) + ", the previous ends at " +
+                            llvm::Twine(at) + ")");
+    if (e.begin > at)
+      return fail(path, "a gap of " + llvm::Twine(e.begin - at) +
+                            " bytes before tensor '" + e.name +
+                            "' (its data starts at byte " +
+                            llvm::Twine(e.begin) + ", the previous ends at " +
+                            llvm::Twine(at) + ")");
+    at = e.end;
+  }
+  if (at != dataBytes)
+    return fail(path, llvm::Twine(dataBytes - at) +
+                          " bytes of data after the last tensor (the "
+                          "tensors cover " +
+                          llvm::Twine(at) + " of " + llvm::Twine(dataBytes) +
+                          ")");
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::map<std::string, HostTensor>>
 gaccrt::loadSafetensors(const std::string &path) {
   auto bufOr = llvm::MemoryBuffer::getFile(path);
@@ -66,7 +184,8 @@ gaccrt::loadSafetensors(const std::string &path) {
   if (n > bytes.size() - 8)
     return fail(path, "not a safetensors file (header length " +
                           llvm::Twine(n) + " exceeds the file)");
-  auto parsed = llvm::json::parse(bytes.substr(8, n));
+  llvm::StringRef json = bytes.substr(8, n);
+  auto parsed = llvm::json::parse(json);
   if (!parsed)
     return fail(path, "corrupt safetensors header: " +
                           llvm::toString(parsed.takeError()));
@@ -74,45 +193,23 @@ gaccrt::loadSafetensors(const std::string &path) {
   if (!obj)
     return fail(path, "corrupt safetensors header: not a JSON object");
   llvm::StringRef data = bytes.drop_front(8 + n);
-  std::map<std::string, HostTensor> result;
+  std::vector<Entry> entries;
   for (auto &[key, value] : *obj) {
     if (key == "__metadata__")
       continue;
-    std::string name = key.str();
-    auto *t = value.getAsObject();
-    auto dtype = t ? t->getString("dtype") : std::nullopt;
-    auto *shape = t ? t->getArray("shape") : nullptr;
-    auto *offs = t ? t->getArray("data_offsets") : nullptr;
-    if (!dtype || !shape || !offs || offs->size() != 2)
-      return fail(path, "tensor '" + name + "' has a corrupt header entry");
-    DType dt;
-    if (*dtype == "F32")
-      dt = DType::F32;
-    else if (*dtype == "I32")
-      dt = DType::I32;
-    else if (*dtype == "I64")
-      dt = DType::I64;
-    else
-      return fail(path, "tensor '" + name + "' has unsupported dtype " +
-                            *dtype + " (gacc reads F32, I32, I64)");
-    std::vector<int64_t> dims;
-    uint64_t bytes = dtypeSize(dt);
-    for (auto &d : *shape) {
-      auto v = d.getAsInteger();
-      if (!v || *v < 0 || __builtin_mul_overflow(bytes, uint64_t(*v), &bytes))
-        return fail(path, "tensor '" + name + "' has a corrupt shape");
-      dims.push_back(*v);
-    }
-    auto b = (*offs)[0].getAsInteger(), e = (*offs)[1].getAsInteger();
-    // Check the extent against the file before allocating anything.
-    if (!b || !e || *b < 0 || *e < *b || uint64_t(*e) > data.size() ||
-        uint64_t(*e - *b) != bytes)
-      return fail(path, "tensor '" + name +
-                            "' has data offsets that do not match its shape "
-                            "or the file");
-    HostTensor ht(dt, dims);
-    std::memcpy(ht.data(), data.data() + *b, ht.numBytes());
-    result.emplace(name, std::move(ht));
+    auto entry = parseEntry(path, key, value, data.size());
+    if (!entry)
+      return entry.takeError();
+    entries.push_back(std::move(*entry));
+  }
+  if (llvm::Error e = checkLayout(path, json, obj->size(), entries,
+                                  data.size()))
+    return std::move(e);
+  std::map<std::string, HostTensor> result;
+  for (Entry &e : entries) {
+    HostTensor t(e.dtype, e.shape);
+    std::memcpy(t.data(), data.data() + e.begin, t.numBytes());
+    result.emplace(e.name, std::move(t));
   }
   return result;
 }
