@@ -213,3 +213,16 @@ gaccrt::loadSafetensors(const std::string &path) {
   }
   return result;
 }
+
+llvm::Error gaccrt::checkFinite(const std::string &path,
+                                const std::string &name,
+                                const HostTensor &t) {
+  int64_t bad = t.firstNonFinite();
+  if (bad < 0)
+    return llvm::Error::success();
+  float v = t.f32()[bad];
+  const char *what = std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
+  return fail(path, "tensor '" + name + "' holds " + what + " at index " +
+                        t.indexString(bad) +
+                        " (the first non-finite element)");
+}

@@ -30,6 +30,11 @@ llvm::Error saveSafetensors(const std::string &path,
 llvm::Expected<std::map<std::string, HostTensor>>
 loadSafetensors(const std::string &path);
 
+/// An error naming `path`, the tensor and the first index when `t` (read
+/// from that file) holds a NaN or an infinity; success otherwise.
+llvm::Error checkFinite(const std::string &path, const std::string &name,
+                        const HostTensor &t);
+
 } // namespace gaccrt
 
 #endif // GACC_RUNTIME_SAFETENSORS_H

@@ -8,6 +8,7 @@
 #ifndef GACC_RUNTIME_TENSOR_H
 #define GACC_RUNTIME_TENSOR_H
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -70,6 +71,29 @@ struct HostTensor {
   float *f32() { return reinterpret_cast<float *>(storage.data()); }
   const float *f32() const {
     return reinterpret_cast<const float *>(storage.data());
+  }
+  /// The flat index of the first NaN or infinity of an f32 tensor (-1 when
+  /// every element is finite, or for an integer tensor).
+  int64_t firstNonFinite() const {
+    if (dtype != DType::F32)
+      return -1;
+    const float *p = f32();
+    for (int64_t i = 0, n = numElements(); i < n; ++i)
+      if (!std::isfinite(p[i]))
+        return i;
+    return -1;
+  }
+  /// The multi-index "[i, j, …]" of flat (row-major) index `flat`.
+  std::string indexString(int64_t flat) const {
+    std::vector<int64_t> idx(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+      idx[d] = shape[d] ? flat % shape[d] : 0;
+      flat = shape[d] ? flat / shape[d] : 0;
+    }
+    std::string s = "[";
+    for (size_t d = 0; d < idx.size(); ++d)
+      s += (d ? ", " : "") + std::to_string(idx[d]);
+    return s + "]";
   }
   /// Stores an integer label at flat index i (i32 or i64 tensors).
   void setInt(int64_t i, int64_t v) {

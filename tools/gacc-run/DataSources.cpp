@@ -319,6 +319,10 @@ createTensors(const std::string &path, const StepSignature &sig) {
                          " matching input #" + llvm::Twine(j) + " " +
                          typeStr(t) + " (the same sample count for all)");
     src->count = h.shape[0];
+    // A NaN or infinity in the features would surface as a diverging loss
+    // (fp32) or as skipped windows (loss scaling): name it where it is.
+    if (llvm::Error e = checkFinite(path, name, h))
+      return std::move(e);
     // Class labels and embedding indices must be in range (the loss's
     // ignore_index is allowed in the targets): an index past the end would
     // read outside a table.

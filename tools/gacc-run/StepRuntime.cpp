@@ -115,6 +115,9 @@ llvm::Error initialParameters(const StepSignature &sig,
           llvm::inconvertibleErrorCode(),
           settings.loadParams + ": no F32 tensor '" + sig.paramNames[i] +
               "' with the parameter's shape");
+    if (llvm::Error e = checkFinite(settings.loadParams, sig.paramNames[i],
+                                    it->second))
+      return e;
     params[i] = it->second;
   }
   return llvm::Error::success();
