@@ -20,6 +20,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace gaccrt;
 namespace abi = ::gacc::abi;
 
@@ -63,6 +66,35 @@ static void hoistLaunchAllocas(llvm::Module &module) {
   }
 }
 
+static void defaultAllocationFailure(uint64_t bytes, bool onDevice) {
+  std::fprintf(stderr,
+               "error: the compiled step cannot allocate %.2f GB of %s "
+               "memory for a buffer\n",
+               bytes / 1e9, onDevice ? "device" : "host");
+  std::_Exit(2);
+}
+
+static AllocationFailureHandler allocationFailure = defaultAllocationFailure;
+
+void gaccrt::setAllocationFailureHandler(AllocationFailureHandler handler) {
+  allocationFailure = handler ? handler : defaultAllocationFailure;
+}
+
+/// The compiled code's malloc: it has no way to handle a null result.
+static void *checkedMalloc(uint64_t bytes) {
+  void *p = std::malloc(bytes);
+  if (!p && bytes)
+    allocationFailure(bytes, /*onDevice=*/false);
+  return p;
+}
+
+static void *checkedCudaMalloc(uint64_t bytes) {
+  void *p = gacc_cuda_malloc(bytes);
+  if (!p && bytes)
+    allocationFailure(bytes, /*onDevice=*/true);
+  return p;
+}
+
 llvm::Expected<std::unique_ptr<CpuJit>>
 CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   llvm::InitializeNativeTarget();
@@ -100,8 +132,10 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind("mgpuStreamDestroy", &mgpuStreamDestroy);
     bind("mgpuLaunchKernel", &mgpuLaunchKernel);
     if (deviceMemory) {
-      bind("malloc", &gacc_cuda_malloc);
+      bind("malloc", &checkedCudaMalloc);
       bind("free", &gacc_cuda_free);
+    } else {
+      bind("malloc", &checkedMalloc);
     }
     return map;
   });

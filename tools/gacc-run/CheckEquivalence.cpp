@@ -77,7 +77,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       reportError(llvm::toString(std::move(e)));
       return kExitBadInput;
     }
-    bindStepState(*sigs[k], settings, states[k]);
+    if (llvm::Error e = bindStepState(*sigs[k], settings, states[k])) {
+      reportError(llvm::toString(std::move(e)));
+      return kExitBadInput;
+    }
     // The step as one function (its own update), whatever --arena-update.
     RunSettings own = settings;
     own.arenaUpdate = false;

@@ -16,6 +16,7 @@
 #include "runtime/Safetensors.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -123,18 +124,54 @@ llvm::Error initialParameters(const StepSignature &sig,
   return llvm::Error::success();
 }
 
+/// Whether `bytes` of host memory can be allocated now: a probe, since a
+/// failed allocation of a host tensor would end the process (LLVM's
+/// out-of-memory handler) instead of being reported.
+static bool canAllocate(size_t bytes) {
+  void *p = std::malloc(std::max<size_t>(bytes, 1));
+  std::free(p);
+  return p != nullptr;
+}
+
 /// Allocates accumulators, state and windows and binds the step's arguments
 /// (the order of StepSignature).
-void bindStepState(const StepSignature &sig, const RunSettings &settings,
-                   StepState &st) {
+llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
+                          StepState &st) {
+  auto allocate = [&](std::vector<HostTensor> &group, DType dtype,
+                      std::vector<int64_t> shape,
+                      const llvm::Twine &what) -> llvm::Error {
+    size_t bytes = dtypeSize(dtype);
+    for (int64_t d : shape)
+      bytes *= size_t(d);
+    if (!canAllocate(bytes))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("cannot allocate {0:F2} GB of host memory for {1}: "
+                        "out of memory; lower --micro-batch or --accum-steps",
+                        bytes / 1e9, what.str()));
+    group.emplace_back(dtype, std::move(shape));
+    return llvm::Error::success();
+  };
   for (unsigned i = 0; i < sig.numParams; ++i) {
-    st.accs.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+    std::vector<int64_t> shape = shapeOf(sig.paramTypes[i]);
+    if (llvm::Error e = allocate(st.accs, DType::F32, shape,
+                                 "the accumulator of " + sig.paramNames[i]))
+      return e;
     for (unsigned s = 0; s < sig.statePerParam; ++s)
-      st.states.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
+      if (llvm::Error e =
+              allocate(st.states, DType::F32, shape,
+                       "the optimizer state of " + sig.paramNames[i]))
+        return e;
   }
   for (size_t j = 0; j < sig.inputTypes.size(); ++j)
-    st.windows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
-                            shapeOf(sig.windowInputType(j)));
+    if (llvm::Error e = allocate(
+            st.windows, dtypeOf(sig.inputTypes[j].getElementType()),
+            shapeOf(sig.windowInputType(j)),
+            llvm::formatv("the window of input #{0} ({1} micro-batches of "
+                          "{2})",
+                          j, sig.accumSteps, sig.microBatch)
+                .str()))
+      return e;
   for (auto *group : {&st.params, &st.accs, &st.states, &st.windows})
     for (auto &t : *group)
       st.args.push_back(JitArg::of(t));
@@ -142,6 +179,7 @@ void bindStepState(const StepSignature &sig, const RunSettings &settings,
   st.args.push_back(JitArg::i64(0));
   if (sig.lossScaling)
     st.args.push_back(JitArg::f32(settings.initialLossScale));
+  return llvm::Error::success();
 }
 
 /// Fills the window with samples order[begin, end); the remaining rows are

@@ -115,8 +115,9 @@ llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,
 std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch);
 
 /// Allocates accumulators, state and windows and binds the step's arguments
-/// (the order of StepSignature).
-void bindStepState(const mlir::gacc::StepSignature &sig, const RunSettings &settings,
+/// (the order of StepSignature). Errors: an allocation that cannot succeed,
+/// named with its size.
+llvm::Error bindStepState(const mlir::gacc::StepSignature &sig, const RunSettings &settings,
                    StepState &st);
 
 /// Fills the window with samples order[begin, end); the remaining rows are

@@ -144,6 +144,7 @@ public:
 
 private:
   int prepare();
+  int planEpoch();
   int prepareDevice();
   int bindArenas();
   bool ranksAgree();
@@ -195,24 +196,40 @@ int Trainer::prepare() {
   data = sourceForStep(sig, settings);
   if (!data)
     return kExitBadInput;
-  if (llvm::Error e = initialParameters(sig, settings, st.params))
-    return fail(std::move(e), kExitBadInput);
-  bindStepState(sig, settings, st);
   if (!settings.orderFile.empty()) {
     auto order = readOrderFile(settings.orderFile, data->numTrain());
     if (!order)
       return fail(order.takeError(), kExitBadInput);
     fixedOrder = std::move(*order);
   }
+  if (int status = planEpoch())
+    return status;
+  if (llvm::Error e = initialParameters(sig, settings, st.params))
+    return fail(std::move(e), kExitBadInput);
+  if (llvm::Error e = bindStepState(sig, settings, st))
+    return fail(std::move(e), kExitBadInput);
   lossScale = settings.initialLossScale;
   if (lead && !settings.metricsPath.empty())
     if (llvm::Error e = metrics.open(settings.metricsPath, /*append=*/false))
       return fail(std::move(e), kExitBadInput);
-  // Data parallelism: the global effective batch is m × N × ranks; rank r
-  // trains on its r-th slice of N · m consecutive samples of it.
+  return 0;
+}
+
+/// The windows of an epoch. Data parallelism: the global effective batch
+/// is m × N × ranks; rank r trains on its r-th slice of N · m consecutive
+/// samples of it.
+int Trainer::planEpoch() {
   perRank = sig.accumSteps * sig.microBatch;
   eff = perRank * settings.ranks;
   perEpoch = fixedOrder.empty() ? data->numTrain() : int64_t(fixedOrder.size());
+  if (sig.microBatch > perEpoch) {
+    reportError(llvm::formatv(
+        "micro-batch {0} is larger than the {1} samples of an epoch{2}: "
+        "lower --micro-batch",
+        sig.microBatch, perEpoch,
+        fixedOrder.empty() ? "" : " (--order-file)"));
+    return kExitBadInput;
+  }
   // The last window of an epoch may be short: it trains on what it holds,
   // unless --drop-last skips it.
   stepsPerEpoch =

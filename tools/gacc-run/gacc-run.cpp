@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "runtime/Collectives.h"
+#include "runtime/CpuJit.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/OutputFile.h"
 
@@ -22,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -486,8 +488,23 @@ static int run(int argc, char **argv) {
   return train(*model, step, *sig, settings);
 }
 
+/// A buffer of the compiled step that cannot be allocated: one line, exit
+/// status 2 (the whole job under mpirun).
+static void reportAllocationFailure(uint64_t bytes, bool onDevice) {
+  llvm::outs().flush();
+  reportError(llvm::formatv(
+      "the compiled step cannot allocate {0:F2} GB of {1} memory for one of "
+      "its buffers (their sizes grow with the micro-batch): out of memory; "
+      "lower --micro-batch",
+      bytes / 1e9, onDevice ? "device" : "host"));
+  if (collectives::size() > 1)
+    collectives::abortJob(kExitBadInput);
+  std::_Exit(kExitBadInput);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  setAllocationFailureHandler(reportAllocationFailure);
   int status = run(argc, argv);
   // In a data-parallel job a failing rank ends every rank (MPI_Abort), so
   // no rank waits forever in a collective for it.
