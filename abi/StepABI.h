@@ -45,7 +45,9 @@ struct StepLayout {
 /// non-finite value skipped its update) exists with loss scaling only.
 enum StepResult : unsigned {
   kObjective = 0,    // Σ loss / count: the loss whose gradient was applied
-  kCount = 1,        // the window's normalization count
+  kCount = 1,        // the window's normalization count (0 when it holds
+                     // no target; the update divides by at least 1; 1
+                     // for `sum`)
   kLearningRate = 2, // the rate the schedule used
   kGradNorm = 3,     // global L2 norm of the normalized gradient, pre-clip
   kSkipped = 4,

@@ -526,7 +526,10 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
                   : emitUpdates(b, loc, step, sig, v, in, arenaUpdate);
   writeBack(b, loc, entry, sig, state, arenaUpdate);
   Value objective = arith::DivFOp::create(b, loc, lossSum, count);
-  SmallVector<Value> results = {objective, count, in.lr, norm};
+  // The count reported is the window's own (0 for a window without a
+  // target), not the divisor it leads to; `sum` reports 1.
+  SmallVector<Value> results = {objective, counted ? windowCount : count,
+                                in.lr, norm};
   if (skipped)
     results.push_back(skipped);
   func::ReturnOp::create(b, loc, results);

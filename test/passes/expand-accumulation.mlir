@@ -7,8 +7,9 @@
 // and step. The loop runs the body per micro-batch slice, accumulates with
 // `first` = (i == 0) and adds the micro-batch's count of non-ignored
 // targets; after the loop one apply_optimizer divides by that run-time
-// count (at least 1), and the step returns Σ loss / count, the count, the
-// learning rate used and the global gradient norm.
+// count (at least 1), and the step returns Σ loss / count, the window's
+// count (0 when it holds no target), the learning rate used and the global
+// gradient norm.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-NOT: gacc.param @
@@ -45,7 +46,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: bufferization.materialize_in_destination %[[NS]] in restrict writable %[[MOM]]
 // CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
 // CHECK: %[[OBJ:.+]] = arith.divf %[[R]]#1, %[[COUNT]] : f32
-// CHECK: return %[[OBJ]], %[[COUNT]], %[[LR]], %[[NORM]] : f32, f32, f32, f32
+// CHECK: return %[[OBJ]], %[[R]]#2, %[[LR]], %[[NORM]] : f32, f32, f32, f32
 // CHECK-LABEL: func.func @s_predict(
 // CHECK-SAME: %{{.+}}: memref<3x2xf32>, %{{.+}}: memref<4x2xf32>, %[[OUT:.+]]: memref<4x3xf32>)
 // CHECK: %[[Z:.+]] = gacc.linear

@@ -102,7 +102,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     for (int k = 0; k < 2; ++k) {
       g[k] = states[k].accs[i];
       for (int64_t e = 0; e < g[k].numElements(); ++e)
-        g[k].f32()[e] /= results[k][kCount];
+        g[k].f32()[e] /= std::max(results[k][kCount], 1.0f);
     }
     gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
     paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
