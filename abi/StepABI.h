@@ -22,6 +22,16 @@ namespace gacc::abi {
 ///   scaling the loss scale: f32.
 /// Arguments of `func.func @S_predict`: parameters [P], micro-batch inputs
 /// [I] without the loss targets, then the output memref.
+/// The resumable form (gacc-expand-accumulation resumable), the step split
+/// at micro-batch boundaries for checkpoints in the middle of a window:
+///   @S_accumulate(@S's arguments, begin: i64, end: i64, loss_sum: f32,
+///   count: f32) -> (loss_sum: f32, count: f32) runs micro-batches
+///   [begin, end) of the window into the accumulators (micro-batch 0
+///   overwrites them) from the window's sums so far;
+///   @S_update(@S's arguments, loss_sum: f32, count: f32) -> @S's results
+///   runs what follows the N-th micro-batch (the collective, clipping, the
+///   update). accumulate(0, N, 0, 0) then update gives @S's results, bit
+///   for bit.
 struct StepLayout {
   unsigned numParams = 0, statePerParam = 0, numInputs = 0;
   bool lossScaling = false;
@@ -39,6 +49,13 @@ struct StepLayout {
   unsigned lossScaleArg() const { return lrArg() + 2; }
   unsigned numArgs() const { return lrArg() + 2 + (lossScaling ? 1 : 0); }
   unsigned numResults() const { return lossScaling ? 5 : 4; }
+  /// The resumable functions' arguments after @S's.
+  unsigned beginArg() const { return numArgs(); }
+  unsigned endArg() const { return numArgs() + 1; }
+  unsigned accumulateLossSumArg() const { return numArgs() + 2; }
+  unsigned accumulateCountArg() const { return numArgs() + 3; }
+  unsigned updateLossSumArg() const { return numArgs(); }
+  unsigned updateCountArg() const { return numArgs() + 1; }
 };
 
 /// The step's f32 results, in order. kSkipped (1.0 when a window with a
@@ -56,6 +73,12 @@ constexpr unsigned kMaxStepResults = 5;
 
 inline std::string predictName(const std::string &step) {
   return step + "_predict";
+}
+inline std::string accumulateName(const std::string &step) {
+  return step + "_accumulate";
+}
+inline std::string updateName(const std::string &step) {
+  return step + "_update";
 }
 
 } // namespace gacc::abi

@@ -176,6 +176,17 @@ def GAccExpandAccumulationPass
     `func.func @S_predict(params…, inputs…, %out)` writes the model output
     (the prediction operand of the loss op) for one micro-batch into `%out`.
 
+    With `resumable`, the step is also built split at micro-batch
+    boundaries, for checkpoints in the middle of a window (gacc-run
+    --checkpoint-dir): `func.func @S_accumulate(@S's arguments, %begin: i64,
+    %end: i64, %loss_sum: f32, %count: f32) -> (f32, f32)` runs
+    micro-batches [begin, end) of the window (the same loop body, `first`
+    still i == 0) from the window's sums so far and returns them updated;
+    `func.func @S_update(@S's arguments, %loss_sum: f32, %count: f32)`
+    runs what follows the N-th micro-batch and returns @S's results.
+    @S_accumulate(0, N, 0, 0) then @S_update computes @S's values with the
+    same operations in the same order.
+
     ```mlir
     func.func @train(%w: memref<10x784xf32> {gacc.param = @w}, ...,
                      %acc_w: memref<10x784xf32> {gacc.accumulator = @w}, ...,
@@ -202,7 +213,11 @@ def GAccExpandAccumulationPass
            "gacc-build-arena-kernels, which the runtime calls after the "
            "step over its parameter, accumulator and state arenas: the step "
            "stops after the accumulators (all-reduced when data-parallel), "
-           "the count, the rate and the norm">
+           "the count, the rate and the norm">,
+    Option<"resumable", "resumable", "bool", /*default=*/"false",
+           "Also build @S_accumulate and @S_update: the step split at "
+           "micro-batch boundaries, so that a run can stop (and resume) in "
+           "the middle of a window">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",

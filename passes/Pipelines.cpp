@@ -42,13 +42,9 @@
 using namespace mlir;
 using namespace mlir::gacc;
 
-void mlir::gacc::buildTrainingStepToBuffersPipeline(OpPassManager &pm,
-                                                    bool unroll,
-                                                    bool arenaUpdate) {
+void mlir::gacc::buildTrainingStepToBuffersPipeline(
+    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand) {
   pm.addPass(createGAccAutodiffPass());
-  GAccExpandAccumulationPassOptions expand;
-  expand.unroll = unroll;
-  expand.arenaUpdate = arenaUpdate;
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
   pm.addPass(createConvertGAccToLinalgPass());
@@ -74,7 +70,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
   if (options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
-  buildTrainingStepToBuffersPipeline(pm, options.unroll, options.arenaUpdate);
+  buildTrainingStepToBuffersPipeline(
+      pm, {options.unroll, options.arenaUpdate, options.resumable});
   if (options.blas)
     pm.addPass(createConvertGAccToBLASPass());
   pm.addPass(createConvertGAccToRuntimePass());
@@ -109,7 +106,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // step's own passes consume it) and lowered with the rest.
   if (options.arenaKernels || options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
-  buildTrainingStepToBuffersPipeline(pm, options.unroll, options.arenaUpdate);
+  buildTrainingStepToBuffersPipeline(
+      pm, {options.unroll, options.arenaUpdate, options.resumable});
   if (options.cublas) {
     ConvertGAccToBLASPassOptions blas;
     blas.callee = ::gacc::abi::kCublasSgemm;

@@ -9,6 +9,8 @@
 #ifndef GACC_PASSES_PIPELINES_H
 #define GACC_PASSES_PIPELINES_H
 
+#include "passes/Passes.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -27,6 +29,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "arena-update",
       llvm::cl::desc("Build the arena kernels and leave the update to them "
                      "(gacc-expand-accumulation arena-update)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> resumable{
+      *this, "resumable",
+      llvm::cl::desc("Also build the step split at micro-batch boundaries "
+                     "(gacc-expand-accumulation resumable)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> blas{
       *this, "blas",
@@ -56,6 +63,11 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Build the arena kernels and leave the update to them "
                      "(gacc-expand-accumulation arena-update)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> resumable{
+      *this, "resumable",
+      llvm::cl::desc("Also build the step split at micro-batch boundaries "
+                     "(gacc-expand-accumulation resumable)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target GPU architecture (sm_XX)"),
       llvm::cl::init("sm_90")};
@@ -78,11 +90,12 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::init(3)};
 };
 
-/// gacc-autodiff, gacc-expand-accumulation, gacc-fuse-accumulation,
-/// convert-gacc-to-linalg and one-shot bufferization with buffer
-/// deallocation: the model down to memref-level step functions.
-void buildTrainingStepToBuffersPipeline(OpPassManager &pm, bool unroll,
-                                        bool arenaUpdate = false);
+/// gacc-autodiff, gacc-expand-accumulation (with `expand`'s options),
+/// gacc-fuse-accumulation, convert-gacc-to-linalg and one-shot
+/// bufferization with buffer deallocation: the model down to memref-level
+/// step functions.
+void buildTrainingStepToBuffersPipeline(
+    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand);
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

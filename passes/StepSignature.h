@@ -50,6 +50,10 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   /// Memref type of window input j: [N] + micro-batch input shape.
   MemRefType windowInputType(unsigned j) const;
   std::string predictName() const { return ::gacc::abi::predictName(name); }
+  std::string accumulateName() const {
+    return ::gacc::abi::accumulateName(name);
+  }
+  std::string updateName() const { return ::gacc::abi::updateName(name); }
 };
 
 /// Reads the signature of a (verified) training step. Fails with a

@@ -2,11 +2,12 @@
 //
 // Turns a differentiated gacc.train_step into the function that runs one
 // optimizer step (micro-batch loop, persistent accumulators, one deferred
-// update normalized by a run-time count) and an inference function. One
-// function per part: the step function's signature, the micro-batch clone
-// (with mixed-precision rounding), the loop, the collective, the norm and
-// clipping coefficient, the update (or the skip of a non-finite window),
-// the write-back, and the predict function.
+// update normalized by a run-time count), an inference function and, on
+// request, the step split at micro-batch boundaries (for checkpoints in
+// the middle of a window). One function per part: the step function's
+// signature, the micro-batch clone (with mixed-precision rounding), the
+// loop, the collective, the norm and clipping coefficient, the update (or
+// the skip of a non-finite window), the write-back, and the functions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,23 +256,22 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   return ctx;
 }
 
-/// The micro-batch loop: an scf.for over the N micro-batches carrying the
-/// accumulators, the loss sum and (unless `sum`) the count.
+/// The micro-batch loop: an scf.for over micro-batches [begin, end) of the
+/// window (all N in the step function) carrying the accumulators, the loss
+/// sum and (unless `sum`) the count, from `lossSum` and `count`.
 scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
-                              const StepSignature &sig, ValueRange bodyParams,
-                              const StepValues &v, const CloneContext &ctx,
-                              bool counted) {
-  unsigned P = sig.numParams;
-  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+                              ValueRange bodyParams, const StepValues &v,
+                              const CloneContext &ctx, Value begin, Value end,
+                              Value lossSum, Value count) {
+  unsigned P = v.accs.size();
   SmallVector<Value> carried(v.accs);
-  carried.push_back(zeroF);
-  if (counted)
-    carried.push_back(zeroF);
+  carried.push_back(lossSum);
+  if (count)
+    carried.push_back(count);
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
   return scf::ForOp::create(
-      b, loc, c0, n, c1, carried,
+      b, loc, begin, end, c1, carried,
       [&](OpBuilder &lb, Location ll, Value i, ValueRange iter) {
         Value first =
             arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, i, c0);
@@ -279,7 +279,7 @@ scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
             lb, ll,
             emitMicroBatch(lb, ll, step, bodyParams, v.inputs, i, first,
                            iter.take_front(P), iter[P],
-                           counted ? iter[P + 1] : Value(), ctx));
+                           count ? iter[P + 1] : Value(), ctx));
       });
 }
 
@@ -465,45 +465,62 @@ void writeBack(OpBuilder &b, Location loc, Block *entry,
 }
 
 //===----------------------------------------------------------------------===//
-// The two functions
+// The step function, its resumable halves and the predict function
 //===----------------------------------------------------------------------===//
 
-LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
-                                bool unroll, bool arenaUpdate) {
-  Location loc = step.getLoc();
-  OpBuilder b(step);
+/// The entry of a function with the step's arguments (and `extra` scalar
+/// arguments after them): the arguments as tensors.
+StepValues beginFunction(OpBuilder &b, Location loc, const StepSignature &sig,
+                         StringRef name, ArrayRef<Type> extra,
+                         ArrayRef<Type> results, Block *&entry) {
   func::FuncOp func = createStepFunction(b, loc, sig);
-  Block *entry = func.addEntryBlock();
+  func.setSymName(name);
+  SmallVector<Type> inputs(func.getArgumentTypes());
+  llvm::append_range(inputs, extra);
+  SmallVector<DictionaryAttr> attrs;
+  func.getAllArgAttrs(attrs);
+  attrs.resize(inputs.size(), b.getDictionaryAttr({}));
+  func.setType(b.getFunctionType(inputs, results));
+  func.setAllArgAttrs(attrs);
+  entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  StepValues v = bindArguments(b, loc, entry, sig);
-  // A low-precision body reads a copy of the parameters rounded once per
-  // optimizer step, before the micro-batch loop.
-  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
-  SmallVector<Value> bodyParams(v.params);
+  return bindArguments(b, loc, entry, sig);
+}
+
+/// A low-precision body reads a copy of the parameters rounded once per
+/// call, before its micro-batches.
+SmallVector<Value> roundedParams(OpBuilder &b, Location loc,
+                                 const StepValues &v, const CloneContext &ctx) {
+  SmallVector<Value> params(v.params);
   if (ctx.computeType)
-    for (Value &p : bodyParams)
+    for (Value &p : params)
       p = roundToCompute(b, loc, p, ctx.computeType);
+  return params;
+}
+
+/// After the N-th micro-batch, from the window's accumulators, loss sum and
+/// (unless `sum`) count: the collective of a data-parallel step, the
+/// divisor, the norm and clipping, the update (or the skip), the
+/// write-back. Returns the step's results (abi::StepResult).
+SmallVector<Value> emitOptimizerStep(OpBuilder &b, Location loc,
+                                     TrainStepOp step, const StepSignature &sig,
+                                     Block *entry, const StepValues &v,
+                                     ValueRange windowAccs, Value lossSum,
+                                     Value windowCount, bool arenaUpdate) {
   // This optimizer step's learning rate: the schedule moves once per
   // optimizer step, never per micro-batch.
   UpdateInputs in;
   in.lr = v.lr;
   if (auto schedule = step.getLrScheduleAttr())
     in.lr = buildScheduledLR(b, loc, schedule, v.lr, v.step);
-
-  bool counted = step.getNormalization() != Normalization::sum;
-  scf::ForOp loop =
-      emitMicroBatchLoop(b, loc, step, sig, bodyParams, v, ctx, counted);
-  SmallVector<Value> carried(loop.getResults());
-  unsigned P = sig.numParams;
-  // The accumulators as the loop left them (in their persistent buffers),
-  // and the window's gradient sums the update reads: the same values, or
-  // on a data-parallel step their sums over the ranks.
-  in.localAccs.assign(carried.begin(), carried.begin() + P);
+  bool counted = bool(windowCount);
+  if (!counted)
+    windowCount = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  // The accumulators as the micro-batches left them (in their persistent
+  // buffers), and the window's gradient sums the update reads: the same
+  // values, or on a data-parallel step their sums over the ranks.
+  in.localAccs.assign(windowAccs.begin(), windowAccs.end());
   in.finalAccs = in.localAccs;
-  Value lossSum = carried[P];
-  Value windowCount =
-      counted ? carried[P + 1]
-              : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   if (step.getDataParallel())
     reduceOverRanks(b, loc, in.finalAccs, lossSum, windowCount);
   // The window's normalization count: 1 for `sum`, otherwise what the
@@ -532,7 +549,34 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
                                 in.lr, norm};
   if (skipped)
     results.push_back(skipped);
-  func::ReturnOp::create(b, loc, results);
+  return results;
+}
+
+/// The step function @S: all N micro-batches, then the optimizer step.
+LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
+                                bool unroll, bool arenaUpdate) {
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  Block *entry;
+  Type f32 = b.getF32Type();
+  StepValues v =
+      beginFunction(b, loc, sig, sig.name, {},
+                    SmallVector<Type>(sig.numResults(), f32), entry);
+  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
+  SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
+  bool counted = step.getNormalization() != Normalization::sum;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
+  scf::ForOp loop = emitMicroBatchLoop(b, loc, step, bodyParams, v, ctx, c0,
+                                       n, zero, counted ? zero : Value());
+  unsigned P = sig.numParams;
+  ValueRange carried = loop.getResults();
+  func::ReturnOp::create(
+      b, loc,
+      emitOptimizerStep(b, loc, step, sig, entry, v, carried.take_front(P),
+                        carried[P], counted ? carried[P + 1] : Value(),
+                        arenaUpdate));
   // Fully unrolled on request: the loop's uses take the last iteration's
   // values, and each copy's `first` flag folds to a constant.
   if (!unroll)
@@ -544,9 +588,63 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   GreedyRewriteConfig fold;
   fold.enableConstantCSE(false).setRegionSimplificationLevel(
       GreedySimplifyRegionLevel::Disabled);
-  (void)applyPatternsGreedily(func.getBody(), FrozenRewritePatternSet(),
+  (void)applyPatternsGreedily(*entry->getParent(), FrozenRewritePatternSet(),
                               fold);
   return success();
+}
+
+/// @S_accumulate(@S's arguments, begin: i64, end: i64, loss_sum: f32,
+/// count: f32) -> (loss_sum, count): micro-batches [begin, end) of the
+/// window into the accumulators, the same ops as @S's loop.
+void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  Block *entry;
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  StepValues v = beginFunction(b, loc, sig, sig.accumulateName(),
+                               {i64, i64, f32, f32}, {f32, f32}, entry);
+  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
+  SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
+  bool counted = step.getNormalization() != Normalization::sum;
+  auto index = [&](Value x) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
+  };
+  Value begin = index(entry->getArgument(sig.beginArg()));
+  Value end = index(entry->getArgument(sig.endArg()));
+  Value countIn = entry->getArgument(sig.accumulateCountArg());
+  scf::ForOp loop = emitMicroBatchLoop(
+      b, loc, step, bodyParams, v, ctx, begin, end,
+      entry->getArgument(sig.accumulateLossSumArg()),
+      counted ? countIn : Value());
+  unsigned P = sig.numParams;
+  for (unsigned i = 0; i < P; ++i)
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, Type(), loop.getResult(i), entry->getArgument(sig.accArg(i)),
+        b.getUnitAttr(), b.getUnitAttr());
+  func::ReturnOp::create(
+      b, loc,
+      ValueRange{loop.getResult(P), counted ? loop.getResult(P + 1) : countIn});
+}
+
+/// @S_update(@S's arguments, loss_sum: f32, count: f32) -> @S's results:
+/// the optimizer step after the N-th micro-batch, from the accumulators.
+void buildUpdateFunction(TrainStepOp step, const StepSignature &sig,
+                         bool arenaUpdate) {
+  Location loc = step.getLoc();
+  OpBuilder b(step);
+  Block *entry;
+  Type f32 = b.getF32Type();
+  StepValues v = beginFunction(b, loc, sig, sig.updateName(), {f32, f32},
+                               SmallVector<Type>(sig.numResults(), f32),
+                               entry);
+  bool counted = step.getNormalization() != Normalization::sum;
+  func::ReturnOp::create(
+      b, loc,
+      emitOptimizerStep(
+          b, loc, step, sig, entry, v, v.accs,
+          entry->getArgument(sig.updateLossSumArg()),
+          counted ? entry->getArgument(sig.updateCountArg()) : Value(),
+          arenaUpdate));
 }
 
 /// `func.func @S_predict(params…, inputs… but the targets, %out)`: the loss
@@ -613,6 +711,10 @@ struct ExpandAccumulationPass
           failed(buildStepFunction(step, *sig, unroll, arenaUpdate)) ||
           failed(buildPredictFunction(step, *sig)))
         return signalPassFailure();
+      if (resumable) {
+        buildAccumulateFunction(step, *sig);
+        buildUpdateFunction(step, *sig, arenaUpdate);
+      }
     }
     for (TrainStepOp step : steps)
       step.erase();

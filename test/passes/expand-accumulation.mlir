@@ -93,17 +93,18 @@ gacc.train_step @nostate params [@b] attributes {
 // -----
 
 // A schedule, clipping and a parameter without weight decay: the rate is
-// computed once from the step index (cosine decay after a warmup), the
+// computed once from the step index after the micro-batches (cosine decay
+// after a warmup), the
 // clipping coefficient min(1, max_norm / (norm + 1e-6)) once from the
 // global norm, and both reach the update.
 
 gacc.param @b : tensor<4xf32> = #gacc.zeros {no_weight_decay}
 // CHECK-LABEL: func.func @sched(
 // CHECK-SAME: %[[LR0:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32, f32, f32)
+// CHECK: scf.for
 // CHECK: %[[T:.+]] = arith.sitofp %[[STEP]] : i64 to f32
 // CHECK: math.cos
 // CHECK: %[[LR:.+]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
-// CHECK: scf.for
 // CHECK: %[[NORM:.+]] = arith.truncf %{{.+}} : f64 to f32
 // CHECK: %[[DEN:.+]] = arith.addf %[[NORM]], %{{.+}} : f32
 // CHECK: %[[Q:.+]] = arith.divf %{{.+}}, %[[DEN]] : f32
