@@ -22,8 +22,7 @@ static llvm::Error fail(const std::string &path, const llvm::Twine &msg) {
                                  path + ": " + msg);
 }
 
-llvm::Error gaccrt::saveSafetensors(const std::string &path,
-                                  const NamedTensors &tensors) {
+std::string gaccrt::serializeSafetensors(const NamedTensors &tensors) {
   llvm::json::Object header;
   uint64_t offset = 0;
   for (auto &[name, t] : tensors) {
@@ -50,7 +49,12 @@ llvm::Error gaccrt::saveSafetensors(const std::string &path,
   out += json;
   for (auto &[name, t] : tensors)
     out.append(static_cast<const char *>(t->data()), t->numBytes());
-  return writeOutputFile(path, out);
+  return out;
+}
+
+llvm::Error gaccrt::saveSafetensors(const std::string &path,
+                                    const NamedTensors &tensors) {
+  return writeOutputFile(path, serializeSafetensors(tensors));
 }
 
 /// The keys of the header's top-level object as written (escapes kept),
@@ -175,7 +179,11 @@ gaccrt::loadSafetensors(const std::string &path) {
   auto bufOr = llvm::MemoryBuffer::getFile(path);
   if (!bufOr)
     return fail(path, "cannot read: " + bufOr.getError().message());
-  llvm::StringRef bytes = (*bufOr)->getBuffer();
+  return parseSafetensors(path, (*bufOr)->getBuffer());
+}
+
+llvm::Expected<std::map<std::string, HostTensor>>
+gaccrt::parseSafetensors(const std::string &path, llvm::StringRef bytes) {
   if (bytes.size() < 8)
     return fail(path, "not a safetensors file (shorter than 8 bytes)");
   uint64_t n = 0;

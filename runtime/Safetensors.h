@@ -30,6 +30,14 @@ llvm::Error saveSafetensors(const std::string &path,
 llvm::Expected<std::map<std::string, HostTensor>>
 loadSafetensors(const std::string &path);
 
+/// The bytes of a safetensors file holding `tensors`, in order.
+std::string serializeSafetensors(const NamedTensors &tensors);
+
+/// Every tensor of a safetensors file's `bytes` (read from `path`, which
+/// errors name).
+llvm::Expected<std::map<std::string, HostTensor>>
+parseSafetensors(const std::string &path, llvm::StringRef bytes);
+
 /// An error naming `path`, the tensor and the first index when `t` (read
 /// from that file) holds a NaN or an infinity; success otherwise.
 llvm::Error checkFinite(const std::string &path, const std::string &name,

@@ -56,6 +56,17 @@ struct RunSettings {
   /// The update runs as the arena kernels over flat parameter, accumulator
   /// and state arenas after each step (StepArenas) instead of inside it.
   bool arenaUpdate = false;
+  /// --checkpoint-dir (where checkpoints go: every `checkpointEvery`
+  /// optimizer steps when positive, on SIGTERM/SIGINT at the next
+  /// micro-batch boundary, and at the end) and --resume (the checkpoint
+  /// this run continues). With a checkpoint directory the step runs one
+  /// micro-batch at a time (its resumable form).
+  std::string checkpointDir, resumeDir;
+  int64_t checkpointEvery = 0;
+  /// Testing aid (--pause-after-micro-batch STEP:K): rank 0 waits for
+  /// SIGTERM or SIGINT after micro-batch K of optimizer step STEP (both
+  /// 1-based), so that a test can stop the run exactly there.
+  int64_t pauseStep = 0, pauseMicroBatch = 0;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

@@ -31,6 +31,11 @@ namespace gaccrt {
 
 char CompileError::ID = 0;
 
+int reportFailure(llvm::Error e, int status) {
+  reportError(llvm::toString(std::move(e)));
+  return status;
+}
+
 int reportCompileFailure(llvm::Error e) {
   int status = 1;
   llvm::handleAllErrors(
@@ -214,12 +219,14 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.cublas = settings.blas;
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;
+    options.resumable = !settings.checkpointDir.empty();
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;
     pipelineOptions.unroll = settings.unroll;
     pipelineOptions.blas = settings.blas;
     pipelineOptions.arenaUpdate = settings.arenaUpdate;
+    pipelineOptions.resumable = !settings.checkpointDir.empty();
     buildLowerToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -227,9 +234,13 @@ compileStep(ModuleOp model, const StepSignature &sig,
   auto jit = CpuJit::create(*module, 3, onDevice);
   if (!jit)
     return jit.takeError();
-  // The ExecutionEngine compiles lazily: materialize both functions now so
+  // The ExecutionEngine compiles lazily: materialize the functions now so
   // that compile time is not counted in the first step.
-  for (const std::string &fn : {sig.name, sig.predictName()})
+  std::vector<std::string> functions = {sig.name, sig.predictName()};
+  if (!settings.checkpointDir.empty())
+    functions.insert(functions.end(),
+                     {sig.accumulateName(), sig.updateName()});
+  for (const std::string &fn : functions)
     if (llvm::Error e = (*jit)->materialize(fn))
       return std::move(e);
   if (onDevice) {
@@ -282,8 +293,14 @@ llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot allocate the arenas");
   for (unsigned i = 0; i < P; ++i) {
+    // The state as the host holds it: initial, or restored by --resume.
     std::memcpy(a.params + offsets[i], st.params[i].data(),
                 st.params[i].numBytes());
+    std::memcpy(a.accs + offsets[i], st.accs[i].data(),
+                st.accs[i].numBytes());
+    for (unsigned s = 0; s < S; ++s)
+      std::memcpy(a.states[s] + offsets[i], st.states[i * S + s].data(),
+                  st.states[i * S + s].numBytes());
     const std::vector<int64_t> &shape = st.params[i].shape;
     st.args[i] = JitArg::buffer(a.params + offsets[i], shape);
     st.args[sig.accArg(i)] = JitArg::buffer(a.accs + offsets[i], shape);
@@ -298,6 +315,18 @@ void StepArenas::paramsToHost(std::vector<HostTensor> &hostParams) const {
   for (size_t i = 0; i < hostParams.size(); ++i)
     std::memcpy(hostParams[i].data(), buffers.params + offsets[i],
                 hostParams[i].numBytes());
+}
+
+void StepArenas::stateToHost(StepState &st) const {
+  paramsToHost(st.params);
+  size_t S = buffers.states.size();
+  for (size_t i = 0; i < st.accs.size(); ++i) {
+    std::memcpy(st.accs[i].data(), buffers.accs + offsets[i],
+                st.accs[i].numBytes());
+    for (size_t s = 0; s < S; ++s)
+      std::memcpy(st.states[i * S + s].data(), buffers.states[s] + offsets[i],
+                  st.states[i * S + s].numBytes());
+  }
 }
 
 llvm::Error StepArenas::update(CpuJit &jit, const StepSignature &sig,

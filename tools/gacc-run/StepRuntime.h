@@ -94,12 +94,15 @@ struct StepArenas {
   std::vector<int64_t> offsets; // per parameter, in elements
 
   /// Lays out and allocates the arenas (`alloc` returns 64-byte-aligned,
-  /// zeroed memory: host or managed), copies the parameters in and points
-  /// the step's parameter, accumulator and state arguments at them.
+  /// zeroed memory: host or managed), copies the parameters, accumulators
+  /// and state in and points the step's arguments for them at the arenas.
   llvm::Error bind(const mlir::gacc::StepSignature &sig, StepState &st,
                    const std::function<void *(size_t)> &alloc);
   /// Copies the parameters back into the host tensors.
   void paramsToHost(std::vector<HostTensor> &params) const;
+  /// Copies parameters, accumulators and optimizer state back into `st`'s
+  /// host tensors (for a checkpoint).
+  void stateToHost(StepState &st) const;
   /// The deferred update of one optimizer step over the arenas.
   llvm::Error update(CpuJit &jit, const mlir::gacc::StepSignature &sig,
                      bool clips, float count, bool skipped, float baseLr,
@@ -139,6 +142,9 @@ public:
     return llvm::inconvertibleErrorCode();
   }
 };
+
+/// Reports `e` and returns `status`, the exit status it leads to.
+int reportFailure(llvm::Error e, int status = 1);
 
 /// Reports an error of compileStep and returns the exit status it leads to:
 /// a CompileError (whose diagnostics are already printed, one line each) is

@@ -1,15 +1,14 @@
 //===- Training.cpp - gacc-run's training driver --------------------------===//
 //
-// Feeds the compiled step one window per optimizer step (this rank's slice
-// of the global effective batch) from a data source, on the CPU or the cuda
-// target, evaluates after each epoch, and reports progress, metrics and a
-// timing summary. One class, Trainer, with one method per job: set-up,
-// the ranks' agreement, one window, the loss-scale bookkeeping, logging,
-// evaluation and the final outputs.
+// The Trainer's set-up, loop and reports (Trainer.h): one window per
+// optimizer step from a data source, on the CPU or the cuda target,
+// evaluation after each epoch, progress, metrics and a timing summary. One
+// method per job: set-up, compilation, the ranks' agreement, one window,
+// the loss-scale bookkeeping, logging, evaluation and the final outputs.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/gacc-run/StepRuntime.h"
+#include "tools/gacc-run/Trainer.h"
 
 #include "runtime/Collectives.h"
 #include "runtime/CudaDriver.h"
@@ -58,12 +57,6 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t0)
       .count();
-}
-
-/// An error as the exit status it leads to, after reporting it.
-int fail(llvm::Error e, int status = 1) {
-  reportError(llvm::toString(std::move(e)));
-  return status;
 }
 
 /// The step's predict function over host tensors.
@@ -123,74 +116,7 @@ std::string jsonLine(llvm::json::Object obj) {
   return line;
 }
 
-/// What one optimizer step returned.
-struct StepOutcome {
-  float objective = 0, count = 0, lr = 0, gradNorm = 0, lossScale = 1;
-  bool skipped = false;
-  int64_t collectives = 0;
-  double ms = 0;
-};
-
-class Trainer {
-public:
-  Trainer(ModuleOp model, TrainStepOp step, const StepSignature &sig,
-          const RunSettings &settings)
-      : model(model), step(step), sig(sig), settings(settings),
-        onDevice(settings.target == "cuda"), lead(settings.rank == 0),
-        out(lead ? llvm::outs() : llvm::nulls()) {}
-
-  /// Trains; returns the exit status.
-  int run();
-
-private:
-  int prepare();
-  int planEpoch();
-  int prepareDevice();
-  int bindArenas();
-  bool ranksAgree();
-  void printHeader(double compileMs);
-  int runWindow(const std::vector<int64_t> &order, int64_t w,
-                StepOutcome &o);
-  int applyArenaUpdate(int64_t stepIndex, StepOutcome &o);
-  int checkReplicas();
-  void advanceLossScale(const StepOutcome &o);
-  int logStep(int64_t epoch, int64_t w, const StepOutcome &o,
-              bool force = false);
-  int writeMetric(llvm::json::Object row);
-  int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
-  int evaluate(int64_t epoch);
-  int finish();
-  void syncParamsToHost();
-  llvm::Error saveGradients(float count, float lossScale);
-
-  ModuleOp model;
-  TrainStepOp step;
-  const StepSignature &sig;
-  const RunSettings &settings;
-  bool onDevice, lead;
-  llvm::raw_ostream &out;
-
-  std::unique_ptr<DataSource> data;
-  StepState st;
-  std::vector<int64_t> fixedOrder;
-  std::unique_ptr<CpuJit> hostJit, deviceJit;
-  StepArenas arenas;
-  std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
-  DeviceMirror mirror;
-  std::unique_ptr<JitPredictor> predictor;
-
-  int64_t perRank = 0, eff = 0, perEpoch = 0, stepsPerEpoch = 0;
-  int64_t globalStep = 0, samplesSeen = 0;
-  // Dynamic loss scaling state (GradScaler's), kept by the host. The
-  // optimizer's step count advances only on applied updates.
-  int64_t optimizerSteps = 0, skippedSteps = 0, cleanSteps = 0;
-  float lossScale = 1;
-  StepOutcome last;
-  /// --metrics, one row written as it happens.
-  OutputStream metrics;
-  std::vector<double> stepMs;
-  std::vector<Metric> lastEval;
-};
+} // namespace
 
 int Trainer::prepare() {
   data = sourceForStep(sig, settings);
@@ -199,19 +125,23 @@ int Trainer::prepare() {
   if (!settings.orderFile.empty()) {
     auto order = readOrderFile(settings.orderFile, data->numTrain());
     if (!order)
-      return fail(order.takeError(), kExitBadInput);
+      return reportFailure(order.takeError(), kExitBadInput);
     fixedOrder = std::move(*order);
   }
   if (int status = planEpoch())
     return status;
   if (llvm::Error e = initialParameters(sig, settings, st.params))
-    return fail(std::move(e), kExitBadInput);
+    return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
-    return fail(std::move(e), kExitBadInput);
-  lossScale = settings.initialLossScale;
+    return reportFailure(std::move(e), kExitBadInput);
+  pos.lossScale = settings.initialLossScale;
+  if (int status = resume())
+    return status;
+  // A resumed run continues its metrics file.
   if (lead && !settings.metricsPath.empty())
-    if (llvm::Error e = metrics.open(settings.metricsPath, /*append=*/false))
-      return fail(std::move(e), kExitBadInput);
+    if (llvm::Error e = metrics.open(settings.metricsPath,
+                                     /*append=*/!settings.resumeDir.empty()))
+      return reportFailure(std::move(e), kExitBadInput);
   return 0;
 }
 
@@ -271,7 +201,7 @@ int Trainer::bindArenas() {
     return p;
   };
   if (llvm::Error e = arenas.bind(sig, st, alloc))
-    return fail(std::move(e));
+    return reportFailure(std::move(e));
   return 0;
 }
 
@@ -354,31 +284,45 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
       mirror.toDevice(sig.inputArg(j));
   std::vector<JitArg> &args = onDevice ? mirror.args : st.args;
-  int64_t stepIndex = optimizerSteps;
+  int64_t stepIndex = pos.optimizerSteps;
   args[sig.stepArg()].i = stepIndex;
   if (sig.lossScaling)
-    args[sig.lossScaleArg()].f = lossScale;
+    args[sig.lossScaleArg()].f = pos.lossScale;
   float results[abi::kMaxStepResults] = {};
   uint64_t collectivesBefore = collectives::count();
   auto t0 = std::chrono::steady_clock::now();
   CpuJit &jit = onDevice ? *deviceJit : *hostJit;
-  llvm::Error err = jit.call(
-      sig.name, args, llvm::MutableArrayRef<float>(results, sig.numResults()));
+  llvm::MutableArrayRef<float> resultsRef(results, sig.numResults());
+  // With checkpoints, one micro-batch at a time (a stop request ends the
+  // window early); otherwise the whole window in one call.
+  int stopSignal = 0;
+  llvm::Error err = llvm::Error::success();
+  if (checkpointing()) {
+    auto stopped = runMicroBatches(jit, args, resultsRef);
+    if (stopped)
+      stopSignal = *stopped;
+    else
+      err = stopped.takeError();
+  } else {
+    err = jit.call(sig.name, args, resultsRef);
+  }
   o.ms = msSince(t0);
   if (!err && onDevice)
     if (std::string e = cuda::lastError(); !e.empty())
       err = llvm::createStringError(llvm::inconvertibleErrorCode(),
                                     "cuda: " + e);
   if (err)
-    return fail(std::move(err));
+    return reportFailure(std::move(err));
+  if (stopSignal)
+    return stopWithCheckpoint(stopSignal);
   o.collectives = int64_t(collectives::count() - collectivesBefore);
   o.objective = results[abi::kObjective];
   o.count = results[abi::kCount];
   o.lr = results[abi::kLearningRate];
   o.gradNorm = results[abi::kGradNorm];
   o.skipped = sig.lossScaling && results[abi::kSkipped] != 0.0f;
-  o.lossScale = lossScale;
-  samplesSeen += windowEnd - windowBegin;
+  o.lossScale = pos.lossScale;
+  pos.samplesSeen += windowEnd - windowBegin;
   if (settings.arenaUpdate)
     return applyArenaUpdate(stepIndex, o);
   return 0;
@@ -392,7 +336,7 @@ int Trainer::applyArenaUpdate(int64_t stepIndex, StepOutcome &o) {
   if (llvm::Error e = arenas.update(
           jit, sig, step.getMaxGradNorm().has_value(), o.count, o.skipped,
           float(settings.lr), stepIndex, sig.lossScaling ? o.lossScale : 1.0f))
-    return fail(std::move(e));
+    return reportFailure(std::move(e));
   if (std::string e = onDevice ? cuda::lastError() : ""; !e.empty()) {
     reportError("cuda: " + e);
     return 1;
@@ -412,7 +356,7 @@ int Trainer::checkReplicas() {
         reportError(llvm::formatv(
             "--check-replicas: after optimizer step {0} rank {1} holds "
             "different parameters from rank 0 (hash {2:x} vs {3:x})",
-            globalStep, r, hashes[r], hashes[0]));
+            pos.globalStep, r, hashes[r], hashes[0]));
       collectives::barrier();
       return 1;
     }
@@ -423,15 +367,15 @@ int Trainer::checkReplicas() {
 /// growth_interval clean steps it grows.
 void Trainer::advanceLossScale(const StepOutcome &o) {
   if (o.skipped) {
-    ++skippedSteps;
-    lossScale *= settings.backoffFactor;
-    cleanSteps = 0;
+    ++pos.skippedSteps;
+    pos.lossScale *= settings.backoffFactor;
+    pos.cleanSteps = 0;
     return;
   }
-  ++optimizerSteps;
-  if (sig.lossScaling && ++cleanSteps == settings.growthInterval) {
-    lossScale *= settings.growthFactor;
-    cleanSteps = 0;
+  ++pos.optimizerSteps;
+  if (sig.lossScaling && ++pos.cleanSteps == settings.growthInterval) {
+    pos.lossScale *= settings.growthFactor;
+    pos.cleanSteps = 0;
   }
 }
 
@@ -439,13 +383,13 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
 /// of each epoch and when `force`d (a step that stops the run).
 int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
                      bool force) {
-  if (!force && globalStep % settings.logEvery != 0 &&
-      w != stepsPerEpoch - 1 && globalStep != settings.maxSteps)
+  if (!force && pos.globalStep % settings.logEvery != 0 &&
+      w != stepsPerEpoch - 1 && pos.globalStep != settings.maxSteps)
     return 0;
   out << llvm::format(
       "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
       "%.4g  %.1f ms/step",
-      (long long)globalStep, (long long)epoch + 1,
+      (long long)pos.globalStep, (long long)epoch + 1,
       100.0 * (w + 1) / stepsPerEpoch, o.objective, o.lr, o.gradNorm, o.ms);
   if (sig.lossScaling)
     out << llvm::format("  loss scale %g%s", o.lossScale,
@@ -454,7 +398,7 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
     out << "  collectives " << o.collectives;
   out << "\n";
   out.flush();
-  llvm::json::Object row{{"step", globalStep},
+  llvm::json::Object row{{"step", pos.globalStep},
                          {"epoch", epoch + 1},
                          {"loss", jsonNumber(o.objective)},
                          {"count", o.count},
@@ -464,7 +408,7 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
   if (sig.lossScaling) {
     row["loss_scale"] = o.lossScale;
     row["skipped"] = o.skipped;
-    row["skipped_steps"] = skippedSteps;
+    row["skipped_steps"] = pos.skippedSteps;
   }
   return writeMetric(std::move(row));
 }
@@ -476,7 +420,7 @@ int Trainer::writeMetric(llvm::json::Object row) {
   // In order with the progress lines when both go to standard output.
   out.flush();
   if (llvm::Error e = metrics.writeLine(jsonLine(std::move(row))))
-    return fail(std::move(e));
+    return reportFailure(std::move(e));
   return 0;
 }
 
@@ -487,30 +431,30 @@ int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
     return status;
   // The first window's loss comes from the initial parameters, so a
   // learning rate cannot have caused it.
-  if (globalStep == 1)
+  if (pos.globalStep == 1)
     reportError("loss is " + nonFiniteName(o.objective) +
                 " at optimizer step 1, before any update (not the learning "
                 "rate): check the body for a log or division of values that "
                 "can be zero, the initializers and the data");
   else
     reportError("loss became " + nonFiniteName(o.objective) +
-                " at optimizer step " + llvm::Twine(globalStep) +
+                " at optimizer step " + llvm::Twine(pos.globalStep) +
                 "; lower --lr");
   return 1;
 }
 
 /// The data source's evaluation after an epoch (rank 0).
 int Trainer::evaluate(int64_t epoch) {
-  if (globalStep == 0 || settings.noEval || !lead)
+  if (pos.globalStep == 0 || settings.noEval || !lead)
     return 0;
   syncParamsToHost();
   auto eval = data->evaluate(*predictor);
   if (!eval)
-    return fail(eval.takeError());
+    return reportFailure(eval.takeError());
   if (eval->empty())
     return 0;
   lastEval = *eval;
-  llvm::json::Object obj{{"epoch", epoch + 1}, {"step", globalStep}};
+  llvm::json::Object obj{{"epoch", epoch + 1}, {"step", pos.globalStep}};
   out << "epoch " << epoch + 1;
   for (const Metric &mt : lastEval) {
     out << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
@@ -555,11 +499,14 @@ int Trainer::finish() {
     for (double v : stepMs)
       total += v;
   }
-  double samplesPerS = total > 0 ? samplesSeen / (total / 1000.0) : 0;
+  // This process's samples over this process's step time (a resumed run
+  // counts from where it resumed).
+  double samplesPerS =
+      total > 0 ? (pos.samplesSeen - samplesAtStart) / (total / 1000.0) : 0;
   out << llvm::format(
       "summary: %lld optimizer steps, median %.2f ms/step, %.0f samples/s, "
       "peak RSS %.1f MB",
-      (long long)globalStep, median, samplesPerS, peakRssMb());
+      (long long)pos.globalStep, median, samplesPerS, peakRssMb());
   if (settings.ranks > 1)
     out << " (rank 0 of " << settings.ranks << ")";
   if (onDevice)
@@ -573,7 +520,7 @@ int Trainer::finish() {
     cuda::printProfile(stdout);
   }
   llvm::json::Object summary{{"summary", true},
-                             {"optimizer_steps", globalStep},
+                             {"optimizer_steps", pos.globalStep},
                              {"median_step_ms", median},
                              {"samples_per_s", samplesPerS},
                              {"peak_rss_mb", peakRssMb()},
@@ -585,8 +532,8 @@ int Trainer::finish() {
   if (onDevice)
     summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
   if (sig.lossScaling) {
-    summary["loss_scale"] = lossScale;
-    summary["skipped_steps"] = skippedSteps;
+    summary["loss_scale"] = pos.lossScale;
+    summary["skipped_steps"] = pos.skippedSteps;
   }
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
@@ -600,27 +547,26 @@ int Trainer::finish() {
     for (unsigned i = 0; i < sig.numParams; ++i)
       named.push_back({sig.paramNames[i], &st.params[i]});
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
-      return fail(std::move(e));
+      return reportFailure(std::move(e));
   }
-  if (!settings.saveGradients.empty() && last.skipped) {
+  // The gradient of this run's last step (none after a resume that ran no
+  // step: the accumulators then hold no applied gradient).
+  if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
     reportError("--save-gradients: the last window's gradients were not "
                 "finite and loss scaling skipped its update; " +
                 settings.saveGradients + " is not written");
     return 1;
   }
-  if (!settings.saveGradients.empty() && globalStep > 0)
+  if (!settings.saveGradients.empty() && !stepMs.empty())
     if (llvm::Error e = saveGradients(
             last.count, sig.lossScaling ? last.lossScale : 1.0f))
-      return fail(std::move(e));
+      return reportFailure(std::move(e));
   return 0;
 }
 
-int Trainer::run() {
-  if (int status = prepare())
-    return status;
-  if (onDevice)
-    if (int status = prepareDevice())
-      return status;
+/// The step for the CPU (and the device), the arenas and the device
+/// mirror, holding the state as prepare() left it.
+int Trainer::compile() {
   auto compileStart = std::chrono::steady_clock::now();
   auto hostOr = compileStep(model, sig, settings);
   if (!hostOr)
@@ -643,47 +589,81 @@ int Trainer::run() {
         return 1;
       }
     if (llvm::Error e = mirror.bind(st.args))
-      return fail(std::move(e));
+      return reportFailure(std::move(e));
   }
   double compileMs = msSince(compileStart);
   if (settings.ranks > 1 && !ranksAgree())
     return kExitBadInput;
   printHeader(compileMs);
+  printResumed();
   predictor = std::make_unique<JitPredictor>(*hostJit, sig, st.params);
-
-  bool stop = false;
-  for (int64_t epoch = 0; epoch < settings.epochs && !stop; ++epoch) {
-    std::vector<int64_t> order =
-        fixedOrder.empty()
-            ? shuffledOrder(data->numTrain(), settings.seed, epoch)
-            : fixedOrder;
-    for (int64_t w = 0; w < stepsPerEpoch; ++w) {
-      if (settings.maxSteps >= 0 && globalStep >= settings.maxSteps) {
-        stop = true;
-        break;
-      }
-      StepOutcome o;
-      if (int status = runWindow(order, w, o))
-        return status;
-      stepMs.push_back(o.ms);
-      ++globalStep;
-      last = o;
-      if (settings.checkReplicas)
-        if (int status = checkReplicas())
-          return status;
-      advanceLossScale(o);
-      if (!o.skipped && !std::isfinite(o.objective))
-        return reportDivergence(epoch, w, o);
-      if (int status = logStep(epoch, w, o))
-        return status;
-    }
-    if (int status = evaluate(epoch))
-      return status;
-  }
-  return finish();
+  return 0;
 }
 
-} // namespace
+/// The sample order of `epoch`: the resumed epoch's from its checkpoint,
+/// --order-file's, or the seeded shuffle.
+const std::vector<int64_t> &Trainer::orderOf(int64_t epoch) {
+  if (epoch == resumedEpoch)
+    epochOrder = resumedOrder;
+  else if (!fixedOrder.empty())
+    epochOrder = fixedOrder;
+  else
+    epochOrder = shuffledOrder(data->numTrain(), settings.seed, epoch);
+  return epochOrder;
+}
+
+/// The bookkeeping after an optimizer step: counters, replica check, loss
+/// scale, divergence, the progress line.
+int Trainer::afterStep(const StepOutcome &o) {
+  stepMs.push_back(o.ms);
+  ++pos.globalStep;
+  last = o;
+  if (settings.checkReplicas)
+    if (int status = checkReplicas())
+      return status;
+  advanceLossScale(o);
+  if (!o.skipped && !std::isfinite(o.objective))
+    return reportDivergence(pos.epoch, pos.window, o);
+  return logStep(pos.epoch, pos.window, o);
+}
+
+int Trainer::run() {
+  if (int status = prepare())
+    return status;
+  if (onDevice)
+    if (int status = prepareDevice())
+      return status;
+  if (int status = compile())
+    return status;
+  samplesAtStart = pos.samplesSeen;
+  // From `pos` (the start, or where a checkpoint left off) to the last
+  // epoch or --max-steps; `pos` always names the next micro-batch.
+  bool reachedMaxSteps = false;
+  for (; pos.epoch < settings.epochs; ++pos.epoch, pos.window = 0) {
+    const std::vector<int64_t> &order = orderOf(pos.epoch);
+    for (; pos.window < stepsPerEpoch; ++pos.window) {
+      if (settings.maxSteps >= 0 && pos.globalStep >= settings.maxSteps) {
+        reachedMaxSteps = true;
+        break;
+      }
+      if (int status = atWindowBoundary())
+        return status == kStopped ? 0 : status;
+      StepOutcome o;
+      if (int status = runWindow(order, pos.window, o))
+        return status == kStopped ? 0 : status;
+      if (int status = afterStep(o))
+        return status;
+    }
+    if (reachedMaxSteps)
+      break;
+    if (int status = evaluate(pos.epoch))
+      return status;
+  }
+  if (checkpointing())
+    if (int status = writeCheckpoint())
+      return status;
+  return finish();
+}
 
 int gaccrt::train(ModuleOp model, TrainStepOp step, const StepSignature &sig,
                   const RunSettings &settings) {

@@ -127,6 +127,35 @@ static cl::opt<std::string>
                cl::desc("Start from these parameters (safetensors) instead "
                         "of the initializers"),
                cl::cat(cat));
+static cl::opt<std::string> checkpointDir(
+    "checkpoint-dir",
+    cl::desc("Write checkpoints into DIR (created if needed; one that holds "
+             "a checkpoint needs --resume): every --checkpoint-every "
+             "optimizer steps, at the end of the run, and on SIGTERM or "
+             "SIGINT at the next micro-batch boundary, after which gacc-run "
+             "exits 0. The step then runs one micro-batch at a time. A "
+             "checkpoint holds parameters, optimizer state, counters, the "
+             "loss scale, the epoch's sample order and, in the middle of a "
+             "window, the accumulators; it is complete or absent"),
+    cl::value_desc("DIR"), cl::cat(cat));
+static cl::opt<int64_t> checkpointEvery(
+    "checkpoint-every",
+    cl::desc("With --checkpoint-dir: a checkpoint every K optimizer steps "
+             "(default: none besides the end and stop signals)"),
+    cl::value_desc("K"), cl::init(0), cl::cat(cat));
+static cl::opt<std::string> resumeDir(
+    "resume",
+    cl::desc("Continue the run checkpointed in DIR, bit for bit, from the "
+             "micro-batch it stopped at (it must be the same model, "
+             "schedule, data set, order and ranks); checkpoints continue "
+             "there unless --checkpoint-dir says otherwise, and --metrics "
+             "is appended to"),
+    cl::value_desc("DIR"), cl::cat(cat));
+static cl::opt<std::string> pauseAfterMicroBatch(
+    "pause-after-micro-batch",
+    cl::desc("Testing aid: rank 0 waits for SIGTERM or SIGINT after "
+             "micro-batch K of optimizer step STEP (both from 1)"),
+    cl::value_desc("STEP:K"), cl::Hidden, cl::cat(cat));
 static cl::opt<std::string> orderFile(
     "order-file",
     cl::desc("Training-sample indices, one per line, in the order they are "
@@ -280,7 +309,9 @@ static bool checkFlagScopes() {
       {&arenaUpdate, kTrain},           {&dataParallel, kTrain | kEmit},
       {&checkReplicas, kTrain},         {&metrics, kTrain},
       {&saveParams, kTrain},            {&saveGradients, kTrain},
-      {&loadParams, kTrain | kCheck}};
+      {&loadParams, kTrain | kCheck},   {&checkpointDir, kTrain},
+      {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
+      {&pauseAfterMicroBatch, kTrain}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -291,6 +322,45 @@ static bool checkFlagScopes() {
     reportError(llvm::Twine(option->ArgStr.size() == 1 ? "-" : "--") +
                 option->ArgStr + " does not apply to " + modeName(mode) +
                 " (it applies to " + where + ")");
+    return false;
+  }
+  return true;
+}
+
+/// --checkpoint-dir, --checkpoint-every, --resume and the pause: what
+/// goes together. Returns false after reporting an error.
+static bool checkCheckpointFlags() {
+  if (!resumeDir.empty() && !loadParams.empty()) {
+    reportError("--resume continues from the checkpoint's parameters; "
+                "--load-params does not go with it");
+    return false;
+  }
+  if (checkpointEvery.getNumOccurrences() && checkpointEvery <= 0) {
+    reportError("--checkpoint-every must be positive");
+    return false;
+  }
+  bool dir = !checkpointDir.empty() || !resumeDir.empty();
+  if (!dir && (checkpointEvery.getNumOccurrences() ||
+               !pauseAfterMicroBatch.empty())) {
+    reportError(llvm::Twine(checkpointEvery.getNumOccurrences()
+                                ? "--checkpoint-every"
+                                : "--pause-after-micro-batch") +
+                " needs --checkpoint-dir (or --resume)");
+    return false;
+  }
+  if (!pauseAfterMicroBatch.empty()) {
+    auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
+    int64_t stepNumber = 0, k = 0;
+    if (stepText.getAsInteger(10, stepNumber) || kText.getAsInteger(10, k) ||
+        stepNumber <= 0 || k <= 0) {
+      reportError("--pause-after-micro-batch needs STEP:K (two positive "
+                  "integers), got '" +
+                  pauseAfterMicroBatch + "'");
+      return false;
+    }
+  }
+  if (!resumeDir.empty() && !llvm::sys::fs::is_directory(resumeDir)) {
+    reportError("--resume " + resumeDir + ": no such directory");
     return false;
   }
   return true;
@@ -336,6 +406,8 @@ static int run(int argc, char **argv) {
       !checkOutputPath("--save-gradients", saveGradients))
     return kExitBadInput;
   if (!checkFlagScopes())
+    return kExitBadInput;
+  if (!checkCheckpointFlags())
     return kExitBadInput;
   if (!saveGradients.empty() && maxSteps.getNumOccurrences() &&
       maxSteps == 0) {
@@ -478,6 +550,14 @@ static int run(int argc, char **argv) {
                              ? bool(arenaUpdate)
                              : resolvedTarget == "cuda";
   settings.computeCapability = computeCapability;
+  settings.resumeDir = resumeDir;
+  settings.checkpointDir = !checkpointDir.empty() ? checkpointDir : resumeDir;
+  settings.checkpointEvery = checkpointEvery;
+  if (!pauseAfterMicroBatch.empty()) {
+    auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
+    stepText.getAsInteger(10, settings.pauseStep);
+    kText.getAsInteger(10, settings.pauseMicroBatch);
+  }
   if (checkEquiv) {
     if (!(tolerance > 0)) {
       reportError("--tolerance must be positive");

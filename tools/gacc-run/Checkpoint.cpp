@@ -1,0 +1,479 @@
+//===- Checkpoint.cpp - stopping and resuming a training run --------------===//
+//
+// The run's identity (fingerprints of the model and the data), the writer
+// of checkpoint directories (state files first, the manifest last, the
+// previous generation removed after it) and the reader that checks a
+// checkpoint against the resuming run and restores its state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/Checkpoint.h"
+
+#include "runtime/Collectives.h"
+#include "runtime/OutputFile.h"
+#include "runtime/Safetensors.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+namespace {
+
+constexpr const char *kFormat = "gacc-checkpoint";
+constexpr int64_t kVersion = 1;
+constexpr const char *kManifest = "manifest.json";
+
+llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string hex(uint64_t v) { return llvm::formatv("{0:x-16}", v).str(); }
+
+std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, name);
+  return std::string(p.str());
+}
+
+std::string stateFileName(uint64_t generation, int rank) {
+  return llvm::formatv("state-g{0}-rank{1}.safetensors", generation, rank)
+      .str();
+}
+
+uint64_t hashBytes(const void *data, size_t bytes) {
+  return llvm::xxh3_64bits(
+      llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), bytes));
+}
+
+/// The names of a parameter's tensors in a state file.
+std::string paramKey(const StepSignature &sig, unsigned i) {
+  return "param/" + sig.paramNames[i];
+}
+std::string stateKey(const StepSignature &sig, unsigned i, unsigned s) {
+  return "optimizer_state/" + sig.paramNames[i] + "/" + std::to_string(s);
+}
+std::string accKey(const StepSignature &sig, unsigned i) {
+  return "accumulator/" + sig.paramNames[i];
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Identity
+//===----------------------------------------------------------------------===//
+
+RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
+                                const RunSettings &settings,
+                                const DataSource &data,
+                                const std::vector<int64_t> &fixedOrder) {
+  RunIdentity id;
+  id.step = sig.name;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  model->print(os);
+  id.model = llvm::xxh3_64bits(text);
+  id.microBatch = sig.microBatch;
+  id.accumSteps = sig.accumSteps;
+  id.ranks = settings.ranks;
+  id.effectiveBatch = sig.microBatch * sig.accumSteps * settings.ranks;
+  id.dataset = settings.dataset;
+  id.trainSamples = data.numTrain();
+  id.seed = settings.seed;
+  id.dropLast = settings.dropLast;
+  id.lr = settings.lr;
+  if (!fixedOrder.empty())
+    id.order = hashBytes(fixedOrder.data(), fixedOrder.size() * 8);
+  // Every training sample as it fills a window, one window-sized chunk at
+  // a time in index order.
+  std::vector<HostTensor> rows;
+  for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+    rows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
+                      shapeOf(sig.windowInputType(j)));
+  int64_t perChunk = sig.microBatch * sig.accumSteps;
+  std::vector<uint64_t> chunkHashes;
+  for (int64_t begin = 0; begin < id.trainSamples; begin += perChunk) {
+    for (HostTensor &t : rows)
+      std::memset(t.data(), 0, t.numBytes());
+    int64_t end = std::min(begin + perChunk, id.trainSamples);
+    for (int64_t k = begin; k < end; ++k)
+      data.fillTrain(k, k - begin, rows);
+    for (HostTensor &t : rows)
+      chunkHashes.push_back(hashBytes(t.data(), t.numBytes()));
+  }
+  id.data = hashBytes(chunkHashes.data(), chunkHashes.size() * 8);
+  return id;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return error("--checkpoint-dir " + dir + ": cannot create: " +
+                 ec.message());
+  generation = resumedGeneration;
+  if (resumedGeneration == 0 &&
+      llvm::sys::fs::exists(joinPath(dir, kManifest)))
+    return error("--checkpoint-dir " + dir +
+                 " already holds a checkpoint: continue it with --resume " +
+                 dir + ", or give another directory");
+  return llvm::Error::success();
+}
+
+static llvm::json::Object toJSON(const RunIdentity &id) {
+  return llvm::json::Object{{"step", id.step},
+                            {"model_fingerprint", hex(id.model)},
+                            {"micro_batch", id.microBatch},
+                            {"accum_steps", id.accumSteps},
+                            {"effective_batch", id.effectiveBatch},
+                            {"ranks", id.ranks},
+                            {"dataset", id.dataset},
+                            {"train_samples", id.trainSamples},
+                            {"data_fingerprint", hex(id.data)},
+                            {"order_file_fingerprint", hex(id.order)},
+                            {"seed", int64_t(id.seed)},
+                            {"drop_last", id.dropLast},
+                            {"lr", id.lr}};
+}
+
+static llvm::json::Object toJSON(const TrainingPosition &p) {
+  // f32 values are exact as JSON doubles.
+  return llvm::json::Object{{"epoch", p.epoch},
+                            {"window", p.window},
+                            {"micro_batch", p.microBatch},
+                            {"optimizer_step", p.globalStep},
+                            {"updates_applied", p.optimizerSteps},
+                            {"skipped_steps", p.skippedSteps},
+                            {"clean_steps", p.cleanSteps},
+                            {"samples_seen", p.samplesSeen},
+                            {"loss_scale", double(p.lossScale)}};
+}
+
+llvm::Error CheckpointWriter::write(const RunIdentity &identity,
+                                    const TrainingPosition &position,
+                                    const StepSignature &sig, StepState &st,
+                                    const std::vector<int64_t> &order) {
+  uint64_t next = generation + 1;
+  bool midWindow = position.microBatch > 0;
+  NamedTensors named;
+  std::vector<std::string> keys;
+  keys.reserve(sig.numParams * (2 + sig.statePerParam) + 2);
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    named.push_back({paramKey(sig, i), &st.params[i]});
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      named.push_back(
+          {stateKey(sig, i, s), &st.states[i * sig.statePerParam + s]});
+    if (midWindow)
+      named.push_back({accKey(sig, i), &st.accs[i]});
+  }
+  HostTensor sums(DType::F32, {2});
+  sums.f32()[0] = position.windowLossSum;
+  sums.f32()[1] = position.windowCount;
+  if (midWindow)
+    named.push_back({"window_sums", &sums});
+  HostTensor orderTensor(DType::I64, {int64_t(order.size())});
+  std::memcpy(orderTensor.data(), order.data(), order.size() * 8);
+  named.push_back({"order", &orderTensor});
+  std::string bytes = serializeSafetensors(named);
+  std::string file = stateFileName(next, rank);
+  if (llvm::Error e = writeOutputFile(joinPath(dir, file), bytes))
+    return e;
+  // The manifest names every rank's file once all are complete.
+  std::vector<uint64_t> hashes =
+      collectives::allGather(llvm::xxh3_64bits(bytes));
+  std::vector<uint64_t> sizes = collectives::allGather(bytes.size());
+  if (rank == 0) {
+    llvm::json::Array files;
+    for (int r = 0; r < ranks; ++r)
+      files.push_back(llvm::json::Object{{"rank", r},
+                                         {"name", stateFileName(next, r)},
+                                         {"bytes", int64_t(sizes[r])},
+                                         {"xxh3", hex(hashes[r])}});
+    llvm::json::Object manifest{{"format", kFormat},
+                                {"version", kVersion},
+                                {"generation", int64_t(next)},
+                                {"run", toJSON(identity)},
+                                {"position", toJSON(position)},
+                                {"files", std::move(files)}};
+    std::string text =
+        llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str() +
+        "\n";
+    if (llvm::Error e = writeOutputFile(joinPath(dir, kManifest), text))
+      return e;
+  }
+  collectives::barrier();
+  // The previous generation is no longer named by the manifest.
+  if (generation > 0)
+    llvm::sys::fs::remove(joinPath(dir, stateFileName(generation, rank)));
+  generation = next;
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads fields of the manifest, reporting the first one missing.
+class ManifestReader {
+public:
+  ManifestReader(std::string where) : where(std::move(where)) {}
+
+  const llvm::json::Object *object(const llvm::json::Object &o,
+                                   llvm::StringRef key) {
+    if (const llvm::json::Object *v = o.getObject(key))
+      return v;
+    missing(key);
+    return nullptr;
+  }
+  int64_t integer(const llvm::json::Object *o, llvm::StringRef key) {
+    if (o)
+      if (auto v = o->getInteger(key))
+        return *v;
+    missing(key);
+    return 0;
+  }
+  double number(const llvm::json::Object *o, llvm::StringRef key) {
+    if (o)
+      if (auto v = o->getNumber(key))
+        return *v;
+    missing(key);
+    return 0;
+  }
+  std::string string(const llvm::json::Object *o, llvm::StringRef key) {
+    if (o)
+      if (auto v = o->getString(key))
+        return v->str();
+    missing(key);
+    return "";
+  }
+  bool boolean(const llvm::json::Object *o, llvm::StringRef key) {
+    if (o)
+      if (auto v = o->getBoolean(key))
+        return *v;
+    missing(key);
+    return false;
+  }
+  uint64_t fingerprint(const llvm::json::Object *o, llvm::StringRef key) {
+    uint64_t v = 0;
+    if (llvm::StringRef(string(o, key)).getAsInteger(16, v))
+      missing(key);
+    return v;
+  }
+  llvm::Error takeError() {
+    if (firstMissing.empty())
+      return llvm::Error::success();
+    return error(where + ": corrupt: no valid '" + firstMissing + "'");
+  }
+
+private:
+  void missing(llvm::StringRef key) {
+    if (firstMissing.empty())
+      firstMissing = key.str();
+  }
+  std::string where, firstMissing;
+};
+
+/// The first field in which the checkpoint's identity `c` differs from
+/// this run's `r`, as a sentence; empty when they agree.
+std::string difference(const RunIdentity &c, const RunIdentity &r) {
+  auto differs = [](const llvm::Twine &what, const llvm::Twine &then,
+                    const llvm::Twine &now) {
+    return ("the checkpoint was written with " + what + " " + then +
+            ", this run has " + now)
+        .str();
+  };
+  if (c.step != r.step)
+    return "the checkpoint is of @" + c.step + ", this model trains @" +
+           r.step;
+  if (c.microBatch != r.microBatch)
+    return differs("micro-batch", llvm::Twine(c.microBatch),
+                   llvm::Twine(r.microBatch));
+  if (c.accumSteps != r.accumSteps)
+    return differs("accumulation steps", llvm::Twine(c.accumSteps),
+                   llvm::Twine(r.accumSteps));
+  if (c.effectiveBatch != r.effectiveBatch)
+    return differs("effective batch", llvm::Twine(c.effectiveBatch),
+                   llvm::Twine(r.effectiveBatch));
+  if (c.ranks != r.ranks)
+    return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
+  if (c.dataset != r.dataset)
+    return differs("data set", c.dataset, r.dataset);
+  if (c.trainSamples != r.trainSamples)
+    return differs("training samples", llvm::Twine(c.trainSamples),
+                   llvm::Twine(r.trainSamples));
+  if (c.data != r.data)
+    return "the training data differ from the checkpoint's (the same data "
+           "set and sample count, other contents)";
+  if (c.order != r.order)
+    return "the checkpoint was written with another --order-file (or "
+           "without one)";
+  if (c.seed != r.seed)
+    return differs("seed", llvm::Twine(c.seed), llvm::Twine(r.seed));
+  if (c.dropLast != r.dropLast)
+    return differs("--drop-last", c.dropLast ? "on" : "off",
+                   r.dropLast ? "on" : "off");
+  if (c.model != r.model)
+    return "the model differs from the one the checkpoint was written for "
+           "(the same step and schedule, other ops, types or attributes)";
+  return "";
+}
+
+/// Reads `file` of the manifest's entry for `rank` and checks its size and
+/// checksum.
+llvm::Expected<std::map<std::string, HostTensor>>
+readStateFile(const std::string &dir, const llvm::json::Array *files,
+              int rank) {
+  const llvm::json::Object *entry = nullptr;
+  if (files)
+    for (const llvm::json::Value &f : *files)
+      if (const llvm::json::Object *o = f.getAsObject())
+        if (o->getInteger("rank") == rank)
+          entry = o;
+  ManifestReader m("--resume " + dir + ": " + kManifest);
+  std::string name = m.string(entry, "name");
+  int64_t bytes = m.integer(entry, "bytes");
+  uint64_t checksum = m.fingerprint(entry, "xxh3");
+  if (llvm::Error e = m.takeError())
+    return std::move(e);
+  std::string path = joinPath(dir, name);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return error("--resume " + dir + ": " + name + " (rank " +
+                 llvm::Twine(rank) +
+                 "'s state) cannot be read: " + buffer.getError().message());
+  llvm::StringRef data = (*buffer)->getBuffer();
+  if (int64_t(data.size()) != bytes)
+    return error("--resume " + dir + ": " + name + " is truncated or " +
+                 "damaged: " + llvm::Twine(data.size()) +
+                 " bytes, the manifest says " + llvm::Twine(bytes));
+  if (llvm::xxh3_64bits(data) != checksum)
+    return error("--resume " + dir + ": " + name +
+                 " is corrupt: its checksum differs from the manifest's");
+  return parseSafetensors(path, data);
+}
+
+/// Moves tensor `key` of `file` into `dest` (same dtype and shape).
+llvm::Error take(std::map<std::string, HostTensor> &file,
+                 const std::string &where, const std::string &key,
+                 HostTensor &dest) {
+  auto it = file.find(key);
+  if (it == file.end() || it->second.dtype != dest.dtype ||
+      it->second.shape != dest.shape)
+    return error(where + ": no tensor '" + key + "' of the shape this run " +
+                 "needs");
+  dest = std::move(it->second);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<LoadedCheckpoint>
+gaccrt::readCheckpoint(const std::string &dir, int rank,
+                       const RunIdentity &identity, const StepSignature &sig,
+                       StepState &st) {
+  std::string manifestPath = joinPath(dir, kManifest);
+  if (!llvm::sys::fs::exists(manifestPath))
+    return error("--resume " + dir + ": no checkpoint (no " + kManifest +
+                 ")");
+  auto buffer = llvm::MemoryBuffer::getFile(manifestPath);
+  if (!buffer)
+    return error("--resume " + dir + ": " + kManifest +
+                 " cannot be read: " + buffer.getError().message());
+  std::string where = "--resume " + dir + ": " + kManifest;
+  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return error(where + ": corrupt: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root || root->getString("format") != kFormat)
+    return error(where + ": not a gacc checkpoint manifest");
+  if (root->getInteger("version") != kVersion)
+    return error(where + ": version " +
+                 llvm::Twine(root->getInteger("version").value_or(0)) +
+                 ", this gacc-run reads version " + llvm::Twine(kVersion));
+
+  ManifestReader m(where);
+  LoadedCheckpoint loaded;
+  loaded.generation = m.integer(root, "generation");
+  const llvm::json::Object *run = m.object(*root, "run");
+  RunIdentity c;
+  c.step = m.string(run, "step");
+  c.model = m.fingerprint(run, "model_fingerprint");
+  c.microBatch = m.integer(run, "micro_batch");
+  c.accumSteps = m.integer(run, "accum_steps");
+  c.effectiveBatch = m.integer(run, "effective_batch");
+  c.ranks = m.integer(run, "ranks");
+  c.dataset = m.string(run, "dataset");
+  c.trainSamples = m.integer(run, "train_samples");
+  c.data = m.fingerprint(run, "data_fingerprint");
+  c.order = m.fingerprint(run, "order_file_fingerprint");
+  c.seed = m.integer(run, "seed");
+  c.dropLast = m.boolean(run, "drop_last");
+  c.lr = m.number(run, "lr");
+  loaded.lr = c.lr;
+  const llvm::json::Object *pos = m.object(*root, "position");
+  TrainingPosition &p = loaded.position;
+  p.epoch = m.integer(pos, "epoch");
+  p.window = m.integer(pos, "window");
+  p.microBatch = m.integer(pos, "micro_batch");
+  p.globalStep = m.integer(pos, "optimizer_step");
+  p.optimizerSteps = m.integer(pos, "updates_applied");
+  p.skippedSteps = m.integer(pos, "skipped_steps");
+  p.cleanSteps = m.integer(pos, "clean_steps");
+  p.samplesSeen = m.integer(pos, "samples_seen");
+  p.lossScale = float(m.number(pos, "loss_scale"));
+  if (llvm::Error e = m.takeError())
+    return std::move(e);
+  if (std::string d = difference(c, identity); !d.empty())
+    return error("--resume " + dir + ": " + d);
+  if (p.microBatch < 0 || p.microBatch >= c.accumSteps || p.window < 0 ||
+      p.epoch < 0)
+    return error(where + ": corrupt: position out of range");
+
+  auto file = readStateFile(dir, root->getArray("files"), rank);
+  if (!file)
+    return file.takeError();
+  std::string fileWhere = "--resume " + dir + ": rank " +
+                          llvm::Twine(rank).str() + "'s state file";
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    if (llvm::Error e = take(*file, fileWhere, paramKey(sig, i), st.params[i]))
+      return std::move(e);
+    if (llvm::Error e = checkFinite(fileWhere, paramKey(sig, i), st.params[i]))
+      return std::move(e);
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      if (llvm::Error e = take(*file, fileWhere, stateKey(sig, i, s),
+                               st.states[i * sig.statePerParam + s]))
+        return std::move(e);
+    if (p.microBatch > 0)
+      if (llvm::Error e = take(*file, fileWhere, accKey(sig, i), st.accs[i]))
+        return std::move(e);
+  }
+  if (p.microBatch > 0) {
+    HostTensor sums(DType::F32, {2});
+    if (llvm::Error e = take(*file, fileWhere, "window_sums", sums))
+      return std::move(e);
+    p.windowLossSum = sums.f32()[0];
+    p.windowCount = sums.f32()[1];
+  }
+  auto order = file->find("order");
+  if (order == file->end() || order->second.dtype != DType::I64 ||
+      order->second.shape.size() != 1)
+    return error(fileWhere + ": no I64 tensor 'order'");
+  const int64_t *indices = static_cast<const int64_t *>(order->second.data());
+  loaded.order.assign(indices, indices + order->second.numElements());
+  for (int64_t v : loaded.order)
+    if (v < 0 || v >= identity.trainSamples)
+      return error(fileWhere + ": 'order' holds " + llvm::Twine(v) +
+                   ", not a training-sample index");
+  return loaded;
+}

@@ -1,0 +1,112 @@
+//===- Checkpoint.h - stopping and resuming a training run ------*- C++ -*-===//
+//
+// A checkpoint directory holds everything the next micro-batch of a run
+// depends on: per rank, one safetensors state file (parameters, optimizer
+// state, the epoch's sample order and, when the run stopped in the middle
+// of a window, the accumulators and the window's loss sum and count), and
+// manifest.json, written last, naming the state files with their sizes and
+// checksums, the run's identity (model fingerprint, schedule, data set,
+// ranks, order) and its position (epoch, window, next micro-batch,
+// optimizer step count, loss-scaling state). A new checkpoint's files take
+// new names; the manifest is replaced atomically once they are complete,
+// then the previous files are removed, so the previous checkpoint stays
+// readable until the new one is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_CHECKPOINT_H
+#define GACC_TOOLS_GACCRUN_CHECKPOINT_H
+
+#include "tools/gacc-run/DataSources.h"
+#include "tools/gacc-run/StepRuntime.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gaccrt {
+
+/// Where a run stands: the next micro-batch it runs and the counters the
+/// next optimizer step reads.
+struct TrainingPosition {
+  /// The next micro-batch: micro-batch `microBatch` (0 at a window
+  /// boundary) of window `window` of epoch `epoch` (all 0-based).
+  int64_t epoch = 0, window = 0, microBatch = 0;
+  /// Optimizer steps run (skipped fp16 windows included), updates applied
+  /// (the optimizer's and the learning-rate schedule's step count), skipped
+  /// windows, clean steps since the loss scale last changed, samples seen.
+  int64_t globalStep = 0, optimizerSteps = 0, skippedSteps = 0,
+          cleanSteps = 0, samplesSeen = 0;
+  float lossScale = 1;
+  /// This rank's loss sum and count over micro-batches [0, microBatch).
+  float windowLossSum = 0, windowCount = 0;
+};
+
+/// What a checkpoint must agree on with the run that resumes it.
+struct RunIdentity {
+  std::string step;
+  uint64_t model = 0; // xxh3 of the model after the schedule
+  int64_t microBatch = 0, accumSteps = 0, effectiveBatch = 0, ranks = 1;
+  std::string dataset;
+  int64_t trainSamples = 0;
+  uint64_t data = 0;  // xxh3 of every training sample
+  uint64_t order = 0; // xxh3 of --order-file's indices (0 without)
+  uint64_t seed = 0;
+  bool dropLast = false;
+  double lr = 0;
+};
+
+/// The identity of this run: fingerprints of `model` and of `data`'s
+/// training samples (every sample, as it fills a window).
+RunIdentity identifyRun(mlir::ModuleOp model,
+                        const mlir::gacc::StepSignature &sig,
+                        const RunSettings &settings, const DataSource &data,
+                        const std::vector<int64_t> &fixedOrder);
+
+/// A checkpoint as read back for this rank.
+struct LoadedCheckpoint {
+  TrainingPosition position;
+  std::vector<int64_t> order;
+  uint64_t generation = 0;
+  double lr = 0;
+};
+
+/// Writes checkpoints into one directory.
+class CheckpointWriter {
+public:
+  CheckpointWriter(std::string dir, int rank, int ranks)
+      : dir(std::move(dir)), rank(rank), ranks(ranks) {}
+  /// Before the run: creates the directory. One holding a checkpoint is an
+  /// error unless this run resumes it (`resumedGeneration` > 0, the
+  /// generation read from it).
+  llvm::Error open(uint64_t resumedGeneration);
+  /// Writes a checkpoint of `st` at `position` (the accumulators and the
+  /// window's sums when it is in the middle of a window). Collective under
+  /// a data-parallel run: every rank calls it at the same position.
+  llvm::Error write(const RunIdentity &identity,
+                    const TrainingPosition &position,
+                    const mlir::gacc::StepSignature &sig, StepState &st,
+                    const std::vector<int64_t> &order);
+  const std::string &directory() const { return dir; }
+
+private:
+  std::string dir;
+  int rank, ranks;
+  uint64_t generation = 0;
+};
+
+/// Reads the checkpoint in `dir` for `rank`, checks it against `identity`
+/// and restores the parameters, optimizer state and (in the middle of a
+/// window) accumulators into `st`. Errors (one line each, naming the
+/// directory): no checkpoint, a corrupt or truncated manifest or state
+/// file, and whatever differs from this run (model, micro-batch,
+/// accumulation steps, effective batch, ranks, data set, order).
+llvm::Expected<LoadedCheckpoint>
+readCheckpoint(const std::string &dir, int rank, const RunIdentity &identity,
+               const mlir::gacc::StepSignature &sig, StepState &st);
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_CHECKPOINT_H

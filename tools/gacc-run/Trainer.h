@@ -1,0 +1,130 @@
+//===- Trainer.h - gacc-run's training driver -------------------*- C++ -*-===//
+//
+// The Trainer feeds the compiled step one window per optimizer step (this
+// rank's slice of the global effective batch), evaluates after each epoch,
+// reports progress and metrics, and with a checkpoint directory runs the
+// step one micro-batch at a time so that it can stop, and resume, at any
+// micro-batch boundary. Training.cpp holds the loop and its reports,
+// TrainerCheckpoints.cpp what checkpoints add.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_TRAINER_H
+#define GACC_TOOLS_GACCRUN_TRAINER_H
+
+#include "tools/gacc-run/Checkpoint.h"
+#include "tools/gacc-run/StepRuntime.h"
+
+#include "runtime/OutputFile.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <vector>
+
+namespace gaccrt {
+
+/// What one optimizer step returned.
+struct StepOutcome {
+  float objective = 0, count = 0, lr = 0, gradNorm = 0, lossScale = 1;
+  bool skipped = false;
+  int64_t collectives = 0;
+  double ms = 0;
+};
+
+class Trainer {
+public:
+  Trainer(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
+          const mlir::gacc::StepSignature &sig, const RunSettings &settings)
+      : model(model), step(step), sig(sig), settings(settings),
+        onDevice(settings.target == "cuda"), lead(settings.rank == 0),
+        out(lead ? llvm::outs() : llvm::nulls()) {}
+
+  /// Trains; returns the exit status.
+  int run();
+
+private:
+  /// runWindow's status when a stop request ended the run with a
+  /// checkpoint (the process exits 0).
+  static constexpr int kStopped = -1;
+
+  // Training.cpp: set-up, the loop, one window, the reports.
+  int prepare();
+  int planEpoch();
+  int prepareDevice();
+  int compile();
+  int bindArenas();
+  bool ranksAgree();
+  void printHeader(double compileMs);
+  const std::vector<int64_t> &orderOf(int64_t epoch);
+  int runWindow(const std::vector<int64_t> &order, int64_t w,
+                StepOutcome &o);
+  int applyArenaUpdate(int64_t stepIndex, StepOutcome &o);
+  int afterStep(const StepOutcome &o);
+  int checkReplicas();
+  void advanceLossScale(const StepOutcome &o);
+  int logStep(int64_t epoch, int64_t w, const StepOutcome &o,
+              bool force = false);
+  int writeMetric(llvm::json::Object row);
+  int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
+  int evaluate(int64_t epoch);
+  int finish();
+  void syncParamsToHost();
+  llvm::Error saveGradients(float count, float lossScale);
+
+  // TrainerCheckpoints.cpp: resuming, stopping, checkpoints.
+  bool checkpointing() const { return !settings.checkpointDir.empty(); }
+  int resume();
+  void printResumed();
+  llvm::Expected<int> runMicroBatches(CpuJit &jit,
+                                      const std::vector<JitArg> &args,
+                                      llvm::MutableArrayRef<float> results);
+  int stopRequested();
+  void pauseIfAsked(int64_t microBatchesDone);
+  int atWindowBoundary();
+  int stopWithCheckpoint(int signal);
+  int writeCheckpoint();
+  void syncStateToHost();
+
+  mlir::ModuleOp model;
+  mlir::gacc::TrainStepOp step;
+  const mlir::gacc::StepSignature &sig;
+  const RunSettings &settings;
+  bool onDevice, lead;
+  llvm::raw_ostream &out;
+
+  std::unique_ptr<DataSource> data;
+  StepState st;
+  std::vector<int64_t> fixedOrder;
+  std::unique_ptr<CpuJit> hostJit, deviceJit;
+  StepArenas arenas;
+  std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
+  DeviceMirror mirror;
+  std::unique_ptr<Predictor> predictor;
+
+  int64_t perRank = 0, eff = 0, perEpoch = 0, stepsPerEpoch = 0;
+  /// The next micro-batch and the counters, with the dynamic loss scaling
+  /// state (GradScaler's), kept by the host. The optimizer's step count
+  /// advances only on applied updates.
+  TrainingPosition pos;
+  /// The current epoch's sample order.
+  std::vector<int64_t> epochOrder;
+  StepOutcome last;
+  int64_t samplesAtStart = 0;
+  /// --metrics, one row written as it happens.
+  OutputStream metrics;
+  std::vector<double> stepMs;
+  std::vector<Metric> lastEval;
+
+  /// Checkpoints: this run's identity, the writer, the resumed epoch's
+  /// order, the optimizer step of the last checkpoint at a window boundary.
+  RunIdentity identity;
+  std::unique_ptr<CheckpointWriter> checkpoints;
+  std::vector<int64_t> resumedOrder;
+  int64_t resumedEpoch = -1, lastCheckpointStep = -1;
+};
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_TRAINER_H

@@ -1,0 +1,205 @@
+//===- TrainerCheckpoints.cpp - stopping and resuming a training run ------===//
+//
+// What --checkpoint-dir and --resume add to the Trainer (Trainer.h): the
+// state restored from a checkpoint before compilation, the window run one
+// micro-batch at a time through the step's resumable form, stop requests
+// (SIGTERM, SIGINT) agreed by every rank at each micro-batch boundary,
+// periodic checkpoints at window boundaries, and the state copied back from
+// the arenas or the device for a checkpoint.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/StopSignals.h"
+#include "tools/gacc-run/Trainer.h"
+
+#include "runtime/Collectives.h"
+#include "runtime/CudaRuntime.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+/// Restores the checkpoint of --resume into the host state (before
+/// compilation binds it), and opens the checkpoint directory.
+int Trainer::resume() {
+  if (!checkpointing())
+    return 0;
+  // From now on SIGTERM and SIGINT stop the run at the next micro-batch
+  // boundary, with a checkpoint.
+  installStopSignalHandlers();
+  identity = identifyRun(model, sig, settings, *data, fixedOrder);
+  uint64_t generation = 0;
+  if (!settings.resumeDir.empty()) {
+    auto loaded = readCheckpoint(settings.resumeDir, settings.rank, identity,
+                                 sig, st);
+    if (!loaded)
+      return reportFailure(loaded.takeError(), kExitBadInput);
+    const TrainingPosition &p = loaded->position;
+    if (int64_t(loaded->order.size()) != perEpoch ||
+        (p.epoch < settings.epochs && p.window >= stepsPerEpoch)) {
+      reportError("--resume " + settings.resumeDir +
+                  ": corrupt: its sample order or position does not fit "
+                  "this run's epoch");
+      return kExitBadInput;
+    }
+    pos = p;
+    resumedOrder = std::move(loaded->order);
+    resumedEpoch = p.epoch;
+    if (p.microBatch == 0)
+      lastCheckpointStep = p.globalStep;
+    if (lead && loaded->lr != settings.lr)
+      llvm::errs() << llvm::formatv(
+          "gacc-run: warning: --resume: the checkpoint was trained with lr "
+          "{0}, this run continues with lr {1}\n",
+          loaded->lr, settings.lr);
+    // Checkpoints continue in the same directory with the next generation.
+    if (llvm::sys::fs::equivalent(settings.resumeDir, settings.checkpointDir))
+      generation = loaded->generation;
+  }
+  checkpoints = std::make_unique<CheckpointWriter>(
+      settings.checkpointDir, settings.rank, settings.ranks);
+  if (llvm::Error e = checkpoints->open(generation))
+    return reportFailure(std::move(e), kExitBadInput);
+  return 0;
+}
+
+/// The line saying where a resumed run continues.
+void Trainer::printResumed() {
+  if (settings.resumeDir.empty())
+    return;
+  out << "gacc-run: resumed from " << settings.resumeDir << " after "
+      << pos.globalStep << " optimizer steps";
+  if (pos.microBatch > 0)
+    out << " and micro-batch " << pos.microBatch << " of " << sig.accumSteps
+        << " of the next";
+  out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1
+      << ")\n";
+  out.flush();
+}
+
+/// The window through @S_accumulate, one micro-batch at a time from
+/// pos.microBatch with the window's sums so far, then @S_update. Returns
+/// the stop signal that ended it early (pos then names the next
+/// micro-batch and holds the sums), or 0 after the update.
+llvm::Expected<int>
+Trainer::runMicroBatches(CpuJit &jit, const std::vector<JitArg> &args,
+                         llvm::MutableArrayRef<float> results) {
+  std::vector<JitArg> a(args);
+  a.resize(sig.numArgs() + 4, JitArg::i64(0));
+  float sums[2] = {pos.windowLossSum, pos.windowCount};
+  for (int64_t k = pos.microBatch; k < sig.accumSteps; ++k) {
+    a[sig.beginArg()] = JitArg::i64(k);
+    a[sig.endArg()] = JitArg::i64(k + 1);
+    a[sig.accumulateLossSumArg()] = JitArg::f32(sums[0]);
+    a[sig.accumulateCountArg()] = JitArg::f32(sums[1]);
+    if (llvm::Error e = jit.call(sig.accumulateName(), a, sums))
+      return std::move(e);
+    if (k + 1 == sig.accumSteps)
+      break;
+    pauseIfAsked(k + 1);
+    if (int signal = stopRequested()) {
+      pos.microBatch = k + 1;
+      pos.windowLossSum = sums[0];
+      pos.windowCount = sums[1];
+      return signal;
+    }
+  }
+  pos.microBatch = 0;
+  pos.windowLossSum = pos.windowCount = 0;
+  a.resize(sig.numArgs());
+  a.push_back(JitArg::f32(sums[0]));
+  a.push_back(JitArg::f32(sums[1]));
+  if (llvm::Error e = jit.call(sig.updateName(), a, results))
+    return std::move(e);
+  return 0;
+}
+
+/// A stop request, agreed by every rank (each calls this at the same
+/// boundaries): the signal one of them received, or 0.
+int Trainer::stopRequested() {
+  int local = stopSignalReceived();
+  if (settings.ranks == 1)
+    return local;
+  int agreed = 0;
+  for (uint64_t s : collectives::allGather(uint64_t(local)))
+    agreed = std::max(agreed, int(s));
+  return agreed;
+}
+
+/// --pause-after-micro-batch STEP:K: rank 0 waits there for a stop signal.
+void Trainer::pauseIfAsked(int64_t microBatchesDone) {
+  if (!lead || settings.pauseStep != pos.globalStep + 1 ||
+      settings.pauseMicroBatch != microBatchesDone)
+    return;
+  out.flush();
+  llvm::errs() << llvm::formatv(
+      "gacc-run: paused after micro-batch {0} of {1} of optimizer step {2} "
+      "(pid {3}); waiting for SIGTERM or SIGINT\n",
+      microBatchesDone, sig.accumSteps, pos.globalStep + 1, ::getpid());
+  llvm::errs().flush();
+  waitForStopSignal();
+}
+
+/// Before each window: a stop request ends the run here, and every
+/// --checkpoint-every optimizer steps a checkpoint is written.
+int Trainer::atWindowBoundary() {
+  if (!checkpointing())
+    return 0;
+  if (int signal = stopRequested())
+    return stopWithCheckpoint(signal);
+  if (settings.checkpointEvery > 0 && pos.globalStep > 0 &&
+      pos.globalStep % settings.checkpointEvery == 0 &&
+      pos.globalStep != lastCheckpointStep)
+    return writeCheckpoint();
+  return 0;
+}
+
+/// Writes the checkpoint of `pos` and says where; the run ends (exit 0).
+int Trainer::stopWithCheckpoint(int signal) {
+  if (int status = writeCheckpoint())
+    return status;
+  out << "gacc-run: stopped by " << stopSignalName(signal);
+  if (pos.microBatch > 0)
+    out << " after micro-batch " << pos.microBatch << " of "
+        << sig.accumSteps << " of optimizer step " << pos.globalStep + 1;
+  else
+    out << " before optimizer step " << pos.globalStep + 1;
+  out << "; checkpoint written to " << settings.checkpointDir
+      << " (continue with --resume " << settings.checkpointDir << ")\n";
+  out.flush();
+  return kStopped;
+}
+
+int Trainer::writeCheckpoint() {
+  syncStateToHost();
+  if (llvm::Error e =
+          checkpoints->write(identity, pos, sig, st, epochOrder))
+    return reportFailure(std::move(e));
+  if (pos.microBatch == 0)
+    lastCheckpointStep = pos.globalStep;
+  return 0;
+}
+
+/// Parameters, accumulators and optimizer state into the host tensors,
+/// from the arenas or the device when they live there.
+void Trainer::syncStateToHost() {
+  if (onDevice)
+    gacc_cuda_synchronize();
+  if (settings.arenaUpdate) {
+    arenas.stateToHost(st);
+    return;
+  }
+  if (!onDevice)
+    return;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    mirror.toHost(sig.paramArg(i));
+    mirror.toHost(sig.accArg(i));
+    for (unsigned s = 0; s < sig.statePerParam; ++s)
+      mirror.toHost(sig.stateArg(i, s));
+  }
+}
