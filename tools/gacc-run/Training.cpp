@@ -654,10 +654,11 @@ int Trainer::run() {
       if (int status = afterStep(o))
         return status;
     }
-    if (reachedMaxSteps)
-      break;
+    // The epoch's evaluation, also of an epoch that --max-steps ends.
     if (int status = evaluate(pos.epoch))
       return status;
+    if (reachedMaxSteps)
+      break;
   }
   if (checkpointing())
     if (int status = writeCheckpoint())
