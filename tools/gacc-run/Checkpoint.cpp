@@ -301,11 +301,11 @@ std::string difference(const RunIdentity &c, const RunIdentity &r) {
   if (c.accumSteps != r.accumSteps)
     return differs("accumulation steps", llvm::Twine(c.accumSteps),
                    llvm::Twine(r.accumSteps));
+  if (c.ranks != r.ranks)
+    return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
   if (c.effectiveBatch != r.effectiveBatch)
     return differs("effective batch", llvm::Twine(c.effectiveBatch),
                    llvm::Twine(r.effectiveBatch));
-  if (c.ranks != r.ranks)
-    return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
   if (c.dataset != r.dataset)
     return differs("data set", c.dataset, r.dataset);
   if (c.trainSamples != r.trainSamples)
