@@ -119,6 +119,10 @@ llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return error("--checkpoint-dir " + dir + ": cannot create: " +
                  ec.message());
+  if (!llvm::sys::fs::is_directory(dir))
+    return error("--checkpoint-dir " + dir + ": not a directory");
+  if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
+    return error("--checkpoint-dir " + dir + ": not writable");
   generation = resumedGeneration;
   if (resumedGeneration == 0 &&
       llvm::sys::fs::exists(joinPath(dir, kManifest)))
