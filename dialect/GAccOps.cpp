@@ -79,11 +79,15 @@ LogicalResult TrainStepOp::verify() {
     return emitOpError("accum_steps must be positive, got ") << n;
   if (m <= 0)
     return emitOpError("micro_batch must be positive, got ") << m;
+  // The last micro-batch of a window may be ragged: (N - 1)·m < E ≤ N·m.
   if (auto effAttr = getEffectiveBatchAttr())
-    if (effAttr.getInt() != n * m)
+    if (effAttr.getInt() > n * m || effAttr.getInt() <= (n - 1) * m)
       return emitOpError("effective_batch (")
-             << effAttr.getInt() << ") must equal accum_steps × micro_batch ("
-             << n << " × " << m << " = " << n * m << ")";
+             << effAttr.getInt()
+             << ") must be accum_steps × micro_batch (" << n << " × " << m
+             << " = " << n * m
+             << "), or more than (accum_steps - 1) × micro_batch with a "
+                "ragged last micro-batch";
   if (!isa<OptimizerAttrInterface>(getOptimizer()))
     return emitOpError("optimizer must be #gacc.sgd, #gacc.adam, #gacc.adamw "
                        "or #gacc.lion, got ")
@@ -555,6 +559,24 @@ void AllReduceOp::getEffects(
                        SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable(),
                        SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// BackwardBeginOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The order of the forward and backward phases: a resource of its own, so
+/// that the marker is never erased or merged.
+struct PhaseResource : public SideEffects::Resource::Base<PhaseResource> {
+  StringRef getName() final { return "gacc::Phase"; }
+};
+} // namespace
+
+void BackwardBeginOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());
 }
 
 #define GET_OP_CLASSES

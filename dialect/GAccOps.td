@@ -119,7 +119,13 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     }
     ```
 
-    Errors: N or m not positive; effective_batch ≠ N × m; a symbol in
+    When m does not divide the effective batch E, N = ceil(E / m) and the
+    last micro-batch of each window is ragged: it holds E − (N − 1) · m
+    samples and padding that counts for nothing (targets at the loss's
+    ignore_index), which the window's run-time count already covers.
+
+    Errors: N or m not positive; effective_batch above N × m or not above
+    (N − 1) × m; a symbol in
     `params` that is not a `gacc.param`, listed twice, or whose type differs
     from its block argument; a block argument (parameter or input) that is
     never used; an input whose leading dimension is not m or whose element
@@ -441,6 +447,29 @@ def GAcc_BatchNormOp : GAcc_Op<"batch_norm", [Pure,
     `,` type($bias)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient level
+//===----------------------------------------------------------------------===//
+
+def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "marks where the backward of a micro-batch begins";
+  let description = [{
+    `gacc-autodiff` places one after the forward ops of a training step's
+    body and before the first adjoint op. It computes nothing: it tells the
+    memory plan (`gacc-plan-memory`) which buffers are activations (written
+    in the forward and still live here, so kept across the forward/backward
+    boundary) and which are temporaries. It survives bufferization (an
+    effect on a resource of its own keeps canonicalization and CSE from
+    erasing it) and `convert-gacc-to-scf` erases it.
+
+    ```mlir
+    gacc.backward_begin
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,11 @@ def GAccSetAccumulationSchedulePass
     - `accum-steps` alone: N, and m = effective batch / N, likewise;
     - neither (0, the default): the model's schedule.
 
+    With `ragged`, a `micro-batch` alone that does not divide the effective
+    batch E is accepted: N = ceil(E / m) and the step keeps `effective_batch
+    = E`, so the last micro-batch of each window holds E − (N − 1) · m
+    samples and padding (what gacc-run's `--memory-budget` chooses).
+
     The body is re-typed for m: every input's leading dimension and the
     results of the ops that infer their types. `data-parallel` sets the
     step's `data_parallel` unit attribute.
@@ -53,7 +58,53 @@ def GAccSetAccumulationSchedulePass
            "Accumulation steps N per optimizer step (0: keep the model's)">,
     Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
            "Mark the steps data-parallel (one all-reduce per optimizer "
-           "step)">
+           "step)">,
+    Option<"ragged", "ragged", "bool", /*default=*/"false",
+           "Accept a micro-batch that does not divide the effective batch: "
+           "N = ceil(E / m), the last micro-batch of each window ragged">
+  ];
+}
+
+def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
+  let summary = "Print the static peak-memory plan of each training step";
+  let description = [{
+    An analysis: the IR is not changed. For every `gacc.train_step`, a copy
+    of the module is re-specialized for micro-batch `micro-batch` (0: the
+    model's; N = ceil(effective batch / m), the last micro-batch ragged
+    when m does not divide it), compiled through the to-buffers pipeline
+    (autodiff, accumulation, fusion, bufferization, deallocation hoisted
+    to each buffer's last use), and the step function's buffers are read
+    over its ops. Printed to standard output as a table: the bytes of
+    parameters, gradient accumulators, optimizer state, persistent
+    statistics, the window's inputs (N × m samples), activations (written
+    in the forward and live at `gacc.backward_begin`), temporaries and the
+    target's workspace at the peak, the peak, and the op where it occurs
+    (first reached) with its phase and source location.
+
+    Bytes are the runtime's blocks: on `target=cpu` each buffer rounded up
+    to 64 bytes, no workspace; on `target=cuda` each rounded up to the
+    device arena's 256-byte blocks, scalars (8 bytes or less) in the
+    1 MiB scalar pool, plus the 32 MiB cuBLAS workspace (abi/MemoryABI.h).
+    One micro-batch of the loop stands for all N: the loop frees what it
+    allocates.
+
+    ```
+    $ gacc-opt examples/fashion_mlp.mlir -gacc-plan-memory=micro-batch=32
+    memory plan of @fashion_mlp on cpu: micro-batch 32 x 8 accumulation steps
+      at the peak                               bytes        MiB
+      parameters                               814120       0.78
+      ...
+      peak at linalg.matmul in the backward (examples/fashion_mlp.mlir:20:8)
+    ```
+
+    Errors: a micro-batch the step cannot be re-typed for, a target other
+    than cpu or cuda, a buffer without a static size.
+  }];
+  let options = [
+    Option<"microBatch", "micro-batch", "uint64_t", /*default=*/"0",
+           "Micro-batch size m to plan for (0: the model's)">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Where the step runs: cpu or cuda">
   ];
 }
 
@@ -436,7 +487,8 @@ def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
     β = 0 never reads C. This is the GEMM of targets without a library call
     (the NVVM pipeline maps the parallel loop to GPU threads). The pattern
     (`populateGAccToSCFConversionPatterns`) is applied with a
-    ConversionTarget on which the memref form is illegal.
+    ConversionTarget on which the memref form is illegal. The same patterns
+    erase `gacc.backward_begin`, the memory plan's forward/backward marker.
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f : memref<4x3xf32>, memref<3x2xf32> into memref<4x2xf32>
@@ -525,6 +577,33 @@ def GAccStridedCopiesToLinalgPass
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GAccHoistDeallocationsPass
+    : Pass<"gacc-hoist-deallocations", "func::FuncOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Ownership-based deallocation (`buffer-deallocation-pipeline`) frees a
+    block's buffers at the end of the block, so every buffer of a
+    micro-batch's forward and backward stays allocated until the
+    micro-batch ends. This pass moves each `memref.dealloc` of a buffer
+    allocated in the same block up to just after the last op of the block
+    that uses the buffer or a view of it (`BufferViewFlowAnalysis`; a use
+    inside a loop counts as the whole loop). A buffer with a use outside
+    the block keeps its dealloc where it is. What the memory plan
+    (`gacc-plan-memory`) reads, and what the step then allocates, is the
+    live set of the program as it runs.
+
+    ```mlir
+    %a = memref.alloc() : memref<32x256xf32>
+    linalg.generic ... outs(%a ...)
+    linalg.generic ins(%a ...) outs(%b ...)
+    ...                                   // %a is dead here
+    memref.dealloc %a : memref<32x256xf32>
+    // becomes: the dealloc right after the last linalg.generic reading %a
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {

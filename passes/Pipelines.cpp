@@ -64,6 +64,9 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGAccStridedCopiesToLinalgPass());
+  // Each buffer freed as soon as it is dead: the live set the memory plan
+  // reads is the one the step allocates.
+  pm.addNestedPass<func::FuncOp>(createGAccHoistDeallocationsPass());
 }
 
 void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,

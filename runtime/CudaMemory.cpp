@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "abi/MemoryABI.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/DeviceArena.h"
@@ -32,8 +33,8 @@ std::unique_ptr<DeviceArena> managed;
 /// micro-batch's loss without migrating a page that also holds the
 /// device's buffers, and the device writes it without a fault.
 std::unique_ptr<DeviceArena> scalars;
-constexpr uint64_t kScalarBytes = 8;
-constexpr uint64_t kScalarPoolBytes = 1 << 20;
+constexpr uint64_t kScalarBytes = ::gacc::abi::kDeviceScalarBytes;
+constexpr uint64_t kScalarPoolBytes = ::gacc::abi::kDeviceScalarPoolBytes;
 
 using cublasHandle_t = struct cublasContext *;
 struct Cublas {
@@ -168,7 +169,7 @@ std::string gaccrt::cuda::loadCublas() {
   const Driver *d = load(reason);
   if (!d)
     return reason;
-  constexpr size_t kWorkspaceBytes = 32u << 20;
+  constexpr size_t kWorkspaceBytes = ::gacc::abi::kCublasWorkspaceBytes;
   CUdeviceptr workspace = 0;
   if (CUresult r = d->cuMemAlloc(&workspace, kWorkspaceBytes))
     return describe("cuMemAlloc (cuBLAS workspace)", r);

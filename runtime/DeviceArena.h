@@ -10,6 +10,8 @@
 #ifndef GACC_RUNTIME_DEVICEARENA_H
 #define GACC_RUNTIME_DEVICEARENA_H
 
+#include "abi/MemoryABI.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,7 +22,7 @@ class DeviceArena {
 public:
   /// Alignment of every block, in bytes (covers 16-byte vector accesses and
   /// cuBLAS's preferred alignment).
-  static constexpr uint64_t kAlignment = 256;
+  static constexpr uint64_t kAlignment = ::gacc::abi::kDeviceAlignment;
 
   /// Manages [base, base + capacity) (device addresses, bytes).
   DeviceArena(uint64_t base, uint64_t capacity);

@@ -8,6 +8,8 @@
 #ifndef GACC_RUNTIME_TENSOR_H
 #define GACC_RUNTIME_TENSOR_H
 
+#include "abi/MemoryABI.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,7 +32,7 @@ inline const char *dtypeName(DType t) {
 template <typename T>
 struct CacheLineAllocator {
   using value_type = T;
-  static constexpr std::align_val_t kAlignment{64};
+  static constexpr std::align_val_t kAlignment{::gacc::abi::kHostAlignment};
   CacheLineAllocator() = default;
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U> &) {}

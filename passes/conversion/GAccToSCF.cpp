@@ -3,7 +3,8 @@
 // A conversion pattern that lowers memref gacc.matmul_accumulate to an
 // scf.parallel loop nest over the accumulator with a sequential K reduction
 // (fp32 FMA), β = first ? 0 : 1, applied with a ConversionTarget on which
-// the memref form is illegal.
+// the memref form is illegal; gacc.backward_begin, a marker for the memory
+// plan, is erased on the way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,18 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 namespace {
+
+/// The forward/backward marker has served the memory plan: nothing below
+/// loops knows it.
+struct EraseBackwardBegin : public OpConversionPattern<BackwardBeginOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BackwardBeginOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 struct MatmulAccumulateToLoops
     : public OpConversionPattern<MatmulAccumulateOp> {
@@ -84,6 +97,7 @@ struct ConvertGAccToSCFPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addDynamicallyLegalOp<MatmulAccumulateOp>(
         [](MatmulAccumulateOp op) { return op.getResult() != nullptr; });
+    target.addIllegalOp<BackwardBeginOp>();
     RewritePatternSet patterns(ctx);
     populateGAccToSCFConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
@@ -96,5 +110,6 @@ struct ConvertGAccToSCFPass
 
 void mlir::gacc::populateGAccToSCFConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<MatmulAccumulateToLoops>(patterns.getContext());
+  patterns.add<EraseBackwardBegin, MatmulAccumulateToLoops>(
+      patterns.getContext());
 }

@@ -49,6 +49,9 @@ struct SetAccumulationSchedulePass
     if (newM > 0 && newN > 0)
       return std::make_pair(newN, newM);
     if (newM > 0) {
+      // A ragged last micro-batch: N = ceil(E / m), the window keeps E.
+      if (ragged && eff % newM != 0)
+        return std::make_pair((eff + newM - 1) / newM, newM);
       if (eff % newM != 0)
         return step.emitOpError("micro-batch size ")
                << newM << " does not divide the effective batch " << eff
@@ -80,9 +83,15 @@ struct SetAccumulationSchedulePass
             << kMaxWindowSamples << " samples per optimizer step";
         return signalPassFailure();
       }
+      int64_t eff = step.getEffectiveBatch()
+                        ? step.getEffectiveBatchAttr().getInt()
+                        : n * m;
       step.setAccumSteps(n);
-      if (step.getEffectiveBatch())
-        step.setEffectiveBatch(n * m);
+      // The declared effective batch stays when the last micro-batch is
+      // ragged ((N - 1) · m < E < N · m); otherwise it becomes N · m.
+      if (!(ragged && (n - 1) * m < eff && eff < n * m))
+        eff = n * m;
+      step.setEffectiveBatch(eff);
       if (m != int64_t(step.getMicroBatch()) &&
           failed(step.setMicroBatchSize(m)))
         return signalPassFailure();

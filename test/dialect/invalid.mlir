@@ -75,10 +75,22 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
-// The effective batch must be N × m.
+// The effective batch is at most N × m.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{effective_batch (10) must equal accum_steps × micro_batch (2 × 4 = 8)}}
+// expected-error @below {{effective_batch (10) must be accum_steps × micro_batch (2 × 4 = 8), or more than (accum_steps - 1) × micro_batch with a ragged last micro-batch}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, effective_batch = 10 : i64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The effective batch is more than (N - 1) × m: no micro-batch is empty.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{effective_batch (4) must be accum_steps × micro_batch (2 × 4 = 8), or more than (accum_steps - 1) × micro_batch with a ragged last micro-batch}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, effective_batch = 4 : i64} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>

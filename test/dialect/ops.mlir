@@ -35,6 +35,28 @@ gacc.train_step @step params [@w, @b, @u, @n] attributes {
   gacc.yield %l : tensor<f32>
 }
 
+// A ragged last micro-batch: 3 × 4 slots hold an effective batch of 10.
+// CHECK-LABEL: gacc.train_step @ragged_step
+// CHECK-SAME: accum_steps = 3 : i64
+// CHECK-SAME: effective_batch = 10 : i64
+// CHECK-SAME: micro_batch = 4 : i64
+gacc.train_step @ragged_step params [@b] attributes {
+    accum_steps = 3 : i64, micro_batch = 4 : i64, effective_batch = 10 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.01>} {
+^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// The backward marker gacc-autodiff places.
+// CHECK-LABEL: func.func @marker
+// CHECK: gacc.backward_begin
+func.func @marker() {
+  gacc.backward_begin
+  return
+}
+
 // CHECK-LABEL: gacc.train_step @sum_step
 // CHECK-SAME: normalization = #gacc.normalization<sum>
 // CHECK-SAME: optimizer = #gacc.sgd<lr = 1.000000e-02>

@@ -1,0 +1,250 @@
+//===- MemoryPlan.cpp - the static peak-memory plan of a step -------------===//
+//
+// Reads the live buffers of a bufferized training step over its ops, and
+// the driver that compiles a copy of the model for a micro-batch size to
+// plan it. The table, JSON and picture are in MemoryPlanOutput.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/MemoryPlan.h"
+#include "passes/Pipelines.h"
+
+#include "abi/MemoryABI.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+namespace abi = ::gacc::abi;
+
+uint64_t mlir::gacc::total(const MemoryBytes &bytes) {
+  uint64_t sum = 0;
+  for (uint64_t b : bytes)
+    sum += b;
+  return sum;
+}
+
+namespace {
+
+/// Bytes of a buffer of `type` on `target`, as the runtime allocates it.
+/// Scalars on the device come from the scalar pool (counted whole as
+/// workspace), so they add nothing here.
+FailureOr<uint64_t> blockBytes(MemRefType type, bool device) {
+  if (!type.hasStaticShape())
+    return failure();
+  uint64_t bytes =
+      uint64_t(type.getNumElements()) *
+      ((type.getElementTypeBitWidth() + 7) / 8);
+  if (!device)
+    return abi::roundToBlocks(bytes, abi::kHostAlignment);
+  if (bytes <= abi::kDeviceScalarBytes)
+    return uint64_t(0);
+  return abi::roundToBlocks(bytes, abi::kDeviceAlignment);
+}
+
+/// "file:line:col" of the first file location in `loc`, or "".
+std::string describeLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      text = (file.getFilename().strref() + ":" +
+              llvm::Twine(file.getLine()) + ":" +
+              llvm::Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
+/// An op of the timeline: one that reads or writes a buffer (or calls),
+/// at the level of the step's control flow (not inside a linalg body).
+bool isTimelineOp(Operation *op) {
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+          ViewLikeOpInterface, BackwardBeginOp>(op) ||
+      op->hasTrait<OpTrait::IsTerminator>())
+    return false;
+  if (isa<RegionBranchOpInterface>(op))
+    return false; // its body's ops stand for it
+  Operation *parent = op->getParentOp();
+  if (!isa<func::FuncOp, RegionBranchOpInterface>(parent))
+    return false;
+  return llvm::any_of(op->getOperandTypes(),
+                      [](Type t) { return isa<MemRefType>(t); }) ||
+         isa<CallOpInterface>(op);
+}
+
+/// The step's ops in program order with a position each (nested ops after
+/// their parent), the phase of each timeline op, and the buffers' live
+/// ranges [alloc, dealloc] in those positions.
+struct Linearized {
+  llvm::DenseMap<Operation *, unsigned> position;
+  /// The last position inside each op with regions.
+  llvm::DenseMap<Operation *, unsigned> lastInside;
+  SmallVector<Operation *> timeline;
+  SmallVector<std::string> phases;
+};
+
+Linearized linearize(func::FuncOp step) {
+  Linearized l;
+  unsigned next = 0;
+  bool inLoop = false, backward = false, loopSeen = false;
+  std::function<void(Operation *)> visit = [&](Operation *op) {
+    l.position[op] = next++;
+    if (isa<BackwardBeginOp>(op))
+      backward = true;
+    if (isTimelineOp(op)) {
+      l.timeline.push_back(op);
+      l.phases.push_back(inLoop ? (backward ? "backward" : "forward")
+                         : loopSeen ? "update"
+                                    : "setup");
+    }
+    if (op->getNumRegions()) {
+      bool loop = isa<scf::ForOp>(op) && op->getParentOp() == step;
+      if (loop)
+        inLoop = true, backward = false;
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (Operation &inner : b)
+            visit(&inner);
+      if (loop)
+        inLoop = false, loopSeen = true;
+      l.lastInside[op] = next - 1;
+    }
+  };
+  for (Operation &op : step.getBody().front())
+    visit(&op);
+  return l;
+}
+
+} // namespace
+
+FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
+                                                    const StepSignature &sig,
+                                                    StringRef target) {
+  bool device = target == "cuda";
+  MemoryPlan plan;
+  plan.step = sig.name;
+  plan.target = target.str();
+  plan.microBatch = sig.microBatch;
+  plan.accumSteps = sig.accumSteps;
+
+  // Persistent: the step's buffer arguments, by their place in the ABI.
+  MemoryBytes persistent{};
+  for (BlockArgument arg : step.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      continue;
+    FailureOr<uint64_t> bytes = blockBytes(type, device);
+    if (failed(bytes))
+      return step.emitError("the memory plan needs static shapes, argument ")
+             << arg.getArgNumber() << " is " << type;
+    unsigned i = arg.getArgNumber();
+    MemoryKind kind = i < sig.numParams       ? MemoryKind::Parameters
+                      : i < 2 * sig.numParams ? MemoryKind::Accumulators
+                      : i < sig.inputArg(0)   ? MemoryKind::OptimizerState
+                                              : MemoryKind::WindowInputs;
+    persistent[unsigned(kind)] += *bytes;
+  }
+  if (device)
+    persistent[unsigned(MemoryKind::Workspace)] +=
+        abi::kCublasWorkspaceBytes + abi::kDeviceScalarPoolBytes;
+
+  // Transient: every allocation of the step, live from its alloc to its
+  // dealloc in the same block (to the end of the step without one).
+  Linearized l = linearize(step);
+  struct Range {
+    unsigned begin, end;
+    uint64_t bytes;
+    MemoryKind kind;
+  };
+  SmallVector<Range> ranges;
+  SmallVector<unsigned> boundaries;
+  step.walk([&](BackwardBeginOp op) { boundaries.push_back(l.position[op]); });
+  WalkResult walk = step.walk([&](Operation *op) {
+    if (!isa<memref::AllocOp, memref::AllocaOp>(op))
+      return WalkResult::advance();
+    auto type = cast<MemRefType>(op->getResult(0).getType());
+    FailureOr<uint64_t> bytes = blockBytes(type, device);
+    if (failed(bytes)) {
+      op->emitError("the memory plan needs static shapes, got ") << type;
+      return WalkResult::interrupt();
+    }
+    unsigned begin = l.position[op];
+    unsigned end = op->getBlock()->getParentOp() == step
+                       ? unsigned(l.position.size())
+                       : l.lastInside[op->getParentOp()];
+    for (Operation *user : op->getResult(0).getUsers())
+      if (isa<memref::DeallocOp>(user) && user->getBlock() == op->getBlock())
+        end = l.position[user];
+    bool activation = llvm::any_of(boundaries, [&](unsigned b) {
+      return begin < b && b < end;
+    });
+    ranges.push_back({begin, end, *bytes,
+                      activation ? MemoryKind::Activations
+                                 : MemoryKind::Temporaries});
+    if (activation)
+      plan.activationsAcrossBoundary += *bytes;
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  for (auto [op, phase] : llvm::zip(l.timeline, l.phases)) {
+    MemoryPoint point;
+    point.op = op->getName().getStringRef().str();
+    point.location = describeLocation(op->getLoc());
+    point.phase = phase;
+    point.live = persistent;
+    unsigned at = l.position[op];
+    for (const Range &r : ranges)
+      if (r.begin < at && at < r.end)
+        point.live[unsigned(r.kind)] += r.bytes;
+    plan.timeline.push_back(std::move(point));
+  }
+  if (plan.timeline.empty()) {
+    MemoryPoint point;
+    point.op = "func.return";
+    point.phase = "update";
+    point.live = persistent;
+    plan.timeline.push_back(point);
+  }
+  for (size_t i = 0; i < plan.timeline.size(); ++i)
+    if (total(plan.timeline[i].live) > plan.peakBytes())
+      plan.peakPoint = i;
+  return plan;
+}
+
+FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
+    ModuleOp model, StringRef stepName, int64_t m, StringRef target,
+    const GAccExpandAccumulationPassOptions &expand) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(model->clone()));
+  PassManager pm(model->getContext());
+  GAccSetAccumulationSchedulePassOptions schedule;
+  schedule.microBatch = m > 0 ? uint64_t(m) : 0;
+  schedule.ragged = true;
+  pm.addPass(createGAccSetAccumulationSchedulePass(schedule));
+  // The signature is read after re-specializing, before differentiating.
+  FailureOr<StepSignature> sig = failure();
+  if (failed(pm.run(*copy)))
+    return failure();
+  auto step = copy->lookupSymbol<TrainStepOp>(stepName);
+  if (!step)
+    return model.emitError("no gacc.train_step @") << stepName;
+  sig = getStepSignature(step);
+  if (failed(sig))
+    return failure();
+  PassManager lower(model->getContext());
+  buildTrainingStepToBuffersPipeline(lower, expand);
+  if (failed(lower.run(*copy)))
+    return failure();
+  auto func = copy->lookupSymbol<func::FuncOp>(stepName);
+  if (!func)
+    return model.emitError("the step function @")
+           << stepName << " is missing after bufferization";
+  return analyzeMemoryPlan(func, *sig, target);
+}

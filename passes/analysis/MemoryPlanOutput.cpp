@@ -1,0 +1,240 @@
+//===- MemoryPlanOutput.cpp - the memory plan as a table, JSON and SVG ----===//
+//
+// How a MemoryPlan is shown: a table of bytes per kind at the peak, JSON
+// for --metrics, and an SVG picture of the live bytes over the step's ops
+// stacked by series (persistent, activations, temporaries, workspace).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/MemoryPlan.h"
+
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+constexpr MemoryKind kKinds[kNumMemoryKinds] = {
+    MemoryKind::Parameters,     MemoryKind::Accumulators,
+    MemoryKind::OptimizerState, MemoryKind::Statistics,
+    MemoryKind::WindowInputs,   MemoryKind::Activations,
+    MemoryKind::Temporaries,    MemoryKind::Workspace};
+
+constexpr const char *kSeries[] = {"persistent", "activations",
+                                   "temporaries", "workspace"};
+constexpr const char *kSeriesColors[] = {"#4c72b0", "#dd8452", "#55a868",
+                                         "#8172b3"};
+
+double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
+} // namespace
+
+StringRef mlir::gacc::describe(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Parameters:
+    return "parameters";
+  case MemoryKind::Accumulators:
+    return "gradient accumulators";
+  case MemoryKind::OptimizerState:
+    return "optimizer state";
+  case MemoryKind::Statistics:
+    return "persistent statistics";
+  case MemoryKind::WindowInputs:
+    return "window inputs (N x m samples)";
+  case MemoryKind::Activations:
+    return "activations";
+  case MemoryKind::Temporaries:
+    return "temporaries";
+  case MemoryKind::Workspace:
+    return "workspace";
+  }
+  llvm_unreachable("unknown memory kind");
+}
+
+StringRef mlir::gacc::jsonKey(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Parameters:
+    return "parameters";
+  case MemoryKind::Accumulators:
+    return "accumulators";
+  case MemoryKind::OptimizerState:
+    return "optimizer_state";
+  case MemoryKind::Statistics:
+    return "statistics";
+  case MemoryKind::WindowInputs:
+    return "window_inputs";
+  case MemoryKind::Activations:
+    return "activations";
+  case MemoryKind::Temporaries:
+    return "temporaries";
+  case MemoryKind::Workspace:
+    return "workspace";
+  }
+  llvm_unreachable("unknown memory kind");
+}
+
+StringRef mlir::gacc::seriesOf(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Activations:
+    return kSeries[1];
+  case MemoryKind::Temporaries:
+    return kSeries[2];
+  case MemoryKind::Workspace:
+    return kSeries[3];
+  default:
+    return kSeries[0];
+  }
+}
+
+void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
+  os << "memory plan of @" << plan.step << " on " << plan.target
+     << ": micro-batch " << plan.microBatch << " x " << plan.accumSteps
+     << " accumulation steps\n";
+  const MemoryBytes &peak = plan.atPeak();
+  os << llvm::format("  %-32s %14s %10s\n", "at the peak", "bytes", "MiB");
+  for (MemoryKind kind : kKinds)
+    os << llvm::format("  %-32s %14llu %10.2f\n", describe(kind).str().c_str(),
+                       (unsigned long long)peak[unsigned(kind)],
+                       mib(peak[unsigned(kind)]));
+  os << llvm::format("  %-32s %14llu %10.2f\n", "peak",
+                     (unsigned long long)plan.peakBytes(),
+                     mib(plan.peakBytes()));
+  const MemoryPoint &p = plan.timeline[plan.peakPoint];
+  os << "  peak at " << p.op << " in the " << p.phase;
+  if (!p.location.empty())
+    os << " (" << p.location << ")";
+  os << "\n";
+  os << llvm::format("  activations live across the forward/backward "
+                     "boundary: %llu bytes (%.2f MiB)\n",
+                     (unsigned long long)plan.activationsAcrossBoundary,
+                     mib(plan.activationsAcrossBoundary));
+}
+
+llvm::json::Value mlir::gacc::toJSON(const MemoryPlan &plan) {
+  llvm::json::Object atPeak;
+  for (MemoryKind kind : kKinds)
+    atPeak[jsonKey(kind)] = int64_t(plan.atPeak()[unsigned(kind)]);
+  const MemoryPoint &p = plan.timeline[plan.peakPoint];
+  return llvm::json::Object{
+      {"step", plan.step},
+      {"target", plan.target},
+      {"micro_batch", plan.microBatch},
+      {"accum_steps", plan.accumSteps},
+      {"peak_bytes", int64_t(plan.peakBytes())},
+      {"peak_op", p.op},
+      {"peak_phase", p.phase},
+      {"peak_location", p.location},
+      {"at_peak", std::move(atPeak)},
+      {"activations_across_boundary",
+       int64_t(plan.activationsAcrossBoundary)}};
+}
+
+namespace {
+/// `text` with XML's special characters escaped.
+std::string escapeXml(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+} // namespace
+
+void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
+  // Stacked series per op: bytes of each series at each point.
+  size_t n = plan.timeline.size();
+  std::vector<std::array<double, 4>> stacks(n);
+  for (size_t i = 0; i < n; ++i)
+    for (MemoryKind kind : kKinds) {
+      unsigned s = llvm::find(kSeries, seriesOf(kind)) - std::begin(kSeries);
+      stacks[i][s] += double(plan.timeline[i].live[unsigned(kind)]);
+    }
+  double top = std::max<double>(1.0, double(plan.peakBytes()));
+  const double left = 80, right = 20, width = 900, height = 360,
+               plotTop = 50, plotH = 260;
+  double plotW = width - left - right;
+  auto x = [&](double i) { return left + plotW * i / std::max<size_t>(n, 1); };
+  auto y = [&](double bytes) { return plotTop + plotH * (1 - bytes / top); };
+
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
+     << "\" height=\"" << height + 40 << "\" font-family=\"sans-serif\" "
+     << "font-size=\"12\">\n";
+  os << "<title>memory plan of @" << escapeXml(plan.step) << "</title>\n";
+  os << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">live bytes of @"
+     << escapeXml(plan.step) << " on " << escapeXml(plan.target)
+     << ", micro-batch " << plan.microBatch << " x " << plan.accumSteps
+     << llvm::format(": peak %.2f MiB", mib(plan.peakBytes())) << "</text>\n";
+  // One filled polygon per series, stacked: a step per op.
+  for (unsigned s = 0; s < 4; ++s) {
+    std::string upper, lower;
+    llvm::raw_string_ostream up(upper), lo(lower);
+    for (size_t i = 0; i < n; ++i) {
+      double below = 0;
+      for (unsigned t = 0; t < s; ++t)
+        below += stacks[i][t];
+      double above = below + stacks[i][s];
+      up << llvm::format("%.1f,%.1f %.1f,%.1f ", x(i), y(above), x(i + 1),
+                         y(above));
+      lo << llvm::format("%.1f,%.1f %.1f,%.1f ", x(i + 1), y(below), x(i),
+                         y(below));
+    }
+    // The lower edge runs backwards so the polygon closes.
+    std::vector<std::string> pairs;
+    llvm::SmallVector<StringRef> parts;
+    StringRef(lower).split(parts, ' ', -1, false);
+    std::string reversed;
+    for (size_t k = parts.size(); k-- > 0;)
+      reversed += parts[k].str() + " ";
+    os << "<polygon class=\"series\" data-series=\"" << kSeries[s]
+       << "\" fill=\"" << kSeriesColors[s] << "\" points=\"" << upper
+       << reversed << "\"/>\n";
+  }
+  // Axes, the peak and the legend.
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"black\"/>\n",
+                     left, plotTop + plotH, left + plotW, plotTop + plotH);
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"black\"/>\n",
+                     left, plotTop, left, plotTop + plotH);
+  for (int t = 0; t <= 4; ++t)
+    os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+                       "%.2f MiB</text>\n",
+                       left - 6, y(top * t / 4) + 4, mib(uint64_t(top * t / 4)));
+  const MemoryPoint &p = plan.timeline[plan.peakPoint];
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"red\" stroke-dasharray=\"4 3\"/>\n",
+                     x(plan.peakPoint + 0.5), plotTop, x(plan.peakPoint + 0.5),
+                     plotTop + plotH);
+  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" fill=\"red\">peak: ",
+                     x(plan.peakPoint + 0.5) + 4, plotTop + 12)
+     << escapeXml(p.op) << " in the " << p.phase << "</text>\n";
+  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+                     "the step's ops in program order (one micro-batch of "
+                     "%lld, then the update)</text>\n",
+                     left + plotW / 2, plotTop + plotH + 22,
+                     (long long)plan.accumSteps);
+  for (unsigned s = 0; s < 4; ++s) {
+    double lx = left + s * 160, ly = plotTop + plotH + 40;
+    os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                       "height=\"12\" fill=\"%s\"/>",
+                       lx, ly, kSeriesColors[s])
+       << llvm::format("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 18,
+                       ly + 11, kSeries[s]);
+  }
+  os << "</svg>\n";
+}
