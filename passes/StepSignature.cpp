@@ -26,6 +26,9 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   sig.name = op.getSymName().str();
   sig.accumSteps = op.getAccumSteps();
   sig.microBatch = op.getMicroBatch();
+  sig.effectiveBatch = op.getEffectiveBatch()
+                           ? op.getEffectiveBatchAttr().getInt()
+                           : sig.accumSteps * sig.microBatch;
   sig.numParams = op.getNumParams();
   if (auto precision = op.getPrecision())
     sig.precision = *precision;

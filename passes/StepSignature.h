@@ -23,6 +23,9 @@ namespace mlir::gacc {
 struct StepSignature : public ::gacc::abi::StepLayout {
   std::string name;
   int64_t accumSteps = 0, microBatch = 0;
+  /// Samples per window (per rank): N · m, or less when the last
+  /// micro-batch is ragged ((N - 1) · m < E ≤ N · m).
+  int64_t effectiveBatch = 0;
   llvm::SmallVector<std::string> paramNames;
   llvm::SmallVector<RankedTensorType> paramTypes;
   /// Each parameter's initializer (an InitializerAttrInterface attribute).

@@ -91,10 +91,10 @@ struct SetAccumulationSchedulePass
       // ragged ((N - 1) · m < E < N · m); otherwise it becomes N · m.
       if (!(ragged && (n - 1) * m < eff && eff < n * m))
         eff = n * m;
-      step.setEffectiveBatch(eff);
       if (m != int64_t(step.getMicroBatch()) &&
           failed(step.setMicroBatchSize(m)))
         return signalPassFailure();
+      step.setEffectiveBatch(eff);
       if (dataParallel)
         step.setDataParallel(true);
     }

@@ -40,11 +40,12 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   if (!source)
     return kExitBadInput;
   // The reference: the same effective batch as one micro-batch (N = 1).
-  int64_t n = sig.accumSteps, m = sig.microBatch;
+  int64_t m = sig.microBatch, eff = sig.effectiveBatch;
   OwningOpRef<ModuleOp> large(model.clone());
   TrainStepOp largeStep = *large->getOps<TrainStepOp>().begin();
   largeStep.setAccumSteps(1);
-  if (failed(largeStep.setMicroBatchSize(n * m)) || failed(verify(*large)))
+  largeStep.setEffectiveBatch(eff);
+  if (failed(largeStep.setMicroBatchSize(eff)) || failed(verify(*large)))
     return kExitBadInput;
   FailureOr<StepSignature> largeSig = getStepSignature(largeStep);
   if (failed(largeSig))
@@ -61,7 +62,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   } else {
     order = shuffledOrder(source->numTrain(), settings.seed, 0);
   }
-  int64_t end = std::min<int64_t>(n * m, order.size());
+  int64_t end = std::min<int64_t>(eff, order.size());
   if (end <= m)
     llvm::outs() << "check-equivalence: warning: the window holds " << end
                  << " samples, at most one micro-batch of " << m
@@ -116,8 +117,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       "  count %g vs %g, loss %.7g vs %.7g\n"
       "  max relative difference: gradients %.3e, updated parameters %.3e "
       "(tolerance %g)\n%s\n",
-      sig.name.c_str(), (long long)end, (long long)m, (long long)n,
-      (long long)(n * m), results[0][kCount], results[1][kCount], results[0][kObjective],
+      sig.name.c_str(), (long long)end, (long long)m, (long long)sig.accumSteps,
+      (long long)eff, results[0][kCount], results[1][kCount], results[0][kObjective],
       results[1][kObjective], gradDiff, paramDiff, tolerance,
       ok ? "check-equivalence: EQUIVALENT" : "check-equivalence: DIFFERENT");
   return ok ? 0 : 1;

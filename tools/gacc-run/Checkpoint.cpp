@@ -82,7 +82,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.microBatch = sig.microBatch;
   id.accumSteps = sig.accumSteps;
   id.ranks = settings.ranks;
-  id.effectiveBatch = sig.microBatch * sig.accumSteps * settings.ranks;
+  id.effectiveBatch = sig.effectiveBatch * settings.ranks;
   id.dataset = settings.dataset;
   id.trainSamples = data.numTrain();
   id.seed = settings.seed;
@@ -96,7 +96,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   for (size_t j = 0; j < sig.inputTypes.size(); ++j)
     rows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
                       shapeOf(sig.windowInputType(j)));
-  int64_t perChunk = sig.microBatch * sig.accumSteps;
+  int64_t perChunk = sig.effectiveBatch;
   std::vector<uint64_t> chunkHashes;
   for (int64_t begin = 0; begin < id.trainSamples; begin += perChunk) {
     for (HostTensor &t : rows)

@@ -9,11 +9,13 @@
 #define GACC_TOOLS_GACCRUN_OPTIONS_H
 
 #include "passes/StepSignature.h"
+#include "passes/analysis/MemoryPlan.h"
 
 #include "abi/RuntimeABI.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 
 namespace gaccrt {
@@ -67,6 +69,10 @@ struct RunSettings {
   /// SIGTERM or SIGINT after micro-batch K of optimizer step STEP (both
   /// 1-based), so that a test can stop the run exactly there.
   int64_t pauseStep = 0, pauseMicroBatch = 0;
+  /// The step's memory plan (--memory-plan, --memory-plan-svg,
+  /// --memory-budget, the cuda target): a --metrics row, and the measured
+  /// peak beside it at the end.
+  std::optional<mlir::gacc::MemoryPlan> memoryPlan;
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

@@ -57,6 +57,8 @@ private:
   int bindArenas();
   bool ranksAgree();
   void printHeader(double compileMs);
+  /// The planned peak beside the measured one (summary line and row).
+  void reportMemory(llvm::json::Object &summary);
   const std::vector<int64_t> &orderOf(int64_t epoch);
   int runWindow(const std::vector<int64_t> &order, int64_t w,
                 StepOutcome &o);
@@ -112,6 +114,12 @@ private:
   std::vector<int64_t> epochOrder;
   StepOutcome last;
   int64_t samplesAtStart = 0;
+  /// The measured memory, set beside the plan (CPU): the resident growth
+  /// of allocating the step's state, the RSS after the first optimizer
+  /// step (the base of training), the largest RSS while training
+  /// (evaluation excluded).
+  uint64_t measuredStateBytes = 0, trainingBaseBytes = 0,
+           trainingPeakBytes = 0;
   /// --metrics, one row written as it happens.
   OutputStream metrics;
   std::vector<double> stepMs;

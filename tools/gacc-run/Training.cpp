@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/gacc-run/Trainer.h"
+#include "tools/gacc-run/MemoryBudget.h"
 
 #include "runtime/Collectives.h"
 #include "runtime/CudaDriver.h"
@@ -16,6 +17,7 @@
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/xxhash.h"
@@ -130,10 +132,12 @@ int Trainer::prepare() {
   }
   if (int status = planEpoch())
     return status;
+  uint64_t beforeState = rss::trimmedCurrentBytes();
   if (llvm::Error e = initialParameters(sig, settings, st.params))
     return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
     return reportFailure(std::move(e), kExitBadInput);
+  measuredStateBytes = rss::trimmedCurrentBytes() - beforeState;
   pos.lossScale = settings.initialLossScale;
   if (int status = resume())
     return status;
@@ -142,6 +146,9 @@ int Trainer::prepare() {
     if (llvm::Error e = metrics.open(settings.metricsPath,
                                      /*append=*/!settings.resumeDir.empty()))
       return reportFailure(std::move(e), kExitBadInput);
+  if (settings.memoryPlan)
+    return writeMetric(
+        llvm::json::Object{{"memory_plan", toJSON(*settings.memoryPlan)}});
   return 0;
 }
 
@@ -149,7 +156,7 @@ int Trainer::prepare() {
 /// is m × N × ranks; rank r trains on its r-th slice of N · m consecutive
 /// samples of it.
 int Trainer::planEpoch() {
-  perRank = sig.accumSteps * sig.microBatch;
+  perRank = sig.effectiveBatch;
   eff = perRank * settings.ranks;
   perEpoch = fixedOrder.empty() ? data->numTrain() : int64_t(fixedOrder.size());
   if (sig.microBatch > perEpoch) {
@@ -447,6 +454,12 @@ int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
 int Trainer::evaluate(int64_t epoch) {
   if (pos.globalStep == 0 || settings.noEval || !lead)
     return 0;
+  // The training peak so far; evaluation's own buffers do not count.
+  trainingPeakBytes = std::max(trainingPeakBytes, rss::peakBytes());
+  auto restartPeak = llvm::make_scope_exit([] {
+    rss::trimmedCurrentBytes();
+    rss::resetPeak();
+  });
   syncParamsToHost();
   auto eval = data->evaluate(*predictor);
   if (!eval)
@@ -486,6 +499,34 @@ llvm::Error Trainer::saveGradients(float count, float scale) {
   for (unsigned i = 0; i < sig.numParams; ++i)
     named.push_back({sig.paramNames[i], &grads[i]});
   return saveSafetensors(settings.saveGradients, named);
+}
+
+void Trainer::reportMemory(llvm::json::Object &summary) {
+  if (!settings.memoryPlan)
+    return;
+  uint64_t planned = settings.memoryPlan->peakBytes();
+  // The device's arena peak with the scalar pool and cuBLAS workspace; on
+  // the CPU the resident growth of the step's state plus the largest
+  // growth while training.
+  uint64_t measured;
+  if (onDevice) {
+    measured = cuda::managedPeakBytes();
+  } else {
+    uint64_t peak = std::max(trainingPeakBytes, rss::peakBytes());
+    measured = measuredStateBytes +
+               (peak > trainingBaseBytes ? peak - trainingBaseBytes : 0);
+  }
+  out << llvm::format("memory: planned peak %.2f MiB, measured %.2f MiB "
+                      "(%s), %+.1f%%\n",
+                      planned / 1048576.0, measured / 1048576.0,
+                      onDevice ? "device arena, scalar pool and cuBLAS "
+                                 "workspace"
+                               : "resident growth of the step's state and "
+                                 "of training",
+                      100.0 * (double(measured) - double(planned)) /
+                          std::max<double>(planned, 1));
+  summary["planned_peak_bytes"] = int64_t(planned);
+  summary["measured_peak_bytes"] = int64_t(measured);
 }
 
 /// The summary line and row, the metrics file, the saved parameters and
@@ -531,6 +572,7 @@ int Trainer::finish() {
                              {"effective_batch", eff}};
   if (onDevice)
     summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
+  reportMemory(summary);
   if (sig.lossScaling) {
     summary["loss_scale"] = pos.lossScale;
     summary["skipped_steps"] = pos.skippedSteps;
@@ -617,6 +659,13 @@ const std::vector<int64_t> &Trainer::orderOf(int64_t epoch) {
 int Trainer::afterStep(const StepOutcome &o) {
   stepMs.push_back(o.ms);
   ++pos.globalStep;
+  // The base of the measured training peak: after the first step, which
+  // leaves what lives for the whole run and is not the step's (OpenBLAS's
+  // packing buffers, kept from its first GEMM; the epoch's sample order).
+  if (stepMs.size() == 1) {
+    trainingBaseBytes = rss::trimmedCurrentBytes();
+    rss::resetPeak();
+  }
   last = o;
   if (settings.checkReplicas)
     if (int status = checkReplicas())

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/MemoryBudget.h"
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -127,6 +128,31 @@ static cl::opt<std::string>
                cl::desc("Start from these parameters (safetensors) instead "
                         "of the initializers"),
                cl::cat(cat));
+static cl::opt<bool> memoryPlanFlag(
+    "memory-plan",
+    cl::desc("Print the step's static memory plan (bytes of parameters, "
+             "accumulators, optimizer state, window inputs, activations, "
+             "temporaries and workspace at the planned peak, and the op "
+             "where it occurs) before training, write it to --metrics, and "
+             "set the measured peak beside it at the end"),
+    cl::init(false), cl::cat(cat));
+static cl::opt<std::string> memoryPlanSvg(
+    "memory-plan-svg",
+    cl::desc("Draw the planned live bytes over the step's ops, stacked by "
+             "kind (persistent, activations, temporaries, workspace), as an "
+             "SVG picture in this file"),
+    cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string> memoryBudget(
+    "memory-budget",
+    cl::desc("Train with the largest micro-batch whose planned peak fits "
+             "this size (e.g. 512MiB, 2GiB, 1.5GB): the parameters, "
+             "accumulators, optimizer state, window inputs, activations, "
+             "temporaries and workspaces, not the data set's host copy. "
+             "The effective batch stays; N = ceil(E / m) and the last "
+             "micro-batch of a window may be ragged. Default on --target "
+             "cuda: the model's micro-batch, checked against 90% of the "
+             "device's memory"),
+    cl::value_desc("size"), cl::cat(cat));
 static cl::opt<std::string> checkpointDir(
     "checkpoint-dir",
     cl::desc("Write checkpoints into DIR (created if needed; one that holds "
@@ -250,6 +276,87 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   return succeeded(pm.run(model));
 }
 
+/// The memory plan: --memory-budget chooses the micro-batch (and
+/// re-specializes `model` for it); --memory-plan prints the plan and
+/// --memory-plan-svg draws it; on the cuda target the model's
+/// micro-batch is checked against the device. `plan` is set when any of
+/// them asks for it. Returns the exit status (0: go on).
+static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
+                      const GAccExpandAccumulationPassOptions &expand,
+                      std::optional<MemoryPlan> &plan) {
+  bool lead = collectives::launcherRank() == 0;
+  bool onDevice = target == "cuda";
+  if (!memoryBudget.empty()) {
+    auto budget = parseByteSize(memoryBudget);
+    if (!budget) {
+      reportError("--memory-budget " + llvm::toString(budget.takeError()));
+      return kExitBadInput;
+    }
+    int64_t eff = step.getEffectiveBatch()
+                      ? step.getEffectiveBatchAttr().getInt()
+                      : int64_t(step.getAccumSteps() * step.getMicroBatch());
+    auto chosen = chooseMicroBatch(model, step.getSymName(), eff, *budget,
+                                   target, expand);
+    if (!chosen) {
+      reportError(llvm::toString(chosen.takeError()));
+      return kExitBadInput;
+    }
+    PassManager pm(model.getContext());
+    GAccSetAccumulationSchedulePassOptions options;
+    options.microBatch = uint64_t(chosen->microBatch);
+    options.ragged = true;
+    pm.addPass(createGAccSetAccumulationSchedulePass(options));
+    if (failed(pm.run(model)) || failed(verify(model)))
+      return kExitBadInput;
+    int64_t n = chosen->accumSteps, m = chosen->microBatch;
+    if (lead) {
+      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget)
+                   << ": micro-batch " << m << " x " << n
+                   << " accumulation steps (effective batch " << eff;
+      if (n * m != eff)
+        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
+                     << " samples";
+      llvm::outs() << "), planned peak " << formatBytes(chosen->peakBytes())
+                   << "\n";
+    }
+    plan = std::move(*chosen);
+  }
+  bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice;
+  if (!plan && wanted) {
+    FailureOr<MemoryPlan> p =
+        planTrainingStepMemory(model, step.getSymName(), 0, target, expand);
+    if (failed(p))
+      return kExitBadInput;
+    plan = std::move(*p);
+  }
+  if (!plan)
+    return 0;
+  if (onDevice && memoryBudget.empty()) {
+    uint64_t arena = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
+    if (plan->peakBytes() > arena) {
+      reportError(llvm::formatv(
+          "the planned peak of micro-batch {0}, {1}, does not fit the {2} "
+          "gacc reserves on the device (90% of its memory); give "
+          "--memory-budget to choose a micro-batch that fits",
+          plan->microBatch, formatBytes(plan->peakBytes()),
+          formatBytes(arena)));
+      return kExitBadInput;
+    }
+  }
+  if (lead && (memoryPlanFlag || !memoryBudget.empty()))
+    printMemoryPlan(*plan, llvm::outs());
+  if (lead && !memoryPlanSvg.empty()) {
+    std::string svg;
+    llvm::raw_string_ostream os(svg);
+    drawMemoryPlanSvg(*plan, os);
+    if (llvm::Error e = writeOutputFile(memoryPlanSvg, svg)) {
+      reportError("--memory-plan-svg " + llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /// Checks before any work that `path` can be written: a stream (FIFO,
 /// device, /dev/stdout) as it is; a regular file (or the target of the
 /// link it names) in a directory that exists and is writable.
@@ -311,7 +418,8 @@ static bool checkFlagScopes() {
       {&saveParams, kTrain},            {&saveGradients, kTrain},
       {&loadParams, kTrain | kCheck},   {&checkpointDir, kTrain},
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
-      {&pauseAfterMicroBatch, kTrain}};
+      {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
+      {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -403,7 +511,8 @@ static int run(int argc, char **argv) {
   if (!checkOutputPath("-o", outFile) ||
       !checkOutputPath("--metrics", metrics) ||
       !checkOutputPath("--save-params", saveParams) ||
-      !checkOutputPath("--save-gradients", saveGradients))
+      !checkOutputPath("--save-gradients", saveGradients) ||
+      !checkOutputPath("--memory-plan-svg", memoryPlanSvg))
     return kExitBadInput;
   if (!checkFlagScopes())
     return kExitBadInput;
@@ -504,8 +613,24 @@ static int run(int argc, char **argv) {
                 " is already differentiated; gacc-run compiles model-level IR");
     return kExitBadInput;
   }
+  if (!memoryBudget.empty() &&
+      (microBatch.getNumOccurrences() || accumSteps.getNumOccurrences())) {
+    reportError("--memory-budget chooses the micro-batch and the "
+                "accumulation steps; give it without --micro-batch and "
+                "--accum-steps");
+    return kExitBadInput;
+  }
   if (!applySchedule(*model, distributed) || failed(verify(*model)))
     return kExitBadInput;
+  std::optional<MemoryPlan> plan;
+  if (emitKind.empty()) {
+    bool arena = arenaUpdate.getNumOccurrences() ? bool(arenaUpdate)
+                                                 : resolvedTarget == "cuda";
+    bool resumable = !checkpointDir.empty() || !resumeDir.empty();
+    if (int status = planMemory(*model, step, resolvedTarget,
+                                {unroll, arena, resumable}, plan))
+      return status;
+  }
 
   if (!emitKind.empty())
     return collectives::rank() == 0
@@ -553,6 +678,7 @@ static int run(int argc, char **argv) {
   settings.resumeDir = resumeDir;
   settings.checkpointDir = !checkpointDir.empty() ? checkpointDir : resumeDir;
   settings.checkpointEvery = checkpointEvery;
+  settings.memoryPlan = std::move(plan);
   if (!pauseAfterMicroBatch.empty()) {
     auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
     stepText.getAsInteger(10, settings.pauseStep);

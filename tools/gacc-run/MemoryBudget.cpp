@@ -1,0 +1,151 @@
+//===- MemoryBudget.cpp - sizes, budgets and measured memory --------------===//
+//
+// Parses byte sizes, bisects the micro-batch against the memory plan for
+// --memory-budget, and reads the process's resident memory for the
+// planned-against-measured comparison.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/MemoryBudget.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+using namespace gaccrt;
+using namespace mlir;
+using namespace mlir::gacc;
+
+llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
+  auto bad = [&](const llvm::Twine &why) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + text + "' is not a size: " + why +
+            " (e.g. 512MiB, 2GiB, 1.5GB or a number of bytes)");
+  };
+  llvm::StringRef s = text.trim();
+  size_t digits = s.find_first_not_of("0123456789.");
+  llvm::StringRef number = s.take_front(digits), unit = s.drop_front(
+                                                     number.size()).trim();
+  static const std::pair<const char *, double> units[] = {
+      {"", 1},         {"B", 1},           {"KB", 1e3},
+      {"MB", 1e6},     {"GB", 1e9},        {"TB", 1e12},
+      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}};
+  double scale = 0;
+  for (auto [name, factor] : units)
+    if (unit == name)
+      scale = factor;
+  if (scale == 0)
+    return bad("unknown unit '" + unit + "'");
+  double value = 0;
+  if (number.empty() || number.getAsDouble(value) || !std::isfinite(value))
+    return bad("no number");
+  if (unit.empty() && number.contains('.'))
+    return bad("a fraction of a byte");
+  double bytes = value * scale;
+  if (bytes < 1)
+    return bad("it must be at least one byte");
+  if (bytes > std::ldexp(1.0, 60))
+    return bad("more than 2^60 bytes");
+  return uint64_t(bytes);
+}
+
+std::string gaccrt::formatBytes(uint64_t bytes) {
+  return llvm::formatv("{0:F2} MiB", double(bytes) / (1 << 20)).str();
+}
+
+namespace {
+/// "parameters 0.78 MiB, window inputs 0.77 MiB, ..." for the largest
+/// parts of `plan`'s peak.
+std::string largestParts(const MemoryPlan &plan) {
+  std::vector<std::pair<uint64_t, MemoryKind>> parts;
+  for (unsigned k = 0; k < kNumMemoryKinds; ++k)
+    if (plan.atPeak()[k])
+      parts.push_back({plan.atPeak()[k], MemoryKind(k)});
+  std::sort(parts.rbegin(), parts.rend());
+  std::string text;
+  for (size_t i = 0; i < std::min<size_t>(parts.size(), 3); ++i)
+    text += (i ? ", " : "") + describe(parts[i].second).str() + " " +
+            formatBytes(parts[i].first);
+  return text;
+}
+} // namespace
+
+llvm::Expected<MemoryPlan>
+gaccrt::chooseMicroBatch(ModuleOp model, llvm::StringRef step,
+                         int64_t effectiveBatch, uint64_t budget,
+                         llvm::StringRef target,
+                         const GAccExpandAccumulationPassOptions &expand) {
+  auto plan = [&](int64_t m) -> llvm::Expected<MemoryPlan> {
+    FailureOr<MemoryPlan> p =
+        planTrainingStepMemory(model, step, m, target, expand);
+    if (failed(p))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the memory plan failed (see above)");
+    return *p;
+  };
+  auto smallest = plan(1);
+  if (!smallest)
+    return smallest.takeError();
+  if (smallest->peakBytes() > budget)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("--memory-budget {0}: even micro-batch 1 needs {1} "
+                      "(largest parts: {2}); raise the budget",
+                      formatBytes(budget), formatBytes(smallest->peakBytes()),
+                      largestParts(*smallest))
+            .str());
+  MemoryPlan best = *smallest;
+  int64_t lo = 1, hi = effectiveBatch; // lo fits; the answer is in [lo, hi]
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    auto p = plan(mid);
+    if (!p)
+      return p.takeError();
+    if (p->peakBytes() <= budget) {
+      lo = mid;
+      best = std::move(*p);
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+namespace {
+/// A "VmXXX:  1234 kB" field of /proc/self/status, in bytes (0 if absent).
+uint64_t statusField(llvm::StringRef field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (llvm::StringRef(line).starts_with(field)) {
+      uint64_t kb = 0;
+      llvm::StringRef rest =
+          llvm::StringRef(line).drop_front(field.size()).trim();
+      rest.consumeInteger(10, kb);
+      return kb * 1024;
+    }
+  return 0;
+}
+} // namespace
+
+uint64_t gaccrt::rss::trimmedCurrentBytes() {
+  malloc_trim(0);
+  return statusField("VmRSS:");
+}
+
+uint64_t gaccrt::rss::peakBytes() { return statusField("VmHWM:"); }
+
+bool gaccrt::rss::resetPeak() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return bool(clear);
+}

@@ -1,0 +1,52 @@
+//===- MemoryBudget.h - sizes, budgets and measured memory ------*- C++ -*-===//
+//
+// gacc-run's side of the memory plan: byte sizes on the command line
+// ("512MiB"), the largest micro-batch whose planned peak fits a budget,
+// and the resident memory the process really grew by, to set beside the
+// plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
+#define GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
+
+#include "passes/analysis/MemoryPlan.h"
+
+#include "llvm/Support/Error.h"
+
+namespace gaccrt {
+
+/// Bytes of "4096", "512KiB", "512MiB", "2GiB", "1TiB" (powers of 1024),
+/// "500KB", "1.5GB", "2TB" (powers of 1000) or with a plain "B"; a
+/// fraction is allowed with a unit. Error: anything else, zero, or more
+/// than 2^60 bytes.
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
+
+/// "3.22 MiB".
+std::string formatBytes(uint64_t bytes);
+
+/// The largest micro-batch m in [1, effective batch] whose planned peak
+/// fits `budget` bytes (bisection: the plan grows with m), with its plan.
+/// Error (the message to print): even m = 1 does not fit; it names the
+/// budget, the minimum and its largest parts.
+llvm::Expected<mlir::gacc::MemoryPlan>
+chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
+                 int64_t effectiveBatch, uint64_t budget,
+                 llvm::StringRef target,
+                 const mlir::gacc::GAccExpandAccumulationPassOptions &expand);
+
+/// Resident memory of this process (Linux: /proc/self/status).
+namespace rss {
+/// VmRSS, after returning the allocator's free memory to the system
+/// (malloc_trim), so that what is allocated next shows as growth.
+uint64_t trimmedCurrentBytes();
+/// VmHWM, the peak since the last resetPeak().
+uint64_t peakBytes();
+/// Resets VmHWM to the current RSS (/proc/self/clear_refs); false where
+/// the kernel does not allow it.
+bool resetPeak();
+} // namespace rss
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
