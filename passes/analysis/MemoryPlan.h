@@ -52,7 +52,7 @@ uint64_t total(const MemoryBytes &bytes);
 struct MemoryPoint {
   std::string op;       // "linalg.matmul"
   std::string location; // "examples/fashion_mlp.mlir:20:8", or ""
-  std::string phase;    // "forward", "backward", "accumulate", "update"
+  std::string phase;    // "setup", "forward", "backward" (of a micro-batch), "update"
   MemoryBytes live{};   // bytes live while the op runs
 };
 

@@ -14,75 +14,42 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 namespace {
-constexpr MemoryKind kKinds[kNumMemoryKinds] = {
-    MemoryKind::Parameters,     MemoryKind::Accumulators,
-    MemoryKind::OptimizerState, MemoryKind::Statistics,
-    MemoryKind::WindowInputs,   MemoryKind::Activations,
-    MemoryKind::Temporaries,    MemoryKind::Workspace};
-
 constexpr const char *kSeries[] = {"persistent", "activations",
                                    "temporaries", "workspace"};
 constexpr const char *kSeriesColors[] = {"#4c72b0", "#dd8452", "#55a868",
                                          "#8172b3"};
 
+/// Each kind's table name, JSON key and picture series, in MemoryKind's
+/// order.
+struct KindInfo {
+  MemoryKind kind;
+  const char *description, *key, *series;
+};
+constexpr KindInfo kKindInfo[kNumMemoryKinds] = {
+    {MemoryKind::Parameters, "parameters", "parameters", "persistent"},
+    {MemoryKind::Accumulators, "gradient accumulators", "accumulators",
+     "persistent"},
+    {MemoryKind::OptimizerState, "optimizer state", "optimizer_state",
+     "persistent"},
+    {MemoryKind::Statistics, "persistent statistics", "statistics",
+     "persistent"},
+    {MemoryKind::WindowInputs, "window inputs (N x m samples)",
+     "window_inputs", "persistent"},
+    {MemoryKind::Activations, "activations", "activations", "activations"},
+    {MemoryKind::Temporaries, "temporaries", "temporaries", "temporaries"},
+    {MemoryKind::Workspace, "workspace", "workspace", "workspace"}};
+
 double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
 } // namespace
 
 StringRef mlir::gacc::describe(MemoryKind kind) {
-  switch (kind) {
-  case MemoryKind::Parameters:
-    return "parameters";
-  case MemoryKind::Accumulators:
-    return "gradient accumulators";
-  case MemoryKind::OptimizerState:
-    return "optimizer state";
-  case MemoryKind::Statistics:
-    return "persistent statistics";
-  case MemoryKind::WindowInputs:
-    return "window inputs (N x m samples)";
-  case MemoryKind::Activations:
-    return "activations";
-  case MemoryKind::Temporaries:
-    return "temporaries";
-  case MemoryKind::Workspace:
-    return "workspace";
-  }
-  llvm_unreachable("unknown memory kind");
+  return kKindInfo[unsigned(kind)].description;
 }
-
 StringRef mlir::gacc::jsonKey(MemoryKind kind) {
-  switch (kind) {
-  case MemoryKind::Parameters:
-    return "parameters";
-  case MemoryKind::Accumulators:
-    return "accumulators";
-  case MemoryKind::OptimizerState:
-    return "optimizer_state";
-  case MemoryKind::Statistics:
-    return "statistics";
-  case MemoryKind::WindowInputs:
-    return "window_inputs";
-  case MemoryKind::Activations:
-    return "activations";
-  case MemoryKind::Temporaries:
-    return "temporaries";
-  case MemoryKind::Workspace:
-    return "workspace";
-  }
-  llvm_unreachable("unknown memory kind");
+  return kKindInfo[unsigned(kind)].key;
 }
-
 StringRef mlir::gacc::seriesOf(MemoryKind kind) {
-  switch (kind) {
-  case MemoryKind::Activations:
-    return kSeries[1];
-  case MemoryKind::Temporaries:
-    return kSeries[2];
-  case MemoryKind::Workspace:
-    return kSeries[3];
-  default:
-    return kSeries[0];
-  }
+  return kKindInfo[unsigned(kind)].series;
 }
 
 void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
@@ -91,10 +58,10 @@ void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
      << " accumulation steps\n";
   const MemoryBytes &peak = plan.atPeak();
   os << llvm::format("  %-32s %14s %10s\n", "at the peak", "bytes", "MiB");
-  for (MemoryKind kind : kKinds)
-    os << llvm::format("  %-32s %14llu %10.2f\n", describe(kind).str().c_str(),
-                       (unsigned long long)peak[unsigned(kind)],
-                       mib(peak[unsigned(kind)]));
+  for (const KindInfo &info : kKindInfo)
+    os << llvm::format("  %-32s %14llu %10.2f\n", info.description,
+                       (unsigned long long)peak[unsigned(info.kind)],
+                       mib(peak[unsigned(info.kind)]));
   os << llvm::format("  %-32s %14llu %10.2f\n", "peak",
                      (unsigned long long)plan.peakBytes(),
                      mib(plan.peakBytes()));
@@ -111,8 +78,8 @@ void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
 
 llvm::json::Value mlir::gacc::toJSON(const MemoryPlan &plan) {
   llvm::json::Object atPeak;
-  for (MemoryKind kind : kKinds)
-    atPeak[jsonKey(kind)] = int64_t(plan.atPeak()[unsigned(kind)]);
+  for (const KindInfo &info : kKindInfo)
+    atPeak[info.key] = int64_t(plan.atPeak()[unsigned(info.kind)]);
   const MemoryPoint &p = plan.timeline[plan.peakPoint];
   return llvm::json::Object{
       {"step", plan.step},
@@ -159,9 +126,10 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
   size_t n = plan.timeline.size();
   std::vector<std::array<double, 4>> stacks(n);
   for (size_t i = 0; i < n; ++i)
-    for (MemoryKind kind : kKinds) {
-      unsigned s = llvm::find(kSeries, seriesOf(kind)) - std::begin(kSeries);
-      stacks[i][s] += double(plan.timeline[i].live[unsigned(kind)]);
+    for (const KindInfo &info : kKindInfo) {
+      unsigned s = llvm::find(kSeries, StringRef(info.series)) -
+                   std::begin(kSeries);
+      stacks[i][s] += double(plan.timeline[i].live[unsigned(info.kind)]);
     }
   double top = std::max<double>(1.0, double(plan.peakBytes()));
   const double left = 80, right = 20, width = 900, height = 360,
@@ -194,7 +162,6 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
                          y(below));
     }
     // The lower edge runs backwards so the polygon closes.
-    std::vector<std::string> pairs;
     llvm::SmallVector<StringRef> parts;
     StringRef(lower).split(parts, ' ', -1, false);
     std::string reversed;
