@@ -52,7 +52,8 @@ uint64_t total(const MemoryBytes &bytes);
 struct MemoryPoint {
   std::string op;       // "linalg.matmul"
   std::string location; // "examples/fashion_mlp.mlir:20:8", or ""
-  std::string phase;    // "setup", "forward", "backward" (of a micro-batch), "update"
+  /// "setup", "forward" or "backward" (of a micro-batch), "update".
+  std::string phase;
   MemoryBytes live{};   // bytes live while the op runs
 };
 
