@@ -180,13 +180,16 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     }
     /// The loss-scaling parameters (GradScaler's defaults if implicit).
     LossScalingAttr getLossScalingOrDefault();
-    /// Re-specializes the body for micro-batch size `m`
-    /// (TrainStepRetyping.cpp): sets the leading dimension of every input
-    /// and re-types every op from its operands (inferred types, elementwise
-    /// ops, linalg ops with their inits remade, linalg.softmax, tensor
-    /// reshapes, slices, pads, concatenations, casts). Fails with a
-    /// diagnostic naming the op that cannot follow.
-    ::llvm::LogicalResult setMicroBatchSize(int64_t m);
+    /// Re-specializes the step for `accumSteps` (N) micro-batches of
+    /// `microBatch` (m) samples and `effectiveBatch` (E) samples per window,
+    /// (N - 1)·m < E ≤ N·m (TrainStepRetyping.cpp): sets the attributes,
+    /// the leading dimension of every input, and re-types every op from its
+    /// operands (inferred types, elementwise ops, linalg ops with their
+    /// inits remade, linalg.softmax, tensor reshapes, slices, pads,
+    /// concatenations, casts). Fails with a diagnostic on a schedule
+    /// outside those bounds or naming the op that cannot follow.
+    ::llvm::LogicalResult setSchedule(int64_t accumSteps, int64_t microBatch,
+                                      int64_t effectiveBatch);
   }];
 }
 

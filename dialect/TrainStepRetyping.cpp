@@ -1,7 +1,7 @@
 //===- TrainStepRetyping.cpp - a body re-typed for another micro-batch ----===//
 //
-// TrainStepOp::setMicroBatchSize: the body specialized for micro-batch size
-// m again. The inputs' leading dimension becomes m and every op is re-typed
+// TrainStepOp::setSchedule: the step specialized for N micro-batches of m
+// samples again. The inputs' leading dimension becomes m and every op is re-typed
 // in order from its operands: ops that infer their types (the layer ops),
 // elementwise ops, linalg ops (their loop sizes from their inputs, their
 // inits remade at the new shape), linalg.softmax, and the tensor reshapes,
@@ -331,13 +331,19 @@ private:
 
 } // namespace
 
-LogicalResult TrainStepOp::setMicroBatchSize(int64_t m) {
-  if (m <= 0)
-    return emitOpError("micro-batch size must be positive, got ") << m;
-  if (failed(MicroBatchRetyper(*this, m).run()))
+LogicalResult TrainStepOp::setSchedule(int64_t n, int64_t m, int64_t eff) {
+  if (n <= 0 || m <= 0)
+    return emitOpError("accumulation steps and micro-batch size must be "
+                       "positive, got ")
+           << n << " and " << m;
+  if (eff > n * m || eff <= (n - 1) * m)
+    return emitOpError("an effective batch of ")
+           << eff << " does not fit " << n << " micro-batches of " << m;
+  if (m != int64_t(getMicroBatch()) &&
+      failed(MicroBatchRetyper(*this, m).run()))
     return failure();
+  setAccumSteps(n);
   setMicroBatch(m);
-  if (getEffectiveBatch())
-    setEffectiveBatch(getAccumSteps() * m);
+  setEffectiveBatch(eff);
   return success();
 }

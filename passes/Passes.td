@@ -89,12 +89,13 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
     allocates.
 
     ```
-    $ gacc-opt examples/fashion_mlp.mlir -gacc-plan-memory=micro-batch=32
+    $ gacc-opt examples/fashion_mlp.mlir -gacc-plan-memory=micro-batch=32 -o /dev/null
     memory plan of @fashion_mlp on cpu: micro-batch 32 x 8 accumulation steps
       at the peak                               bytes        MiB
-      parameters                               814120       0.78
+      parameters                               814144       0.78
       ...
-      peak at linalg.matmul in the backward (examples/fashion_mlp.mlir:20:8)
+      peak                                    3378816       3.22
+      peak at linalg.generic in the backward (examples/fashion_mlp.mlir:21:8)
     ```
 
     Errors: a micro-batch the step cannot be re-typed for, a target other

@@ -228,14 +228,13 @@ FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
   schedule.microBatch = m > 0 ? uint64_t(m) : 0;
   schedule.ragged = true;
   pm.addPass(createGAccSetAccumulationSchedulePass(schedule));
-  // The signature is read after re-specializing, before differentiating.
-  FailureOr<StepSignature> sig = failure();
   if (failed(pm.run(*copy)))
     return failure();
+  // The signature is read after re-specializing, before differentiating.
   auto step = copy->lookupSymbol<TrainStepOp>(stepName);
   if (!step)
     return model.emitError("no gacc.train_step @") << stepName;
-  sig = getStepSignature(step);
+  FailureOr<StepSignature> sig = getStepSignature(step);
   if (failed(sig))
     return failure();
   PassManager lower(model->getContext());

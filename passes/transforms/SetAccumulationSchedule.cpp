@@ -86,15 +86,12 @@ struct SetAccumulationSchedulePass
       int64_t eff = step.getEffectiveBatch()
                         ? step.getEffectiveBatchAttr().getInt()
                         : n * m;
-      step.setAccumSteps(n);
       // The declared effective batch stays when the last micro-batch is
       // ragged ((N - 1) · m < E < N · m); otherwise it becomes N · m.
       if (!(ragged && (n - 1) * m < eff && eff < n * m))
         eff = n * m;
-      if (m != int64_t(step.getMicroBatch()) &&
-          failed(step.setMicroBatchSize(m)))
+      if (failed(step.setSchedule(n, m, eff)))
         return signalPassFailure();
-      step.setEffectiveBatch(eff);
       if (dataParallel)
         step.setDataParallel(true);
     }

@@ -712,3 +712,12 @@ func.func @f(%m: memref<11xf32, 1>) {
   gacc.all_reduce %m : memref<11xf32, 1>
   return
 }
+
+// -----
+
+// backward_begin is a marker: it takes no operands and has no results.
+func.func @f(%x: f32) {
+  // expected-error @below {{'gacc.backward_begin' op requires zero operands}}
+  "gacc.backward_begin"(%x) : (f32) -> ()
+  return
+}

@@ -43,9 +43,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   int64_t m = sig.microBatch, eff = sig.effectiveBatch;
   OwningOpRef<ModuleOp> large(model.clone());
   TrainStepOp largeStep = *large->getOps<TrainStepOp>().begin();
-  largeStep.setAccumSteps(1);
-  largeStep.setEffectiveBatch(eff);
-  if (failed(largeStep.setMicroBatchSize(eff)) || failed(verify(*large)))
+  if (failed(largeStep.setSchedule(1, eff, eff)) || failed(verify(*large)))
     return kExitBadInput;
   FailureOr<StepSignature> largeSig = getStepSignature(largeStep);
   if (failed(largeSig))

@@ -136,8 +136,10 @@ uint64_t statusField(llvm::StringRef field) {
 }
 } // namespace
 
+void gaccrt::rss::trim() { malloc_trim(0); }
+
 uint64_t gaccrt::rss::trimmedCurrentBytes() {
-  malloc_trim(0);
+  trim();
   return statusField("VmRSS:");
 }
 

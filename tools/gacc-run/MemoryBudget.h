@@ -37,8 +37,10 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {
-/// VmRSS, after returning the allocator's free memory to the system
-/// (malloc_trim), so that what is allocated next shows as growth.
+/// Returns the allocator's free memory to the system (malloc_trim), so
+/// that what is allocated next shows as growth.
+void trim();
+/// VmRSS after trim().
 uint64_t trimmedCurrentBytes();
 /// VmHWM, the peak since the last resetPeak().
 uint64_t peakBytes();

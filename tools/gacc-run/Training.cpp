@@ -457,7 +457,7 @@ int Trainer::evaluate(int64_t epoch) {
   // The training peak so far; evaluation's own buffers do not count.
   trainingPeakBytes = std::max(trainingPeakBytes, rss::peakBytes());
   auto restartPeak = llvm::make_scope_exit([] {
-    rss::trimmedCurrentBytes();
+    rss::trim();
     rss::resetPeak();
   });
   syncParamsToHost();
@@ -516,15 +516,14 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
     measured = measuredStateBytes +
                (peak > trainingBaseBytes ? peak - trainingBaseBytes : 0);
   }
-  out << llvm::format("memory: planned peak %.2f MiB, measured %.2f MiB "
-                      "(%s), %+.1f%%\n",
-                      planned / 1048576.0, measured / 1048576.0,
-                      onDevice ? "device arena, scalar pool and cuBLAS "
-                                 "workspace"
-                               : "resident growth of the step's state and "
-                                 "of training",
-                      100.0 * (double(measured) - double(planned)) /
-                          std::max<double>(planned, 1));
+  out << "memory: planned peak " << formatBytes(planned) << ", measured "
+      << formatBytes(measured)
+      << (onDevice ? " (device arena, scalar pool and cuBLAS workspace)"
+                   : " (resident growth of the step's state and of "
+                     "training)")
+      << llvm::format(", %+.1f%%\n", 100.0 *
+                                          (double(measured) - double(planned)) /
+                                          std::max<double>(planned, 1));
   summary["planned_peak_bytes"] = int64_t(planned);
   summary["measured_peak_bytes"] = int64_t(measured);
 }
