@@ -132,12 +132,15 @@ int Trainer::prepare() {
   }
   if (int status = planEpoch())
     return status;
-  uint64_t beforeState = rss::trimmedCurrentBytes();
+  // Measured only beside a plan: trimming the heap costs time.
+  bool measure = settings.memoryPlan.has_value();
+  uint64_t beforeState = measure ? rss::trimmedCurrentBytes() : 0;
   if (llvm::Error e = initialParameters(sig, settings, st.params))
     return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
     return reportFailure(std::move(e), kExitBadInput);
-  measuredStateBytes = rss::trimmedCurrentBytes() - beforeState;
+  if (measure)
+    measuredStateBytes = rss::trimmedCurrentBytes() - beforeState;
   pos.lossScale = settings.initialLossScale;
   if (int status = resume())
     return status;
@@ -455,10 +458,14 @@ int Trainer::evaluate(int64_t epoch) {
   if (pos.globalStep == 0 || settings.noEval || !lead)
     return 0;
   // The training peak so far; evaluation's own buffers do not count.
-  trainingPeakBytes = std::max(trainingPeakBytes, rss::peakBytes());
-  auto restartPeak = llvm::make_scope_exit([] {
-    rss::trim();
-    rss::resetPeak();
+  bool measure = settings.memoryPlan.has_value();
+  if (measure)
+    trainingPeakBytes = std::max(trainingPeakBytes, rss::peakBytes());
+  auto restartPeak = llvm::make_scope_exit([measure] {
+    if (measure) {
+      rss::trim();
+      rss::resetPeak();
+    }
   });
   syncParamsToHost();
   auto eval = data->evaluate(*predictor);
@@ -661,7 +668,7 @@ int Trainer::afterStep(const StepOutcome &o) {
   // The base of the measured training peak: after the first step, which
   // leaves what lives for the whole run and is not the step's (OpenBLAS's
   // packing buffers, kept from its first GEMM; the epoch's sample order).
-  if (stepMs.size() == 1) {
+  if (stepMs.size() == 1 && settings.memoryPlan) {
     trainingBaseBytes = rss::trimmedCurrentBytes();
     rss::resetPeak();
   }

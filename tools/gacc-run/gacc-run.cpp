@@ -312,7 +312,8 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     if (lead) {
       llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget)
                    << ": micro-batch " << m << " x " << n
-                   << " accumulation steps (effective batch " << eff;
+                   << " accumulation steps (effective batch " << eff
+                   << (step.getDataParallel() ? " per rank" : "");
       if (n * m != eff)
         llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
                      << " samples";
