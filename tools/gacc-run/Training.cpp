@@ -461,7 +461,7 @@ int Trainer::evaluate(int64_t epoch) {
   bool measure = settings.memoryPlan.has_value();
   if (measure)
     trainingPeakBytes = std::max(trainingPeakBytes, rss::peakBytes());
-  auto restartPeak = llvm::make_scope_exit([measure] {
+  llvm::scope_exit restartPeak([measure] {
     if (measure) {
       rss::trim();
       rss::resetPeak();
