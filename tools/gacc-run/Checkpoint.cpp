@@ -83,6 +83,8 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.accumSteps = sig.accumSteps;
   id.ranks = settings.ranks;
   id.effectiveBatch = sig.effectiveBatch * settings.ranks;
+  if (settings.accumSchedule)
+    id.accumSchedule = settings.accumSchedule->str();
   id.dataset = settings.dataset;
   id.trainSamples = data.numTrain();
   id.seed = settings.seed;
@@ -138,6 +140,7 @@ static llvm::json::Object toJSON(const RunIdentity &id) {
                             {"micro_batch", id.microBatch},
                             {"accum_steps", id.accumSteps},
                             {"effective_batch", id.effectiveBatch},
+                            {"accum_schedule", id.accumSchedule},
                             {"ranks", id.ranks},
                             {"dataset", id.dataset},
                             {"train_samples", id.trainSamples},
@@ -305,6 +308,10 @@ std::string difference(const RunIdentity &c, const RunIdentity &r) {
   if (c.accumSteps != r.accumSteps)
     return differs("accumulation steps", llvm::Twine(c.accumSteps),
                    llvm::Twine(r.accumSteps));
+  if (c.accumSchedule != r.accumSchedule)
+    return differs("--accum-schedule",
+                   c.accumSchedule.empty() ? "(none)" : c.accumSchedule,
+                   r.accumSchedule.empty() ? "(none)" : r.accumSchedule);
   if (c.ranks != r.ranks)
     return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
   if (c.effectiveBatch != r.effectiveBatch)
@@ -416,6 +423,10 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   c.microBatch = m.integer(run, "micro_batch");
   c.accumSteps = m.integer(run, "accum_steps");
   c.effectiveBatch = m.integer(run, "effective_batch");
+  // Absent from checkpoints written before --accum-schedule existed.
+  if (run)
+    if (std::optional<llvm::StringRef> s = run->getString("accum_schedule"))
+      c.accumSchedule = s->str();
   c.ranks = m.integer(run, "ranks");
   c.dataset = m.string(run, "dataset");
   c.trainSamples = m.integer(run, "train_samples");

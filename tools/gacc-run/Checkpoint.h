@@ -49,6 +49,8 @@ struct RunIdentity {
   std::string step;
   uint64_t model = 0; // xxh3 of the model after the schedule
   int64_t microBatch = 0, accumSteps = 0, effectiveBatch = 0, ranks = 1;
+  /// --accum-schedule's canonical form (empty: N every step).
+  std::string accumSchedule;
   std::string dataset;
   int64_t trainSamples = 0;
   uint64_t data = 0;  // xxh3 of every training sample

@@ -8,6 +8,8 @@
 #ifndef GACC_TOOLS_GACCRUN_OPTIONS_H
 #define GACC_TOOLS_GACCRUN_OPTIONS_H
 
+#include "tools/gacc-run/AccumulationSchedule.h"
+
 #include "passes/StepSignature.h"
 #include "passes/analysis/MemoryPlan.h"
 
@@ -73,6 +75,16 @@ struct RunSettings {
   /// --memory-budget, the cuda target): a --metrics row, and the measured
   /// peak beside it at the end.
   std::optional<mlir::gacc::MemoryPlan> memoryPlan;
+  /// --accum-schedule: accumulation steps per optimizer step (none: the
+  /// step's N for every step).
+  std::optional<AccumulationSchedule> accumSchedule;
+
+  /// The step is compiled in its resumable form (@S_accumulate and
+  /// @S_update beside @S): for checkpoints within a window, and for
+  /// windows of fewer micro-batches than the step's N.
+  bool resumable() const {
+    return !checkpointDir.empty() || accumSchedule.has_value();
+  }
 };
 
 /// Prints "gacc-run: error: <msg>" to stderr.

@@ -219,14 +219,14 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.cublas = settings.blas;
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;
-    options.resumable = !settings.checkpointDir.empty();
+    options.resumable = settings.resumable();
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;
     pipelineOptions.unroll = settings.unroll;
     pipelineOptions.blas = settings.blas;
     pipelineOptions.arenaUpdate = settings.arenaUpdate;
-    pipelineOptions.resumable = !settings.checkpointDir.empty();
+    pipelineOptions.resumable = settings.resumable();
     buildLowerToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -237,7 +237,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
   // The ExecutionEngine compiles lazily: materialize the functions now so
   // that compile time is not counted in the first step.
   std::vector<std::string> functions = {sig.name, sig.predictName()};
-  if (!settings.checkpointDir.empty())
+  if (settings.resumable())
     functions.insert(functions.end(),
                      {sig.accumulateName(), sig.updateName()});
   for (const std::string &fn : functions)

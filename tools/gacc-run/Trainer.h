@@ -30,6 +30,10 @@ struct StepOutcome {
   float objective = 0, count = 0, lr = 0, gradNorm = 0, lossScale = 1;
   bool skipped = false;
   int64_t collectives = 0;
+  /// The micro-batches this rank accumulated and the samples of the
+  /// global window (its effective batch; fewer in an epoch's short last
+  /// window).
+  int64_t accumSteps = 0, samples = 0;
   double ms = 0;
 };
 
@@ -39,7 +43,9 @@ public:
           const mlir::gacc::StepSignature &sig, const RunSettings &settings)
       : model(model), step(step), sig(sig), settings(settings),
         onDevice(settings.target == "cuda"), lead(settings.rank == 0),
-        out(lead ? llvm::outs() : llvm::nulls()) {}
+        out(lead ? llvm::outs() : llvm::nulls()),
+        schedule(settings.accumSchedule.value_or(
+            AccumulationSchedule::constant(sig.accumSteps))) {}
 
   /// Trains; returns the exit status.
   int run();
@@ -52,6 +58,9 @@ private:
   // Training.cpp: set-up, the loop, one window, the reports.
   int prepare();
   int planEpoch();
+  /// The windows of epoch pos.epoch, which pos.window windows into
+  /// optimizer step pos.globalStep has reached.
+  void planWindows();
   int prepareDevice();
   int compile();
   int bindArenas();
@@ -81,6 +90,7 @@ private:
   void printResumed();
   llvm::Expected<int> runMicroBatches(CpuJit &jit,
                                       const std::vector<JitArg> &args,
+                                      int64_t accumSteps,
                                       llvm::MutableArrayRef<float> results);
   int stopRequested();
   void pauseIfAsked(int64_t microBatchesDone);
@@ -95,6 +105,7 @@ private:
   const RunSettings &settings;
   bool onDevice, lead;
   llvm::raw_ostream &out;
+  AccumulationSchedule schedule;
 
   std::unique_ptr<DataSource> data;
   StepState st;
@@ -105,7 +116,10 @@ private:
   DeviceMirror mirror;
   std::unique_ptr<Predictor> predictor;
 
-  int64_t perRank = 0, eff = 0, perEpoch = 0, stepsPerEpoch = 0;
+  /// The declared per-rank and global effective batch (the most a window
+  /// holds), the samples of an epoch, and the current epoch's windows.
+  int64_t perRank = 0, eff = 0, perEpoch = 0;
+  EpochWindows windows;
   /// The next micro-batch and the counters, with the dynamic loss scaling
   /// state (GradScaler's), kept by the host. The optimizer's step count
   /// advances only on applied updates.

@@ -40,14 +40,16 @@ int Trainer::resume() {
     if (!loaded)
       return reportFailure(loaded.takeError(), kExitBadInput);
     const TrainingPosition &p = loaded->position;
+    pos = p;
+    planWindows();
     if (int64_t(loaded->order.size()) != perEpoch ||
-        (p.epoch < settings.epochs && p.window >= stepsPerEpoch)) {
+        (p.epoch < settings.epochs && p.window >= windows.size()) ||
+        p.microBatch >= schedule.accumStepsAt(p.globalStep)) {
       reportError("--resume " + settings.resumeDir +
                   ": corrupt: its sample order or position does not fit "
                   "this run's epoch");
       return kExitBadInput;
     }
-    pos = p;
     resumedOrder = std::move(loaded->order);
     resumedEpoch = p.epoch;
     if (p.microBatch == 0)
@@ -75,31 +77,36 @@ void Trainer::printResumed() {
   out << "gacc-run: resumed from " << settings.resumeDir << " after "
       << pos.globalStep << " optimizer steps";
   if (pos.microBatch > 0)
-    out << " and micro-batch " << pos.microBatch << " of " << sig.accumSteps
+    out << " and micro-batch " << pos.microBatch << " of "
+        << schedule.accumStepsAt(pos.globalStep)
         << " of the next";
   out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1
       << ")\n";
   out.flush();
 }
 
-/// The window through @S_accumulate, one micro-batch at a time from
-/// pos.microBatch with the window's sums so far, then @S_update. Returns
+/// The window's first `accumSteps` micro-batches through @S_accumulate from
+/// pos.microBatch with the window's sums so far (one micro-batch a call
+/// with checkpoints, else all in one call), then @S_update. Returns
 /// the stop signal that ended it early (pos then names the next
 /// micro-batch and holds the sums), or 0 after the update.
 llvm::Expected<int>
 Trainer::runMicroBatches(CpuJit &jit, const std::vector<JitArg> &args,
+                         int64_t accumSteps,
                          llvm::MutableArrayRef<float> results) {
   std::vector<JitArg> a(args);
   a.resize(sig.numArgs() + 4, JitArg::i64(0));
   float sums[2] = {pos.windowLossSum, pos.windowCount};
-  for (int64_t k = pos.microBatch; k < sig.accumSteps; ++k) {
+  // Without checkpoints, all of them in one call.
+  int64_t stride = checkpointing() ? 1 : accumSteps;
+  for (int64_t k = pos.microBatch; k < accumSteps; k += stride) {
     a[sig.beginArg()] = JitArg::i64(k);
-    a[sig.endArg()] = JitArg::i64(k + 1);
+    a[sig.endArg()] = JitArg::i64(std::min(k + stride, accumSteps));
     a[sig.accumulateLossSumArg()] = JitArg::f32(sums[0]);
     a[sig.accumulateCountArg()] = JitArg::f32(sums[1]);
     if (llvm::Error e = jit.call(sig.accumulateName(), a, sums))
       return std::move(e);
-    if (k + 1 == sig.accumSteps)
+    if (k + stride >= accumSteps)
       break;
     pauseIfAsked(k + 1);
     if (int signal = stopRequested()) {
@@ -140,7 +147,8 @@ void Trainer::pauseIfAsked(int64_t microBatchesDone) {
   llvm::errs() << llvm::formatv(
       "gacc-run: paused after micro-batch {0} of {1} of optimizer step {2} "
       "(pid {3}); waiting for SIGTERM or SIGINT\n",
-      microBatchesDone, sig.accumSteps, pos.globalStep + 1, ::getpid());
+      microBatchesDone, schedule.accumStepsAt(pos.globalStep), pos.globalStep + 1,
+      ::getpid());
   llvm::errs().flush();
   waitForStopSignal();
 }
@@ -166,7 +174,8 @@ int Trainer::stopWithCheckpoint(int signal) {
   out << "gacc-run: stopped by " << stopSignalName(signal);
   if (pos.microBatch > 0)
     out << " after micro-batch " << pos.microBatch << " of "
-        << sig.accumSteps << " of optimizer step " << pos.globalStep + 1;
+        << schedule.accumStepsAt(pos.globalStep) << " of optimizer step "
+        << pos.globalStep + 1;
   else
     out << " before optimizer step " << pos.globalStep + 1;
   out << "; checkpoint written to " << settings.checkpointDir

@@ -170,17 +170,29 @@ int Trainer::planEpoch() {
         fixedOrder.empty() ? "" : " (--order-file)"));
     return kExitBadInput;
   }
+  if (schedule.maxAccumSteps() > sig.accumSteps) {
+    reportError(llvm::formatv(
+        "--accum-schedule: N = {0} exceeds the step's {1} accumulation "
+        "steps, which size its window (raise them with --accum-steps)",
+        schedule.maxAccumSteps(), sig.accumSteps));
+    return kExitBadInput;
+  }
   // The last window of an epoch may be short: it trains on what it holds,
   // unless --drop-last skips it.
-  stepsPerEpoch =
-      settings.dropLast ? perEpoch / eff : (perEpoch + eff - 1) / eff;
-  if (stepsPerEpoch == 0) {
+  planWindows();
+  if (windows.size() == 0) {
     reportError("the epoch holds " + llvm::Twine(perEpoch) +
                 " samples, fewer than one effective batch of " +
                 llvm::Twine(eff) + ", and --drop-last skips it");
     return kExitBadInput;
   }
   return 0;
+}
+
+void Trainer::planWindows() {
+  windows = planEpochWindows(schedule, pos.globalStep - pos.window, perEpoch,
+                             sig.microBatch, perRank, settings.ranks,
+                             settings.dropLast);
 }
 
 /// Device memory: one managed reservation of 90% of the device's memory
@@ -226,7 +238,7 @@ bool Trainer::ranksAgree() {
   uint64_t modelHash = llvm::xxh3_64bits(text);
   std::string run = llvm::formatv(
       "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10}", settings.epochs,
-      settings.maxSteps, settings.dropLast, perEpoch, stepsPerEpoch,
+      settings.maxSteps, settings.dropLast, perEpoch, schedule.str(),
       data->numTrain(), settings.seed, settings.lr, settings.checkReplicas,
       settings.target, settings.unroll);
   for (int64_t i : fixedOrder)
@@ -263,9 +275,14 @@ void Trainer::printHeader(double compileMs) {
       << sig.accumSteps << " accumulation steps";
   if (settings.ranks > 1)
     out << " × " << settings.ranks << " ranks (data-parallel)";
-  out << " = effective batch " << eff << ", " << stepsPerEpoch
-      << " optimizer steps per epoch, lr " << llvm::format("%g", settings.lr)
-      << ", compiled in " << llvm::format("%.0f", compileMs) << " ms\n";
+  out << " = effective batch " << eff << ", " << windows.size()
+      << " optimizer steps " << (schedule.isConstant() ? "per" : "in the first")
+      << " epoch, lr " << llvm::format("%g", settings.lr) << ", compiled in "
+      << llvm::format("%.0f", compileMs) << " ms\n";
+  if (!schedule.isConstant())
+    out << "gacc-run: accumulation schedule: " << schedule.describe()
+        << " (micro-batch " << sig.microBatch << "; each window normalized "
+        << "by its own count)\n";
 }
 
 /// On the cuda target the parameters live in managed memory (or the
@@ -284,11 +301,14 @@ void Trainer::syncParamsToHost() {
 /// past the end of a short last window gets padding only.
 int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
                        StepOutcome &o) {
-  int64_t windowBegin = w * eff;
-  int64_t windowEnd = std::min(windowBegin + eff, perEpoch);
+  int64_t windowBegin = windows.starts[w], windowEnd = windows.starts[w + 1];
+  o.accumSteps = schedule.accumStepsAt(pos.globalStep);
+  o.samples = windowEnd - windowBegin;
+  int64_t rankSize =
+      rankWindowSamples(o.accumSteps, sig.microBatch, perRank);
   int64_t end =
-      std::min(windowBegin + (settings.rank + 1) * perRank, windowEnd);
-  int64_t begin = std::min(windowBegin + settings.rank * perRank, end);
+      std::min(windowBegin + (settings.rank + 1) * rankSize, windowEnd);
+  int64_t begin = std::min(windowBegin + settings.rank * rankSize, end);
   fillWindow(*data, sig, order, begin, end, st.windows);
   if (onDevice)
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
@@ -304,11 +324,13 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
   CpuJit &jit = onDevice ? *deviceJit : *hostJit;
   llvm::MutableArrayRef<float> resultsRef(results, sig.numResults());
   // With checkpoints, one micro-batch at a time (a stop request ends the
-  // window early); otherwise the whole window in one call.
+  // window early); a window of fewer micro-batches than the step's N
+  // through the resumable functions; otherwise the whole window in one
+  // call.
   int stopSignal = 0;
   llvm::Error err = llvm::Error::success();
-  if (checkpointing()) {
-    auto stopped = runMicroBatches(jit, args, resultsRef);
+  if (checkpointing() || o.accumSteps != sig.accumSteps) {
+    auto stopped = runMicroBatches(jit, args, o.accumSteps, resultsRef);
     if (stopped)
       stopSignal = *stopped;
     else
@@ -394,13 +416,15 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
 int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
                      bool force) {
   if (!force && pos.globalStep % settings.logEvery != 0 &&
-      w != stepsPerEpoch - 1 && pos.globalStep != settings.maxSteps)
+      w != windows.size() - 1 && pos.globalStep != settings.maxSteps)
     return 0;
   out << llvm::format(
       "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
       "%.4g  %.1f ms/step",
       (long long)pos.globalStep, (long long)epoch + 1,
-      100.0 * (w + 1) / stepsPerEpoch, o.objective, o.lr, o.gradNorm, o.ms);
+      100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm, o.ms);
+  if (!schedule.isConstant())
+    out << llvm::formatv("  batch {0} (N = {1})", o.samples, o.accumSteps);
   if (sig.lossScaling)
     out << llvm::format("  loss scale %g%s", o.lossScale,
                         o.skipped ? "  (skipped: non-finite)" : "");
@@ -412,6 +436,8 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
                          {"epoch", epoch + 1},
                          {"loss", jsonNumber(o.objective)},
                          {"count", o.count},
+                         {"effective_batch", o.samples},
+                         {"accum_steps", o.accumSteps},
                          {"lr", o.lr},
                          {"grad_norm", jsonNumber(o.gradNorm)},
                          {"collectives", o.collectives}};
@@ -696,7 +722,8 @@ int Trainer::run() {
   bool reachedMaxSteps = false;
   for (; pos.epoch < settings.epochs; ++pos.epoch, pos.window = 0) {
     const std::vector<int64_t> &order = orderOf(pos.epoch);
-    for (; pos.window < stepsPerEpoch; ++pos.window) {
+    planWindows();
+    for (; pos.window < windows.size(); ++pos.window) {
       if (settings.maxSteps >= 0 && pos.globalStep >= settings.maxSteps) {
         reachedMaxSteps = true;
         break;

@@ -83,6 +83,15 @@ static cl::opt<int64_t> accumSteps(
     cl::desc("Accumulation steps N per optimizer step (default: the "
              "model's accum_steps)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<std::string> accumSchedule(
+    "accum-schedule",
+    cl::desc("Ramp the effective batch over optimizer steps (batch-size "
+             "warmup): STEP:N,... gives N accumulation steps from optimizer "
+             "step STEP (1-based) on, e.g. 1:1,11:2,21:4. Every N is at "
+             "most the step's accumulation steps, which size its window; "
+             "each window is normalized by its own count, and clipping, the "
+             "learning-rate schedule and the optimizer run once per step"),
+    cl::value_desc("STEP:N,..."), cl::cat(cat));
 static cl::opt<int64_t> epochs("epochs",
                                cl::desc("Epochs to train (default 1)"),
                                cl::init(1), cl::cat(cat));
@@ -420,7 +429,8 @@ static bool checkFlagScopes() {
       {&loadParams, kTrain | kCheck},   {&checkpointDir, kTrain},
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
-      {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck}};
+      {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
+      {&accumSchedule, kTrain}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -623,11 +633,21 @@ static int run(int argc, char **argv) {
   }
   if (!applySchedule(*model, distributed) || failed(verify(*model)))
     return kExitBadInput;
+  std::optional<AccumulationSchedule> rampSchedule;
+  if (!accumSchedule.empty()) {
+    auto parsed = AccumulationSchedule::parse(accumSchedule);
+    if (!parsed) {
+      reportError(llvm::toString(parsed.takeError()));
+      return kExitBadInput;
+    }
+    rampSchedule = std::move(*parsed);
+  }
   std::optional<MemoryPlan> plan;
   if (emitKind.empty()) {
     bool arena = arenaUpdate.getNumOccurrences() ? bool(arenaUpdate)
                                                  : resolvedTarget == "cuda";
-    bool resumable = !checkpointDir.empty() || !resumeDir.empty();
+    bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
+                     rampSchedule.has_value();
     if (int status = planMemory(*model, step, resolvedTarget,
                                 {unroll, arena, resumable}, plan))
       return status;
@@ -680,6 +700,7 @@ static int run(int argc, char **argv) {
   settings.checkpointDir = !checkpointDir.empty() ? checkpointDir : resumeDir;
   settings.checkpointEvery = checkpointEvery;
   settings.memoryPlan = std::move(plan);
+  settings.accumSchedule = std::move(rampSchedule);
   if (!pauseAfterMicroBatch.empty()) {
     auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
     stepText.getAsInteger(10, settings.pauseStep);

@@ -191,18 +191,31 @@ def schedule_lambda(args):
     return factor
 
 
+def accum_steps_at(args, t):
+    """N of optimizer step t (0-based): --accum-schedule's "STEP:N,..."
+    (STEP 1-based), else --accum-steps."""
+    n = args.accum_steps
+    for item in filter(None, args.accum_schedule.split(",")):
+        step, steps = map(int, item.split(":"))
+        if t + 1 >= step:
+            n = steps
+    return n
+
+
 def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
     torch.set_default_dtype(torch.float64)
     p = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in init.items()}
     opt = make_optimizer(args, p)
     lam = schedule_lambda(args)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lam) if lam else None
-    eff = args.accum_steps * args.micro_batch
     losses, rates, norms = [], [], []
-    for start in range(0, len(order), eff):
+    start = 0
+    while start < len(order):
         if args.steps and len(losses) == args.steps:
             break
-        window = order[start:start + eff]
+        n_steps = accum_steps_at(args, len(losses))
+        window = order[start:start + n_steps * args.micro_batch]
+        start += len(window)
         xs, ys = zip(*[sample(i) for i in window])
         x, y = torch.tensor(np.stack(xs)), torch.tensor(np.stack(ys))
         n_window = max(count(y, args.normalization), 1)
@@ -212,7 +225,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
             xm, ym = x[k:k + args.micro_batch], y[k:k + args.micro_batch]
             loss = summed_loss(forward(args.model, p, xm), ym)
             if naive:  # the faulty loop: per-micro-batch mean, then / N
-                loss = loss / max(count(ym, args.normalization), 1) / args.accum_steps
+                loss = loss / max(count(ym, args.normalization), 1) / n_steps
             else:
                 loss = loss / n_window
             if clip_per_micro_batch:  # the faulty loop: clip each micro-batch
@@ -261,6 +274,8 @@ def main():
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--normalization", default="mean", choices=["mean", "sum", "token_mean"])
     ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--accum-schedule", default="",
+                    help="STEP:N,...: N accumulation steps from optimizer step STEP (1-based)")
     ap.add_argument("--naive", action="store_true")
     ap.add_argument("--optimizer", default="", help='JSON, e.g. {"name": "adamw", "lr": 1e-3}')
     ap.add_argument("--schedule", default="", help="JSON of #gacc.lr_schedule's parameters")
@@ -293,6 +308,14 @@ def main():
     first = ", ".join("%.4g" % s["lr"] for s in steps[:3])
     print(f"learning rate per optimizer step: max relative difference {r_err:.2e} (first rates {first})")
     ok = p_err <= args.tol and l_err <= args.tol and r_err <= 1e-6 and len(steps) == len(losses)
+    if args.accum_schedule:
+        want = [accum_steps_at(args, s["step"] - 1) for s in steps]
+        got_n = [s.get("accum_steps") for s in steps]
+        sizes = sorted(set(zip(got_n, (s.get("effective_batch") for s in steps))))
+        print("accumulation steps and effective batch per optimizer step: " +
+              ", ".join(f"N = {n}: {e}" for n, e in sizes) +
+              (" (as scheduled)" if got_n == want else f" (scheduled {want}, got {got_n})"))
+        ok &= got_n == want
     if norms:
         n_err = max(abs(s["grad_norm"] - norms[s["step"] - 1]) / norms[s["step"] - 1] for s in steps)
         clipped = sum(1 for n in norms if n > args.max_grad_norm)
