@@ -2,7 +2,8 @@
 //
 // BufferizableOpInterface of gacc.matmul_accumulate and gacc.all_reduce:
 // destination-style ops whose accumulator (buffer) bufferizes in place; the
-// memref form keeps the op and drops its result.
+// memref form keeps the op and drops its result. gacc.recompute_inputs:
+// each result is its operand's buffer (the op disappears).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,11 +58,50 @@ struct AllReduceBufferization
     return success();
   }
 };
+/// gacc.recompute_inputs neither reads nor writes: each result is its
+/// operand, equivalent buffer for buffer. Once bufferized the recomputed
+/// ops write buffers of their own, so nothing is left to keep apart and the
+/// op is dropped.
+struct RecomputeInputsBufferization
+    : public BufferizableOpInterface::ExternalModel<
+          RecomputeInputsBufferization, RecomputeInputsOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return false;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    return {{op->getResult(operand.getOperandNumber()),
+             BufferRelation::Equivalent}};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    SmallVector<Value> replacements;
+    for (Value input : op->getOperands()) {
+      if (!isa<TensorType>(input.getType())) {
+        replacements.push_back(input);
+        continue;
+      }
+      FailureOr<Value> buffer = getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      replacements.push_back(*buffer);
+    }
+    replaceOpWithBufferizedValues(rewriter, op, replacements);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::gacc::registerGAccBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GAccDialect *) {
     MatmulAccumulateOp::attachInterface<MatmulAccumulateBufferization>(*ctx);
     AllReduceOp::attachInterface<AllReduceBufferization>(*ctx);
+    RecomputeInputsOp::attachInterface<RecomputeInputsBufferization>(*ctx);
   });
 }

@@ -5,6 +5,7 @@
 // scalar arith/math op, written once and used by every elementwise op and
 // every linalg body. LossOpInterface: ops that reduce a model output to a
 // loss. TableLookupOpInterface: ops that index a table with an input.
+// RecomputableOpInterface: ops cheap to recompute in the backward.
 // BatchStatisticsOpInterface, OptimizerAttrInterface: see below.
 //
 //===----------------------------------------------------------------------===//
@@ -121,6 +122,27 @@ def GAcc_TableLookupOpInterface : OpInterface<"TableLookupOpInterface"> {
       "getTableIndices">,
     InterfaceMethod<"The number of rows of the table (the index bound).",
       "int64_t", "getNumTableRows">
+  ];
+}
+
+def GAcc_RecomputableOpInterface : OpInterface<"RecomputableOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    A layer op whose recomputation costs little against the memory its
+    results hold from the forward to the backward: O(1) arithmetic per
+    element it reads or writes (elementwise activations, normalizations
+    over the last dimension, gathers). The `cheap` recomputation policy of
+    `gacc-recompute-activations` recomputes these ops in the backward and
+    keeps the outputs of the others (contractions such as `gacc.linear`,
+    whose outputs are worth their memory). Upstream ops count by their own
+    interfaces: elementwise `arith`/`math` ops on tensors, and linalg ops
+    without reduction loops.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      True when recomputing this op in the backward is cheap (the default);
+      an op may answer by its attributes or shapes.
+    }], "bool", "isCheapToRecompute", (ins), [{}], [{ return true; }]>
   ];
 }
 

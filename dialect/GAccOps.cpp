@@ -579,5 +579,29 @@ void BackwardBeginOp::getEffects(
   effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());
 }
 
+//===----------------------------------------------------------------------===//
+// RecomputeInputsOp
+//===----------------------------------------------------------------------===//
+
+void RecomputeInputsOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());
+}
+
+LogicalResult RecomputeInputsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, operands.getTypes());
+  return success();
+}
+
+LogicalResult RecomputeInputsOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialect/GAccOps.cpp.inc"

@@ -263,6 +263,7 @@ def GAcc_LinearOp : GAcc_LayerOp<"linear", [
 }
 
 def GAcc_ReluOp : GAcc_LayerOp<"relu", [SameOperandsAndResultType,
+    GAcc_RecomputableOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "rectified linear unit max(x, 0)";
@@ -321,6 +322,7 @@ def GAcc_CrossEntropyOp : GAcc_LayerOp<"cross_entropy", [
 }
 
 def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
+    GAcc_RecomputableOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<GAcc_TableLookupOpInterface>]> {
@@ -355,6 +357,7 @@ def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
 }
 
 def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
+    GAcc_RecomputableOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "layer normalization over the last dimension";
@@ -391,6 +394,7 @@ def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
 }
 
 def GAcc_GeluOp : GAcc_LayerOp<"gelu", [SameOperandsAndResultType,
+    GAcc_RecomputableOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "Gaussian error linear unit (exact or tanh form)";
@@ -473,6 +477,34 @@ def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def GAcc_RecomputeInputsOp : GAcc_Op<"recompute_inputs", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the kept inputs of ops recomputed in the backward";
+  let description = [{
+    `gacc-recompute-activations` clones forward ops marked for
+    recomputation into the backward; the values those clones read from the
+    forward (the inputs of the recomputed region, which stay live across
+    the forward/backward boundary) pass through this op. It returns its
+    operands unchanged (results have the operands' types, one for one). Its
+    effect on the phase resource (the one `gacc.backward_begin` writes)
+    keeps CSE from merging the clones back into the forward ops they copy,
+    which would undo the recomputation. Bufferization replaces each result
+    by its operand's buffer, without a copy.
+
+    ```mlir
+    %x2, %w2 = gacc.recompute_inputs %x, %w : tensor<16x128xf32>, tensor<128xf32>
+    %y2 = gacc.gelu %x2 {approximate = "tanh"} : tensor<16x128xf32>
+    ```
+
+    Errors: no operand.
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -30,6 +30,24 @@ namespace mlir::gacc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The discardable unit attribute that marks a forward op of a training
+/// step for recomputation in the backward (gacc-recompute-activations).
+constexpr llvm::StringLiteral kRecomputeAttrName = "gacc.recompute";
+
+/// The recomputation policies of gacc-recompute-activations and gacc-run's
+/// --recompute: none, marked (the ops carrying kRecomputeAttrName), cheap
+/// (also every forward op cheap to recompute).
+enum class RecomputePolicy { None, Marked, Cheap };
+/// Parses "none", "marked" or "cheap".
+std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
+
+/// Marks with kRecomputeAttrName every forward op of `step`'s body (before
+/// gacc.backward_begin, or every op when the step is not differentiated
+/// yet) that is cheap to recompute: a RecomputableOpInterface op that says
+/// so, an elementwise op on tensors, a linalg op without reduction loops;
+/// memory-effect free and not a loss. Returns how many it marked.
+unsigned markCheapRecomputation(TrainStepOp step);
+
 /// convert-gacc-to-linalg: every aggregated op outside a training step (the
 /// gacc layer ops, linalg.softmax) replaced by its decomposition
 /// (linalg::AggregatedOpInterface).

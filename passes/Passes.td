@@ -180,6 +180,57 @@ def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def GAccRecomputeActivationsPass
+    : Pass<"gacc-recompute-activations", "ModuleOp"> {
+  let summary = "Recompute marked forward ops in the backward instead of "
+                "keeping their outputs";
+  let description = [{
+    Activation recomputation (gradient checkpointing; Chen et al. 2016,
+    "Training Deep Nets with Sublinear Memory Cost"; the selective form of
+    Korthikanti et al. 2022). In every differentiated `gacc.train_step`, each
+    forward op (before `gacc.backward_begin`) that carries the unit
+    attribute `gacc.recompute` and whose results the backward reads is
+    cloned into the backward, just before the first op there that reads
+    it, and every backward use is redirected to the clone. Its results
+    then die in the forward; only the inputs of the recomputed region
+    (values of ops that are not recomputed, parameters, the micro-batch's
+    inputs) stay live across the boundary. A chain of marked ops is
+    recomputed together, so marking every op of a block (an MLP, an
+    attention block) recomputes the block from its inputs; marking one op
+    recomputes it alone. The inputs pass through `gacc.recompute_inputs`,
+    which keeps CSE from merging the clones back.
+
+    The clones compute the same values with the same ops in the same
+    order, so gradients are bit-identical with and without recomputation;
+    the backward does the marked ops' work a second time.
+
+    Policies (option `policy`): `marked` recomputes the ops that carry the
+    attribute; `cheap` first marks every forward op that is cheap to
+    recompute (`RecomputableOpInterface`: relu, gelu, layer_norm,
+    embedding; elementwise arith/math ops on tensors; linalg ops without
+    reductions) and keeps the outputs of the rest (contractions, losses).
+    gacc-run's `--recompute cheap` marks the model the same way.
+
+    ```mlir
+    %h = gacc.linear %x, %w bias %b : ...
+    %a = gacc.gelu %h {gacc.recompute} : tensor<16x128xf32>
+    %y = gacc.linear %a, %w2 : ...
+    gacc.backward_begin
+    ...                                  // backward reads of %a become:
+    %h2 = gacc.recompute_inputs %h : tensor<16x128xf32>
+    %a2 = gacc.gelu %h2 : tensor<16x128xf32>
+    ```
+
+    Errors: a marked op with memory effects or regions that cannot be
+    cloned (it names the op).
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"marked\"",
+           "Which forward ops to recompute: marked (those carrying "
+           "gacc.recompute) or cheap (also every op cheap to recompute)">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Accumulation level
 //===----------------------------------------------------------------------===//

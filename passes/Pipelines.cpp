@@ -45,6 +45,8 @@ using namespace mlir::gacc;
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand) {
   pm.addPass(createGAccAutodiffPass());
+  // Forward ops the model marks gacc.recompute run again in the backward.
+  pm.addPass(createGAccRecomputeActivationsPass());
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
   pm.addPass(createConvertGAccToLinalgPass());

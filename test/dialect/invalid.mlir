@@ -721,3 +721,22 @@ func.func @f(%x: f32) {
   "gacc.backward_begin"(%x) : (f32) -> ()
   return
 }
+
+// -----
+
+// recompute_inputs passes at least one value.
+func.func @f() {
+  // expected-error @below {{'gacc.recompute_inputs' op needs at least one input}}
+  "gacc.recompute_inputs"() : () -> ()
+  return
+}
+
+// -----
+
+// recompute_inputs returns its operands' types, one for one.
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @below {{'gacc.recompute_inputs' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<8xf32>'}}
+  // expected-error @below {{'gacc.recompute_inputs' op failed to infer returned types}}
+  %k = "gacc.recompute_inputs"(%x) : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}

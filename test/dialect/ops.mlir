@@ -57,6 +57,15 @@ func.func @marker() {
   return
 }
 
+// The kept inputs of a recomputed region: results typed as the operands.
+// CHECK-LABEL: func.func @recompute_inputs
+// CHECK: %[[K:.*]]:2 = gacc.recompute_inputs %{{.*}}, %{{.*}} : tensor<4x3xf32>, i64
+// CHECK: return %[[K]]#0
+func.func @recompute_inputs(%x: tensor<4x3xf32>, %n: i64) -> tensor<4x3xf32> {
+  %k:2 = gacc.recompute_inputs %x, %n : tensor<4x3xf32>, i64
+  return %k#0 : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: gacc.train_step @sum_step
 // CHECK-SAME: normalization = #gacc.normalization<sum>
 // CHECK-SAME: optimizer = #gacc.sgd<lr = 1.000000e-02>

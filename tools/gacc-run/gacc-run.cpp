@@ -162,6 +162,17 @@ static cl::opt<std::string> memoryBudget(
              "cuda: the model's micro-batch, checked against 90% of the "
              "device's memory"),
     cl::value_desc("size"), cl::cat(cat));
+static cl::opt<std::string> recompute(
+    "recompute",
+    cl::desc("Activation recomputation: marked (the default: the forward ops "
+             "the model marks gacc.recompute run again in the backward), "
+             "cheap (also every op cheap to recompute: activations, "
+             "normalizations, embeddings, elementwise ops; the outputs of "
+             "linear layers are kept) or none (every activation is kept, "
+             "marks ignored). Gradients are bit-identical; the plan's "
+             "activations shrink. Without it, --memory-budget turns cheap on "
+             "when that lets a larger micro-batch fit, and says so"),
+    cl::value_desc("policy"), cl::init("marked"), cl::cat(cat));
 static cl::opt<std::string> checkpointDir(
     "checkpoint-dir",
     cl::desc("Write checkpoints into DIR (created if needed; one that holds "
@@ -285,6 +296,52 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   return succeeded(pm.run(model));
 }
 
+/// --recompute: `none` drops the model's gacc.recompute marks, `cheap`
+/// marks every op cheap to recompute, `marked` keeps the model's.
+static void applyRecomputePolicy(ModuleOp model, TrainStepOp step,
+                                 RecomputePolicy policy) {
+  if (policy == RecomputePolicy::None)
+    model->walk([](Operation *op) { op->removeAttr(kRecomputeAttrName); });
+  else if (policy == RecomputePolicy::Cheap)
+    markCheapRecomputation(step);
+}
+
+/// --memory-budget's choice: the largest micro-batch that fits with the
+/// model's recomputation; without --recompute also with the cheap policy,
+/// which is kept (the model marked, `recomputed` set) when it lets a
+/// larger micro-batch fit.
+static llvm::Expected<MemoryPlan>
+chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
+                   uint64_t budget, StringRef target,
+                   const GAccExpandAccumulationPassOptions &expand,
+                   bool &recomputed) {
+  auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget,
+                                 target, expand);
+  if (recompute.getNumOccurrences())
+    return chosen;
+  OwningOpRef<ModuleOp> marked(model.clone());
+  TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
+  if (markCheapRecomputation(markedStep) == 0)
+    return chosen;
+  auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff,
+                                        budget, target, expand);
+  if (!withRecompute) {
+    if (chosen) {
+      llvm::consumeError(withRecompute.takeError());
+      return chosen;
+    }
+    llvm::consumeError(chosen.takeError());
+    return withRecompute; // its minimum is the lower one
+  }
+  if (chosen && chosen->microBatch >= withRecompute->microBatch)
+    return chosen;
+  if (!chosen)
+    llvm::consumeError(chosen.takeError());
+  markCheapRecomputation(step);
+  recomputed = true;
+  return withRecompute;
+}
+
 /// The memory plan: --memory-budget chooses the micro-batch (and
 /// re-specializes `model` for it); --memory-plan prints the plan and
 /// --memory-plan-svg draws it; on the cuda target the model's
@@ -304,8 +361,9 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     int64_t eff = step.getEffectiveBatch()
                       ? step.getEffectiveBatchAttr().getInt()
                       : int64_t(step.getAccumSteps() * step.getMicroBatch());
-    auto chosen = chooseMicroBatch(model, step.getSymName(), eff, *budget,
-                                   target, expand);
+    bool recomputed = false;
+    auto chosen = chooseWithinBudget(model, step, eff, *budget, target,
+                                     expand, recomputed);
     if (!chosen) {
       reportError(llvm::toString(chosen.takeError()));
       return kExitBadInput;
@@ -326,8 +384,11 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       if (n * m != eff)
         llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
                      << " samples";
-      llvm::outs() << "), planned peak " << formatBytes(chosen->peakBytes())
-                   << "\n";
+      llvm::outs() << "), planned peak " << formatBytes(chosen->peakBytes());
+      if (recomputed)
+        llvm::outs() << ", with activation recomputation (--recompute cheap: "
+                        "a larger micro-batch fits than without)";
+      llvm::outs() << "\n";
     }
     plan = std::move(*chosen);
   }
@@ -430,7 +491,7 @@ static bool checkFlagScopes() {
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
       {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
-      {&accumSchedule, kTrain}};
+      {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -633,6 +694,14 @@ static int run(int argc, char **argv) {
   }
   if (!applySchedule(*model, distributed) || failed(verify(*model)))
     return kExitBadInput;
+  std::optional<RecomputePolicy> recomputePolicy =
+      parseRecomputePolicy(recompute);
+  if (!recomputePolicy) {
+    reportError("--recompute must be none, marked or cheap, got '" +
+                recompute + "'");
+    return kExitBadInput;
+  }
+  applyRecomputePolicy(*model, step, *recomputePolicy);
   std::optional<AccumulationSchedule> rampSchedule;
   if (!accumSchedule.empty()) {
     auto parsed = AccumulationSchedule::parse(accumSchedule);
