@@ -44,9 +44,12 @@ CrossEntropyOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   // Sequence targets are flattened: one row of logits per target.
   Value logits = buildCollapseToMatrix(b, loc, getLogits());
   Value labels = buildFlatten(b, loc, getLabels());
-  CrossEntropyStats stats = buildCrossEntropyStats(b, loc, logits, labels);
+  double smoothing = getLabelSmoothing().convertToDouble();
+  CrossEntropyStats stats =
+      buildCrossEntropyStats(b, loc, logits, labels, smoothing);
   Value dz = buildCrossEntropyGrad(b, loc, logits, labels, stats,
-                                   resultAdjoints[0], getIgnoreIndex());
+                                   resultAdjoints[0], getIgnoreIndex(),
+                                   smoothing);
   operandAdjoints[0] =
       buildExpandFromMatrix(b, loc, dz, getLogits().getType());
   return success();

@@ -42,7 +42,8 @@ FailureOr<SmallVector<Value>> CrossEntropyOp::decomposeOperation(OpBuilder &b) {
   Location loc = getLoc();
   Value logits = buildCollapseToMatrix(b, loc, getLogits());
   Value labels = buildFlatten(b, loc, getLabels());
-  CrossEntropyStats stats = buildCrossEntropyStats(b, loc, logits, labels);
+  CrossEntropyStats stats = buildCrossEntropyStats(
+      b, loc, logits, labels, getLabelSmoothing().convertToDouble());
   return SmallVector<Value>{
       buildCrossEntropySum(b, loc, stats, labels, getIgnoreIndex())};
 }

@@ -313,6 +313,10 @@ LogicalResult CrossEntropyOp::verify() {
     return emitOpError("labels must have the logits' shape without the class "
                        "dimension, got ")
            << y << " for logits " << z;
+  double smoothing = getLabelSmoothing().convertToDouble();
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    return emitOpError("label_smoothing must be in [0, 1], got ")
+           << smoothing;
   return success();
 }
 

@@ -304,15 +304,27 @@ def GAcc_CrossEntropyOp : GAcc_LayerOp<"cross_entropy", [
     a loss): dz_ij = dL · (softmax(z_i)_j − [j = y_i]) for non-ignored
     rows.
 
+    `label_smoothing` ε in [0, 1] (default 0) mixes the one-hot target with
+    the uniform distribution over the C classes, with
+    torch.nn.functional.cross_entropy's formula (Szegedy et al. 2016,
+    "Rethinking the Inception Architecture"): each non-ignored row adds
+    (1 − ε)·(−log p_iy) + (ε/C)·Σ_j (−log p_ij) = lse_i − Σ_j w_ij z_ij
+    with w_ij = (1 − ε)·[j = y_i] + ε/C, and dz_ij = dL · (p_ij − w_ij).
+    Ignored rows add nothing, so under `token_mean` the sum is divided by
+    the window's non-ignored targets, as torch's mean over one batch.
+
     ```mlir
     %l = gacc.cross_entropy %z, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+    %s = gacc.cross_entropy %z, %y {label_smoothing = 0.1 : f64} : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
     ```
 
     Errors: logits that are not rank 2 or 3, labels whose shape is not the
-    logits' shape without the class dimension.
+    logits' shape without the class dimension, a label smoothing outside
+    [0, 1].
   }];
   let arguments = (ins GAcc_F32Tensor:$logits, GAcc_LabelTensor:$labels,
-                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
   let results = (outs GAcc_ScalarLoss:$loss);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`

@@ -174,10 +174,21 @@ static Value isIgnored(OpBuilder &b, Location loc, Value label,
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, label, ign);
 }
 
+/// The target weight w_ij of class j in row i (`hit`: j is the label):
+/// 1 or 0 without smoothing, (1 − ε) + ε/C or ε/C with (f32 constants).
+static Value targetWeight(OpBuilder &b, Location loc, Value hit,
+                          double labelSmoothing, int64_t numClasses) {
+  double off = labelSmoothing / double(numClasses);
+  double on = labelSmoothing == 0.0 ? 1.0 : (1.0 - labelSmoothing) + off;
+  return arith::SelectOp::create(b, loc, hit, f32Const(b, loc, on),
+                                 f32Const(b, loc, off));
+}
+
 CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
                                                      Location loc,
                                                      Value logits,
-                                                     Value labels) {
+                                                     Value labels,
+                                                     double labelSmoothing) {
   auto zt = cast<RankedTensorType>(logits.getType());
   auto rowType =
       RankedTensorType::get({zt.getDimSize(0)}, zt.getElementType());
@@ -206,7 +217,7 @@ CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
   auto stats = linalg::GenericOp::create(
       b, loc, TypeRange{rowType, rowType}, ValueRange{logits, rowMax, labels},
       ValueRange{sumInit, labelInit}, SmallVector<AffineMap>{mIJ, mI, mI, mI, mI},
-      iterators(1, 1), [](OpBuilder &nb, Location nl, ValueRange args) {
+      iterators(1, 1), [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value shifted = arith::SubFOp::create(nb, nl, args[0], args[1]);
         Value e = math::ExpOp::create(nb, nl, shifted);
         Value sum = arith::AddFOp::create(nb, nl, args[3], e);
@@ -215,8 +226,16 @@ CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
                                              args[2]);
         Value hit =
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, j, y);
-        Value withLabel = arith::AddFOp::create(nb, nl, args[4], args[0]);
-        Value lab = arith::SelectOp::create(nb, nl, hit, withLabel, args[4]);
+        Value lab;
+        if (labelSmoothing == 0.0) {
+          Value withLabel = arith::AddFOp::create(nb, nl, args[4], args[0]);
+          lab = arith::SelectOp::create(nb, nl, hit, withLabel, args[4]);
+        } else {
+          Value w = targetWeight(nb, nl, hit, labelSmoothing,
+                                 zt.getDimSize(1));
+          lab = arith::AddFOp::create(
+              nb, nl, args[4], arith::MulFOp::create(nb, nl, w, args[0]));
+        }
         linalg::YieldOp::create(nb, nl, ValueRange{sum, lab});
       });
   return {rowMax, stats.getResult(0), stats.getResult(1)};
@@ -252,7 +271,8 @@ Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
                                         Value logits, Value labels,
                                         const CrossEntropyStats &stats,
                                         Value lossAdjoint,
-                                        int64_t ignoreIndex) {
+                                        int64_t ignoreIndex,
+                                        double labelSmoothing) {
   auto zt = cast<RankedTensorType>(logits.getType());
   MLIRContext *ctx = b.getContext();
   AffineExpr d0, d1;
@@ -277,9 +297,8 @@ Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
         Value j = linalg::IndexOp::create(nb, nl, 1);
         Value hit =
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, j, y);
-        Value one = f32Const(nb, nl, 1.0);
         Value zeroF = f32Const(nb, nl, 0.0);
-        Value t = arith::SelectOp::create(nb, nl, hit, one, zeroF);
+        Value t = targetWeight(nb, nl, hit, labelSmoothing, zt.getDimSize(1));
         Value d = arith::MulFOp::create(
             nb, nl, arith::SubFOp::create(nb, nl, p, t), args[4]);
         Value r = arith::SelectOp::create(nb, nl, ignored, zeroF, d);

@@ -51,18 +51,27 @@ Value buildAddBias(OpBuilder &b, Location loc, Value x, Value bias);
 struct CrossEntropyStats {
   Value rowMax, sumExp, labelLogit;
 };
+///
+/// With label smoothing ε (torch.nn.functional.cross_entropy's
+/// label_smoothing) over C classes, `labelLogit` holds the smoothed target
+/// term Σ_j w_ij z_ij, w_ij = (1 − ε)·[j = y_i] + ε/C, so that
+/// rowMax + log sumExp − labelLogit = (1 − ε)·(−log p_iy) + (ε/C)·Σ_j
+/// (−log p_ij); ε = 0 reads the label's logit alone.
 CrossEntropyStats buildCrossEntropyStats(OpBuilder &b, Location loc,
-                                         Value logits, Value labels);
+                                         Value logits, Value labels,
+                                         double labelSmoothing = 0.0);
 
 /// Σ_i [y_i ≠ ignore] (rowMax_i + log sumExp_i − labelLogit_i) : tensor<f32>.
 Value buildCrossEntropySum(OpBuilder &b, Location loc,
                            const CrossEntropyStats &stats, Value labels,
                            int64_t ignoreIndex);
 
-/// dz_ij = [y_i ≠ ignore] · dL · (exp(z_ij − rowMax_i)/sumExp_i − [j = y_i]).
+/// dz_ij = [y_i ≠ ignore] · dL · (exp(z_ij − rowMax_i)/sumExp_i − w_ij),
+/// w_ij = [j = y_i] without label smoothing, (1 − ε)·[j = y_i] + ε/C with.
 Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
                             Value labels, const CrossEntropyStats &stats,
-                            Value lossAdjoint, int64_t ignoreIndex);
+                            Value lossAdjoint, int64_t ignoreIndex,
+                            double labelSmoothing = 0.0);
 
 /// The transposes (of A, of B) of a linalg.matmul whose indexing maps are
 /// one of the four plain matrix products C[i, j] += op(A)·op(B), or failure

@@ -361,6 +361,15 @@ func.func @f(%z: tensor<4x3xf32>, %y: tensor<4x1xi32>) {
 
 // -----
 
+// cross_entropy: label smoothing is a probability mass in [0, 1].
+func.func @f(%z: tensor<4x3xf32>, %y: tensor<4xi32>) {
+  // expected-error @below {{label_smoothing must be in [0, 1], got 1.5}}
+  %l = gacc.cross_entropy %z, %y {label_smoothing = 1.5 : f64} : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
 // cross_entropy: one label per row of logits.
 func.func @f(%z: tensor<4x3xf32>, %y: tensor<5xi32>) {
   // expected-error @below {{labels must have the logits' shape without the class dimension, got 'tensor<5xi32>' for logits 'tensor<4x3xf32>'}}

@@ -18,6 +18,8 @@ gacc.param @n : tensor<2xf32> = #gacc.normal<mean = 0.0, std = 0.02>
 // CHECK: gacc.relu %{{.*}} : tensor<5x4xf32>
 // CHECK: gacc.linear %{{.*}}, %{{.*}} : tensor<5x4xf32>, tensor<2x4xf32> -> tensor<5x2xf32>
 // CHECK: gacc.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -1 : i64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+// CHECK: gacc.cross_entropy %{{.*}}, %{{.*}} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+// CHECK: gacc.cross_entropy %{{.*}}, %{{.*}} {label_smoothing = 1.000000e-01 : f64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
 // CHECK: gacc.yield %{{.*}} : tensor<f32>
 gacc.train_step @step params [@w, @b, @u, @n] attributes {
     accum_steps = 2 : i64, micro_batch = 5 : i64, effective_batch = 10 : i64,
@@ -32,6 +34,7 @@ gacc.train_step @step params [@w, @b, @u, @n] attributes {
   %z2 = gacc.linear %a, %u bias %n : tensor<5x4xf32>, tensor<2x4xf32>, tensor<2xf32> -> tensor<5x2xf32>
   %l = gacc.cross_entropy %z, %y {ignore_index = -1 : i64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
   %l2 = gacc.cross_entropy %z2, %y : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
+  %l3 = gacc.cross_entropy %z2, %y {label_smoothing = 0.1 : f64} : tensor<5x2xf32>, tensor<5xi64> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
 

@@ -117,9 +117,13 @@ def forward(model, p, x):
     raise ValueError(model)
 
 
+LABEL_SMOOTHING = 0.0
+
+
 def summed_loss(logits, y):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
-                           ignore_index=IGNORE, reduction="sum")
+                           ignore_index=IGNORE, reduction="sum",
+                           label_smoothing=LABEL_SMOOTHING)
 
 
 def count(y, normalization):
@@ -282,7 +286,11 @@ def main():
     ap.add_argument("--max-grad-norm", type=float, default=0.0)
     ap.add_argument("--no-decay", default="", help="comma-separated parameters without weight decay")
     ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--label-smoothing", type=float, default=0.0,
+                    help="torch.nn.functional.cross_entropy's label_smoothing")
     args = ap.parse_args()
+    global LABEL_SMOOTHING
+    LABEL_SMOOTHING = args.label_smoothing
 
     if args.model.startswith("fashion"):
         sample = fashion_data(args if args.data else argparse.Namespace(
