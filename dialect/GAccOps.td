@@ -433,6 +433,184 @@ def GAcc_GeluOp : GAcc_LayerOp<"gelu", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Model level: vision layers (VisionOps.cpp, VisionDecompositions.cpp)
+//===----------------------------------------------------------------------===//
+
+// Two spatial sizes (height, width), each ≥ 0 (padding) or ≥ 1.
+def GAcc_Spatial2DAttr : ConfinedAttr<DenseI64ArrayAttr,
+    [DenseArrayCount<2>]>;
+
+def GAcc_Conv2DOp : GAcc_LayerOp<"conv2d", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "2-D convolution (cross-correlation) y = W ⋆ x + b, NCHW";
+  let description = [{
+    torch.nn.functional.conv2d: for `input` [N, C, H, W], `weight`
+    [O, C / groups, KH, KW] (OIHW, torch's layout) and optional `bias` [O],
+    the result [N, O, OH, OW] is
+    y[n, o, i, j] = b[o] + Σ_{c, kh, kw} W[o, c, kh, kw] ·
+                    xp[n, g·C/G + c, i·sh + kh·dh, j·sw + kw·dw]
+    with g = o / (O / G) and xp the input zero-padded by `padding` on both
+    sides of each spatial dimension; OH = (H + 2·ph − dh·(KH − 1) − 1) / sh
+    + 1 (rounded down), and likewise OW. All fp32; `stride`, `padding`,
+    `dilation` are [height, width] (defaults [1, 1], [0, 0], [1, 1]).
+
+    Decomposition (per group): the padded input's KH·KW strided taps
+    (`tensor.extract_slice`) stacked by `tensor.concat` and transposed into
+    the im2col matrix [N·OH·OW, C/G·KH·KW], one `linalg.matmul` against the
+    weight viewed as [O/G, C/G·KH·KW] (transposed through its indexing
+    maps), the bias added per row, the result transposed back to NCHW;
+    groups concatenated along the channels. No hand-written adjoint:
+    gacc-autodiff differentiates the decomposition, so dx is the sum of the
+    taps' strided scatters (col2im) and the weight gradient is a
+    `linalg.matmul` (dyᵀ · im2col) that `gacc-fuse-accumulation` computes
+    straight into the accumulator (β = 0 on the first micro-batch, 1
+    after).
+
+    ```mlir
+    %y = gacc.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : tensor<32x1x28x28xf32>, tensor<32x1x3x3xf32>, tensor<32xf32> -> tensor<32x32x28x28xf32>
+    ```
+
+    Errors: an input or weight that is not rank 4, groups < 1 or not
+    dividing both channel counts, input channels ≠ weight channels ×
+    groups, a bias that is not [O], a stride or dilation < 1, a padding
+    < 0, an empty output, a result that is not the inferred shape.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       Optional<GAcc_F32Tensor>:$bias,
+                       DefaultValuedAttr<GAcc_Spatial2DAttr, "{1, 1}">:$stride,
+                       DefaultValuedAttr<GAcc_Spatial2DAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<GAcc_Spatial2DAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class GAcc_Pool2DOp<string mnemonic, string summaryText, string doc>
+    : GAcc_LayerOp<mnemonic, [GAcc_RecomputableOpInterface,
+        DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = summaryText;
+  let description = doc;
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_Spatial2DAttr:$kernel,
+                       OptionalAttr<GAcc_Spatial2DAttr>:$stride,
+                       DefaultValuedAttr<GAcc_Spatial2DAttr, "{0, 0}">:$padding);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The stride, the kernel size when absent (torch's default).
+    ::llvm::ArrayRef<int64_t> getStrideOrKernel() {
+      return getStride() ? *getStride() : getKernel();
+    }
+  }];
+}
+
+def GAcc_MaxPool2DOp : GAcc_Pool2DOp<"max_pool2d",
+    "2-D max pooling, NCHW", [{
+    torch.nn.functional.max_pool2d (ceil_mode false, dilation 1): for
+    `input` [N, C, H, W], the maximum of each `kernel` [KH, KW] window
+    placed every `stride` (default: the kernel) on the input padded by
+    `padding` with −∞ (at most half the kernel, as torch); OH = (H + 2·ph −
+    KH) / sh + 1, rounded down.
+
+    Decomposition: the KH·KW strided taps (`tensor.extract_slice`) folded
+    left to right, in the window's row-major order, with `arith.maxnumf`.
+    gacc-autodiff differentiates it: the rule of maxnumf gives a tie to its
+    left operand, so the gradient goes to the first maximal element of the
+    window, as torch's argmax does (NaNs are skipped, where torch would
+    propagate them).
+
+    ```mlir
+    %p = gacc.max_pool2d %y {kernel = array<i64: 2, 2>} : tensor<32x32x28x28xf32> -> tensor<32x32x14x14xf32>
+    ```
+
+    Errors: an input that is not rank 4, a kernel or stride < 1, a padding
+    < 0 or above half the kernel, an empty output, a result that is not the
+    inferred shape.
+  }]>;
+
+def GAcc_AvgPool2DOp : GAcc_Pool2DOp<"avg_pool2d",
+    "2-D average pooling, NCHW", [{
+    torch.nn.functional.avg_pool2d (ceil_mode false, count_include_pad
+    true): the sum of each `kernel` window of the zero-padded input divided
+    by KH·KW; windows and output size as `gacc.max_pool2d`.
+
+    Decomposition: the strided taps added left to right, times 1/(KH·KW).
+
+    ```mlir
+    %p = gacc.avg_pool2d %y {kernel = array<i64: 2, 2>} : tensor<32x32x28x28xf32> -> tensor<32x32x14x14xf32>
+    ```
+
+    Errors: as `gacc.max_pool2d`.
+  }]>;
+
+def GAcc_GlobalAvgPool2DOp : GAcc_LayerOp<"global_avg_pool2d", [
+    GAcc_RecomputableOpInterface,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "global average pooling [N, C, H, W] -> [N, C]";
+  let description = [{
+    The mean over the spatial dimensions, torch.mean(x, dim=(2, 3)) (what
+    torch.nn.AdaptiveAvgPool2d(1) computes, flattened): y[n, c] =
+    Σ_{i, j} x[n, c, i, j] / (H·W), summed in f64.
+
+    Decomposition: one `linalg.generic` reducing H and W into f64, scaled
+    and rounded to f32.
+
+    ```mlir
+    %g = gacc.global_avg_pool2d %y : tensor<32x64x7x7xf32> -> tensor<32x64xf32>
+    ```
+
+    Errors: an input that is not rank 4, a result that is not [N, C].
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
+    SameOperandsAndResultElementType, GAcc_RecomputableOpInterface,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "group normalization over channel groups, NC*";
+  let description = [{
+    torch.nn.functional.group_norm (Wu and He 2018, "Group
+    Normalization"): for `input` [N, C, ...] (rank ≥ 2) split into
+    `num_groups` G groups of C/G consecutive channels, each (sample, group)
+    is normalized by its own mean and biased variance over its channels and
+    spatial positions, then scaled and shifted per channel:
+    y = (x − μ_ng) / sqrt(σ²_ng + eps) · weight[c] + bias[c], weight and
+    bias [C]. Its statistics are per sample, so unlike batch normalization
+    it accumulates exactly: N × m equals 1 × (N·m).
+
+    Decomposition: the input viewed as [N·G, C/G·spatial] rows, the row
+    statistics of `gacc.layer_norm` (mean, 1/sqrt(var + eps), sums in f64),
+    the normalized rows viewed back, then the per-channel affine map. No
+    hand-written adjoint: gacc-autodiff differentiates the decomposition.
+
+    ```mlir
+    %n = gacc.group_norm %y, %g, %b {num_groups = 8 : i64} : tensor<32x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>
+    ```
+
+    Errors: an input of rank < 2, num_groups < 1 or not dividing C, a
+    weight or bias that is not [C], eps ≤ 0.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       GAcc_F32Tensor:$bias, I64Attr:$num_groups,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,`
+    type($weight) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
 def GAcc_BatchNormOp : GAcc_Op<"batch_norm", [Pure,
     AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<GAcc_BatchStatisticsOpInterface>]> {

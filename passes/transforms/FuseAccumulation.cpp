@@ -164,6 +164,35 @@ struct FuseGemmIntoAccumulate : public OpRewritePattern<AccumulateOp> {
   }
 };
 
+/// accumulate(expand_shape(g), acc) -> expand_shape(accumulate(g,
+/// collapse_shape(acc))): a gradient computed in a reshaped view of its
+/// parameter (a conv2d weight [O, C, KH, KW], whose gradient is a GEMM into
+/// [O, C·KH·KW]) meets the accumulator viewed the same way, so that the
+/// contraction patterns write it in place.
+struct AccumulateThroughExpandShape : public OpRewritePattern<AccumulateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AccumulateOp acc,
+                                PatternRewriter &rewriter) const override {
+    auto expand = acc.getGradient().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand || !expand->hasOneUse())
+      return rewriter.notifyMatchFailure(acc, "not a reshaped gradient");
+    Location loc = acc.getLoc();
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    Value accView = tensor::CollapseShapeOp::create(
+        rewriter, loc, acc.getAccumulator(), groups);
+    Value inner = AccumulateOp::create(rewriter, loc, accView.getType(),
+                                       expand.getSrc(), accView,
+                                       acc.getFirst());
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(acc, acc.getType(),
+                                                       inner, groups);
+    // The gradient's producer keeps one use, as the contraction patterns
+    // require.
+    rewriter.eraseOp(expand);
+    return success();
+  }
+};
+
 /// Any other contraction accumulates in place: its init becomes the
 /// accumulator and its body starts from 0 instead of the accumulator's old
 /// value at the first reduction point of the window's first micro-batch
@@ -302,7 +331,9 @@ struct FuseAccumulationPass
 void mlir::gacc::populateFuseAccumulationPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  // A GEMM first, then any other contraction, then the plain accumulate.
+  // Reshapes out of the way, a GEMM first, then any other contraction,
+  // then the plain accumulate.
+  patterns.add<AccumulateThroughExpandShape>(ctx, /*benefit=*/4);
   patterns.add<FuseGemmIntoAccumulate>(ctx, /*benefit=*/3);
   patterns.add<AccumulateContractionInPlace>(ctx, /*benefit=*/2);
   patterns.add<LowerAccumulate, LowerApplyOptimizer>(ctx, /*benefit=*/1);

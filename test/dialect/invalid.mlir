@@ -749,3 +749,120 @@ func.func @f(%x: tensor<4xf32>) {
   %k = "gacc.recompute_inputs"(%x) : (tensor<4xf32>) -> tensor<8xf32>
   return
 }
+
+// -----
+
+// conv2d: the input channels are the weight's times the groups.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x3x3x3xf32>) {
+  // expected-error @below {{input has 4 channels but the weight expects 3 × 1 groups (weight layout is [O, C / groups, KH, KW])}}
+  %y = gacc.conv2d %x, %w : tensor<2x4x8x8xf32>, tensor<6x3x3x3xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// conv2d: groups divide both channel counts.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @below {{groups (4) must be at least 1 and divide the 4 input and 6 output channels}}
+  %y = gacc.conv2d %x, %w {groups = 4 : i64} : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// conv2d: the result has torch's output size.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{result must be 'tensor<2x6x3x3xf32>', got 'tensor<2x6x4x4xf32>'}}
+  %y = gacc.conv2d %x, %w {stride = array<i64: 2, 2>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x4x4xf32>
+  return
+}
+
+// -----
+
+// conv2d: a kernel larger than the padded input.
+func.func @f(%x: tensor<2x4x2x2xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{the 3×3 kernel (dilated) does not fit the padded 2×2 input}}
+  %y = gacc.conv2d %x, %w : tensor<2x4x2x2xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x0x0xf32>
+  return
+}
+
+// -----
+
+// conv2d: strides are positive.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{stride must be at least 1 in each dimension, got [0, 1]}}
+  %y = gacc.conv2d %x, %w {stride = array<i64: 0, 1>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// conv2d: a bias per output channel.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @below {{bias must be [6], got 'tensor<4xf32>'}}
+  %y = gacc.conv2d %x, %w bias %b : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<4xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// conv2d: NCHW input.
+func.func @f(%x: tensor<2x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{input must be rank 4 [N, C, H, W], got 'tensor<2x8x8xf32>'}}
+  %y = gacc.conv2d %x, %w : tensor<2x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: padding at most half the kernel, as torch.
+func.func @f(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @below {{padding must be at most half the kernel, got [2, 0] for a kernel of [2, 2]}}
+  %y = gacc.max_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0>} : tensor<2x4x8x8xf32> -> tensor<2x4x6x4xf32>
+  return
+}
+
+// -----
+
+// avg_pool2d: the result has torch's output size (stride defaults to the kernel).
+func.func @f(%x: tensor<2x4x9x9xf32>) {
+  // expected-error @below {{result must be 'tensor<2x4x4x4xf32>', got 'tensor<2x4x5x5xf32>'}}
+  %y = gacc.avg_pool2d %x {kernel = array<i64: 2, 2>} : tensor<2x4x9x9xf32> -> tensor<2x4x5x5xf32>
+  return
+}
+
+// -----
+
+// max_pool2d: a kernel of two sizes.
+func.func @f(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @below {{failed to satisfy constraint}}
+  %y = gacc.max_pool2d %x {kernel = array<i64: 2>} : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+  return
+}
+
+// -----
+
+// global_avg_pool2d: [N, C, H, W] to [N, C].
+func.func @f(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @below {{result must be 'tensor<2x4xf32>', got 'tensor<2x4x1x1xf32>'}}
+  %y = gacc.global_avg_pool2d %x : tensor<2x4x8x8xf32> -> tensor<2x4x1x1xf32>
+  return
+}
+
+// -----
+
+// group_norm: the groups divide the channels.
+func.func @f(%x: tensor<2x6x4x4xf32>, %g: tensor<6xf32>) {
+  // expected-error @below {{num_groups (4) must be at least 1 and divide the 6 channels}}
+  %y = gacc.group_norm %x, %g, %g {num_groups = 4 : i64} : tensor<2x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>
+  return
+}
+
+// -----
+
+// group_norm: a weight per channel.
+func.func @f(%x: tensor<2x6x4x4xf32>, %g: tensor<6xf32>, %w: tensor<3xf32>) {
+  // expected-error @below {{weight must be [6], got 'tensor<3xf32>'}}
+  %y = gacc.group_norm %x, %w, %g {num_groups = 3 : i64} : tensor<2x6x4x4xf32>, tensor<3xf32>, tensor<6xf32>
+  return
+}

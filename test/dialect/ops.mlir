@@ -194,3 +194,22 @@ gacc.train_step @fp16_step params [@mp] attributes {
 }
 // CHECK: #gacc.precision<bf16>
 func.func private @bf16_attr() attributes {p = #gacc.precision<bf16>}
+
+// The vision layer ops, with and without their optional parts.
+// CHECK-LABEL: func.func @vision
+// CHECK: gacc.conv2d %{{.*}}, %{{.*}} bias %{{.*}} {dilation = array<i64: 1, 2>, groups = 2 : i64, padding = array<i64: 1, 0>, stride = array<i64: 2, 1>} : tensor<2x4x9x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<2x6x5x4xf32>
+// CHECK: gacc.conv2d %{{.*}}, %{{.*}} : tensor<2x4x9x8xf32>, tensor<3x4x1x1xf32> -> tensor<2x3x9x8xf32>
+// CHECK: gacc.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>} : tensor<2x4x9x8xf32> -> tensor<2x4x4x4xf32>
+// CHECK: gacc.avg_pool2d %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 2>} : tensor<2x4x9x8xf32> -> tensor<2x4x9x4xf32>
+// CHECK: gacc.global_avg_pool2d %{{.*}} : tensor<2x4x9x8xf32> -> tensor<2x4xf32>
+// CHECK: gacc.group_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-03 : f64, num_groups = 2 : i64} : tensor<2x4x9x8xf32>, tensor<4xf32>, tensor<4xf32>
+func.func @vision(%x: tensor<2x4x9x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>,
+                  %w1: tensor<3x4x1x1xf32>, %g: tensor<4xf32>) {
+  %c = gacc.conv2d %x, %w bias %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>, groups = 2 : i64} : tensor<2x4x9x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<2x6x5x4xf32>
+  %c1 = gacc.conv2d %x, %w1 : tensor<2x4x9x8xf32>, tensor<3x4x1x1xf32> -> tensor<2x3x9x8xf32>
+  %m = gacc.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<2x4x9x8xf32> -> tensor<2x4x4x4xf32>
+  %a = gacc.avg_pool2d %x {kernel = array<i64: 3, 3>, stride = array<i64: 1, 2>, padding = array<i64: 1, 1>} : tensor<2x4x9x8xf32> -> tensor<2x4x9x4xf32>
+  %p = gacc.global_avg_pool2d %x : tensor<2x4x9x8xf32> -> tensor<2x4xf32>
+  %n = gacc.group_norm %x, %g, %g {num_groups = 2 : i64, eps = 1.0e-3} : tensor<2x4x9x8xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}

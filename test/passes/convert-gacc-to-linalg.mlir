@@ -127,3 +127,43 @@ func.func @softmax(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %y = linalg.softmax dimension(1) ins(%x : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %y : tensor<4x3xf32>
 }
+
+// -----
+
+// conv2d through im2col: the padded input's 3×3 strided taps stacked along
+// a new dimension, transposed to [N, OH, OW, C, K] and collapsed to the
+// [N·OH·OW, C·K] matrix; one matmul against the weight viewed as [O, C·K]
+// (transposed through its maps), the bias per row, back to NCHW.
+// CHECK-LABEL: func.func @conv2d(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x6x6xf32>, %[[W:[^:]+]]: tensor<4x3x3x3xf32>, %[[B:[^:]+]]: tensor<4xf32>)
+// CHECK: %[[P:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.extract_slice %[[P]][0, 0, 0, 0] [2, 3, 3, 3] [1, 1, 2, 2]
+// CHECK-COUNT-8: tensor.extract_slice %[[P]]
+// CHECK: %[[CAT:.+]] = tensor.concat dim(2) {{.*}} -> tensor<2x3x9x3x3xf32>
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[CAT]] : tensor<2x3x9x3x3xf32>) {{.*}} permutation = [0, 3, 4, 1, 2]
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[T]] {{\[}}[0, 1, 2], [3, 4]] : tensor<2x3x3x3x9xf32> into tensor<18x27xf32>
+// CHECK: %[[WM:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul {{.*}} ins(%[[COLS]], %[[WM]] : tensor<18x27xf32>, tensor<4x27xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%[[MM]] : tensor<18x4xf32>)
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+func.func @conv2d(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
+  %y = gacc.conv2d %x, %w bias %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+  return %y : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// max_pool2d: the window's taps folded left to right with maxnumf (a tie
+// goes to the earlier tap, torch's first argmax).
+// CHECK-LABEL: func.func @max_pool2d(
+// CHECK: %[[T0:.+]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 3, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[T1:.+]] = tensor.extract_slice %{{.*}}[0, 0, 0, 1] [2, 3, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[T2:.+]] = tensor.extract_slice %{{.*}}[0, 0, 1, 0] [2, 3, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[T3:.+]] = tensor.extract_slice %{{.*}}[0, 0, 1, 1] [2, 3, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[M0:.+]] = arith.maxnumf %[[T0]], %[[T1]]
+// CHECK: %[[M1:.+]] = arith.maxnumf %[[M0]], %[[T2]]
+// CHECK: arith.maxnumf %[[M1]], %[[T3]]
+func.func @max_pool2d(%x: tensor<2x3x6x6xf32>) -> tensor<2x3x3x3xf32> {
+  %y = gacc.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<2x3x6x6xf32> -> tensor<2x3x3x3xf32>
+  return %y : tensor<2x3x3x3xf32>
+}

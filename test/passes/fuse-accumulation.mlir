@@ -254,3 +254,28 @@ func.func @adam_update(%p: tensor<5xf32>, %acc: tensor<5xf32>, %m: tensor<5xf32>
   %p1, %m1, %v1 = gacc.apply_optimizer #gacc.adam<lr = 1.0e-3, weight_decay = 0.1> param(%p) accumulator(%acc) state(%m, %v) count(%n) clip(%clip) lr(%lr) step(%k) {no_weight_decay} : (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, f32, f32, f32, i64) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
   return %p1 : tensor<5xf32>
 }
+
+// -----
+
+// A conv2d weight gradient: the GEMM computes it in the weight's matrix
+// view [O, C·KH·KW] and expand_shape restores [O, C, KH, KW]. The reshape
+// moves to the accumulator (collapsed to the same view) and the GEMM
+// accumulates into it.
+
+// CHECK-LABEL: func.func @reshaped_gradient(
+// CHECK-SAME: %[[DY:[^:]+]]: tensor<8x4xf32>, %[[COLS:[^:]+]]: tensor<8x18xf32>, %[[ACC:[^:]+]]: tensor<4x2x3x3xf32>, %[[FIRST:[^:]+]]: i1)
+// CHECK: %[[VIEW:.+]] = tensor.collapse_shape %[[ACC]] {{\[}}[0], [1, 2, 3]] : tensor<4x2x3x3xf32> into tensor<4x18xf32>
+// CHECK: %[[R:.+]] = gacc.matmul_accumulate %[[DY]], %[[COLS]] into %[[VIEW]] first %[[FIRST]] {transpose_a}
+// CHECK: %[[W:.+]] = tensor.expand_shape %[[R]] {{\[}}[0], [1, 2, 3]] output_shape [4, 2, 3, 3]
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[W]]
+func.func @reshaped_gradient(%dy: tensor<8x4xf32>, %cols: tensor<8x18xf32>, %acc: tensor<4x2x3x3xf32>, %first: i1) -> tensor<4x2x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x18xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x18xf32>) -> tensor<4x18xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%dy, %cols : tensor<8x4xf32>, tensor<8x18xf32>) outs(%init : tensor<4x18xf32>) -> tensor<4x18xf32>
+  %g = tensor.expand_shape %dw [[0], [1, 2, 3]] output_shape [4, 2, 3, 3] : tensor<4x18xf32> into tensor<4x2x3x3xf32>
+  %r = gacc.accumulate %g into %acc first %first : tensor<4x2x3x3xf32>
+  return %r : tensor<4x2x3x3xf32>
+}

@@ -1,7 +1,8 @@
 """Writes initial parameters (torch's own initializers, torch.manual_seed) as
 safetensors for gacc-run --load-params, a sample order, and for the `seq`
 model a tensors data file with sequences of different lengths (targets past
-each sequence's end are ignore_index)."""
+each sequence's end are ignore_index), for the `cnn` model one of random
+2 × 9 × 9 images with labels of 5 classes."""
 import argparse
 import random
 import sys
@@ -14,7 +15,7 @@ import safetensors_io  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--model", required=True,
-                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq"])
+                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn"])
 ap.add_argument("--init", required=True)
 ap.add_argument("--order", required=True)
 ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
@@ -42,6 +43,21 @@ elif args.model == "kjv_char":
         ln.bias.uniform_(-0.1, 0.1)
     params = {"embedding": e.weight, "fc1_weight": l1.weight, "fc1_bias": l1.bias,
               "ln_weight": ln.weight, "ln_bias": ln.bias, "fc2_weight": l2.weight, "fc2_bias": l2.bias}
+elif args.model == "cnn":
+    c1 = torch.nn.Conv2d(2, 4, 3, stride=2, padding=1, groups=2)
+    gn = torch.nn.GroupNorm(2, 4)
+    c2 = torch.nn.Conv2d(4, 6, 3, padding=2, dilation=2, bias=False)
+    fc = torch.nn.Linear(6, 5)
+    with torch.no_grad():  # a non-trivial group norm affine
+        gn.weight.uniform_(0.5, 1.5)
+        gn.bias.uniform_(-0.5, 0.5)
+    params = {"conv1_weight": c1.weight, "conv1_bias": c1.bias, "gn_weight": gn.weight,
+              "gn_bias": gn.bias, "conv2_weight": c2.weight, "fc_weight": fc.weight,
+              "fc_bias": fc.bias}
+    rng = np.random.default_rng(0)
+    images = rng.normal(size=(args.population, 2, 9, 9)).astype(np.float32)
+    labels = rng.integers(0, 5, size=args.population).astype(np.int32)
+    safetensors_io.save_any(args.data, {"input0": images, "input1": labels})
 else:
     e, l1, ln, l2 = torch.nn.Embedding(11, 6), torch.nn.Linear(6, 7), torch.nn.LayerNorm(7), torch.nn.Linear(7, 11)
     with torch.no_grad():

@@ -89,7 +89,9 @@ def tensors_data(args):
     t = safetensors_io.load(args.data)
 
     def sample(i):
-        return t["input0"][i], t["input1"][i].astype(np.int64)
+        x = t["input0"][i]
+        x = x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x
+        return x, t["input1"][i].astype(np.int64)
     return sample
 
 
@@ -109,6 +111,13 @@ def forward(model, p, x):
         a = F.gelu(F.linear(e, p["fc1_weight"], p["fc1_bias"]), approximate="tanh")
         n = F.layer_norm(a, a.shape[-1:], p["ln_weight"], p["ln_bias"], eps=1e-5)
         return F.linear(n, p["fc2_weight"], p["fc2_bias"])
+    if model == "cnn":
+        h = F.conv2d(x, p["conv1_weight"], p["conv1_bias"], stride=2, padding=1, groups=2)
+        h = F.relu(F.group_norm(h, 2, p["gn_weight"], p["gn_bias"], eps=1e-5))
+        h = F.conv2d(h, p["conv2_weight"], None, padding=2, dilation=2)
+        h = F.max_pool2d(h, 3, stride=2, padding=1)
+        h = F.avg_pool2d(h, 2, stride=1, padding=1)
+        return F.linear(h.mean(dim=(2, 3)), p["fc_weight"], p["fc_bias"])
     if model == "seq":
         e = F.embedding(x, p["embedding"])
         a = F.gelu(F.linear(e, p["w1"], p["b1"]), approximate="none")
@@ -265,7 +274,7 @@ def rel_max(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True,
-                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq"])
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
