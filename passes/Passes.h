@@ -24,6 +24,11 @@
 
 namespace mlir::gacc {
 
+/// The recomputation policies of gacc-recompute-activations and gacc-run's
+/// --recompute: none, marked (the ops carrying kRecomputeAttrName), cheap
+/// (also every forward op cheap to recompute).
+enum class RecomputePolicy { None, Marked, Cheap };
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
@@ -34,10 +39,6 @@ namespace mlir::gacc {
 /// step for recomputation in the backward (gacc-recompute-activations).
 constexpr llvm::StringLiteral kRecomputeAttrName = "gacc.recompute";
 
-/// The recomputation policies of gacc-recompute-activations and gacc-run's
-/// --recompute: none, marked (the ops carrying kRecomputeAttrName), cheap
-/// (also every forward op cheap to recompute).
-enum class RecomputePolicy { None, Marked, Cheap };
 /// Parses "none", "marked" or "cheap".
 std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
 
@@ -45,7 +46,9 @@ std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
 /// gacc.backward_begin, or every op when the step is not differentiated
 /// yet) that is cheap to recompute: a RecomputableOpInterface op that says
 /// so, an elementwise op on tensors, a linalg op without reduction loops;
-/// memory-effect free and not a loss. Returns how many it marked.
+/// memory-effect free, not a loss, and keeping no more bytes alive than it
+/// frees (its tensor operands defined by unmarked ops of the body, against
+/// its results). Returns how many it marked.
 unsigned markCheapRecomputation(TrainStepOp step);
 
 /// convert-gacc-to-linalg: every aggregated op outside a training step (the

@@ -204,12 +204,17 @@ def GAccRecomputeActivationsPass
     order, so gradients are bit-identical with and without recomputation;
     the backward does the marked ops' work a second time.
 
-    Policies (option `policy`): `marked` recomputes the ops that carry the
-    attribute; `cheap` first marks every forward op that is cheap to
-    recompute (`RecomputableOpInterface`: relu, gelu, layer_norm,
-    embedding; elementwise arith/math ops on tensors; linalg ops without
-    reductions) and keeps the outputs of the rest (contractions, losses).
-    gacc-run's `--recompute cheap` marks the model the same way.
+    Policies (option `policy`): `marked` (the default) recomputes the ops
+    that carry the attribute; `none` recomputes nothing; `cheap` first
+    marks every forward op that is cheap to recompute
+    (`RecomputableOpInterface`: relu, gelu, layer_norm, embedding, the
+    pools, group_norm; elementwise arith/math ops on tensors; linalg ops
+    without reductions) unless the inputs it would keep alive (values of
+    unmarked forward ops) hold more bytes than its results, and keeps the
+    outputs of the rest (contractions, losses). gacc-run's `--recompute
+    cheap` marks the model the same way. The marks are removed once used.
+    Ops without operands and uses by the terminator (the loss the body
+    yields) are not recomputed.
 
     ```mlir
     %h = gacc.linear %x, %w bias %b : ...
@@ -221,13 +226,20 @@ def GAccRecomputeActivationsPass
     %a2 = gacc.gelu %h2 : tensor<16x128xf32>
     ```
 
-    Errors: a marked op with memory effects or regions that cannot be
-    cloned (it names the op).
+    Errors: a marked op with memory effects (it names the op).
   }];
   let options = [
-    Option<"policy", "policy", "std::string", /*default=*/"\"marked\"",
-           "Which forward ops to recompute: marked (those carrying "
-           "gacc.recompute) or cheap (also every op cheap to recompute)">
+    Option<"policy", "policy", "::mlir::gacc::RecomputePolicy",
+           /*default=*/"::mlir::gacc::RecomputePolicy::Marked",
+           "Which forward ops to recompute",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::gacc::RecomputePolicy::None, "none",
+                        "none (marks ignored)"),
+             clEnumValN(::mlir::gacc::RecomputePolicy::Marked, "marked",
+                        "the ops carrying gacc.recompute"),
+             clEnumValN(::mlir::gacc::RecomputePolicy::Cheap, "cheap",
+                        "also every op cheap to recompute whose kept "
+                        "inputs are no larger than its outputs"))}]>
   ];
 }
 

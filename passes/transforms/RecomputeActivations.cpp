@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #define DEBUG_TYPE "gacc-recompute-activations"
 
@@ -22,7 +24,8 @@ namespace mlir::gacc {
 using namespace mlir;
 using namespace mlir::gacc;
 
-std::optional<RecomputePolicy> mlir::gacc::parseRecomputePolicy(StringRef name) {
+std::optional<RecomputePolicy>
+mlir::gacc::parseRecomputePolicy(StringRef name) {
   return llvm::StringSwitch<std::optional<RecomputePolicy>>(name)
       .Case("none", RecomputePolicy::None)
       .Case("marked", RecomputePolicy::Marked)
@@ -30,10 +33,8 @@ std::optional<RecomputePolicy> mlir::gacc::parseRecomputePolicy(StringRef name) 
       .Default(std::nullopt);
 }
 
-namespace {
-
 /// The body's gacc.backward_begin, or null before differentiation.
-BackwardBeginOp findMarker(TrainStepOp step) {
+static BackwardBeginOp findMarker(TrainStepOp step) {
   for (Operation &op : step.getBodyBlock())
     if (auto marker = dyn_cast<BackwardBeginOp>(op))
       return marker;
@@ -42,7 +43,7 @@ BackwardBeginOp findMarker(TrainStepOp step) {
 
 /// The forward ops of the body: those before the marker (all but the
 /// terminator without one).
-SmallVector<Operation *> forwardOps(TrainStepOp step) {
+static SmallVector<Operation *> forwardOps(TrainStepOp step) {
   SmallVector<Operation *> ops;
   for (Operation &op : step.getBodyBlock().without_terminator()) {
     if (isa<BackwardBeginOp>(op))
@@ -52,15 +53,22 @@ SmallVector<Operation *> forwardOps(TrainStepOp step) {
   return ops;
 }
 
-bool hasTensorResult(Operation *op) {
-  return llvm::any_of(op->getResultTypes(),
-                      [](Type t) { return isa<TensorType>(t); });
+/// Bytes of a statically shaped tensor (0 for anything else).
+static int64_t tensorBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         int64_t(llvm::divideCeil(t.getElementTypeBitWidth(), 8));
 }
 
 /// Cheap to recompute, by the op's own interface or, for upstream ops,
 /// by theirs: elementwise ops on tensors, linalg ops without reductions.
-bool isCheapToRecompute(Operation *op) {
-  if (!hasTensorResult(op) || op->getNumOperands() == 0 ||
+static bool isCheapToRecompute(Operation *op) {
+  bool tensorResult = llvm::any_of(op->getResultTypes(), [](Type t) {
+    return isa<TensorType>(t);
+  });
+  if (!tensorResult || op->getNumOperands() == 0 ||
       !isMemoryEffectFree(op) || isa<LossOpInterface>(op))
     return false;
   if (auto recomputable = dyn_cast<RecomputableOpInterface>(op))
@@ -73,16 +81,18 @@ bool isCheapToRecompute(Operation *op) {
   return false;
 }
 
-/// The op of the body holding each use of `op`'s results after `marker`,
-/// the earliest first in `first`; the uses themselves in `uses`.
-Operation *backwardUses(Operation *op, Operation *marker,
-                        SmallVectorImpl<OpOperand *> &uses) {
+/// The body op holding each use of `op`'s results after `marker` (the
+/// terminator excluded: the yielded loss is the forward's), collected in
+/// `uses`; returns the earliest of them, or null.
+static Operation *backwardUses(Operation *op, Operation *marker,
+                               SmallVectorImpl<OpOperand *> &uses) {
   Block *body = marker->getBlock();
   Operation *first = nullptr;
   for (OpResult result : op->getResults())
     for (OpOperand &use : result.getUses()) {
       Operation *holder = body->findAncestorOpInBlock(*use.getOwner());
-      if (!holder || !marker->isBeforeInBlock(holder))
+      if (!holder || holder->hasTrait<OpTrait::IsTerminator>() ||
+          !marker->isBeforeInBlock(holder))
         continue;
       uses.push_back(&use);
       if (!first || holder->isBeforeInBlock(first))
@@ -91,55 +101,69 @@ Operation *backwardUses(Operation *op, Operation *marker,
   return first;
 }
 
+/// True when `v` is computed in the backward (after `marker`).
+static bool isBackwardValue(Value v, Operation *marker) {
+  Operation *def = v.getDefiningOp();
+  return def && def->getBlock() == marker->getBlock() &&
+         marker->isBeforeInBlock(def);
+}
+
 /// Clones marked forward op `op` before its first backward reader, its
-/// operands through a gacc.recompute_inputs, and points the backward uses
-/// at the clone.
-void recompute(Operation *op, Operation *marker) {
+/// forward operands through a gacc.recompute_inputs (operands already
+/// recomputed, i.e. clones of marked producers, are read directly), and
+/// points the backward uses at the clone.
+static void recompute(Operation *op, Operation *marker) {
   SmallVector<OpOperand *> uses;
   Operation *first = backwardUses(op, marker, uses);
   if (!first)
     return;
   OpBuilder b(first);
-  llvm::SetVector<Value> inputs(op->operand_begin(), op->operand_end());
-  auto kept = RecomputeInputsOp::create(b, op->getLoc(),
-                                        inputs.getArrayRef());
   IRMapping mapping;
-  mapping.map(inputs.getArrayRef(), kept.getResults());
+  llvm::SetVector<Value> kept;
+  for (Value operand : op->getOperands())
+    if (!isBackwardValue(operand, marker))
+      kept.insert(operand);
+  if (!kept.empty()) {
+    auto inputs =
+        RecomputeInputsOp::create(b, op->getLoc(), kept.getArrayRef());
+    mapping.map(kept.getArrayRef(), inputs.getResults());
+  }
   Operation *clone = b.clone(*op, mapping);
   clone->removeAttr(kRecomputeAttrName);
   for (OpOperand *use : uses)
     use->set(clone->getResult(cast<OpResult>(use->get()).getResultNumber()));
 }
 
-/// A gacc.recompute_inputs whose operand is itself recomputed (a chain of
-/// marked ops) passes the clone on: the clone is used directly, and an op
-/// left with no forward value to keep is erased.
-void dropRecomputedInputs(RecomputeInputsOp kept, Operation *marker) {
+/// A gacc.recompute_inputs that passes a value recomputed later (a chain
+/// of marked ops, consumers cloned first) passes it no more: its readers
+/// read the clone directly, and the op keeps only forward values (or
+/// goes).
+static void narrowToForwardInputs(RecomputeInputsOp op, Operation *marker) {
   SmallVector<Value> forward;
-  for (auto [input, result] : llvm::zip(kept.getInputs(), kept.getResults())) {
-    Operation *def = input.getDefiningOp();
-    bool recomputed = def && def->getBlock() == marker->getBlock() &&
-                      marker->isBeforeInBlock(def);
-    if (recomputed)
+  for (auto [input, result] : llvm::zip(op.getInputs(), op.getResults())) {
+    if (isBackwardValue(input, marker))
       result.replaceAllUsesWith(input);
     else
       forward.push_back(input);
   }
-  if (forward.size() == kept.getInputs().size())
+  if (forward.size() == op.getInputs().size())
     return;
   if (!forward.empty()) {
-    OpBuilder b(kept);
-    auto narrowed = RecomputeInputsOp::create(b, kept.getLoc(), forward);
+    OpBuilder b(op);
+    auto narrowed = RecomputeInputsOp::create(b, op.getLoc(), forward);
+    IRMapping results;
+    for (auto [input, result] : llvm::zip(op.getInputs(), op.getResults()))
+      results.map(input, result);
     for (auto [input, result] : llvm::zip(forward, narrowed.getResults()))
-      for (auto [old, oldResult] :
-           llvm::zip(kept.getInputs(), kept.getResults()))
-        if (old == input)
-          oldResult.replaceAllUsesWith(result);
+      results.lookup(input).replaceAllUsesWith(result);
   }
-  kept.erase();
+  op.erase();
 }
 
-LogicalResult recomputeMarked(TrainStepOp step) {
+/// Recomputes the marked forward ops of a differentiated step, consumers
+/// first (a producer's clone then lands before the first clone reading
+/// it, which reads the producer's clone directly), then drops the marks.
+static LogicalResult recomputeMarked(TrainStepOp step) {
   BackwardBeginOp marker = findMarker(step);
   if (!marker)
     return success();
@@ -147,57 +171,66 @@ LogicalResult recomputeMarked(TrainStepOp step) {
   for (Operation *op : forwardOps(step)) {
     if (!op->hasAttr(kRecomputeAttrName))
       continue;
-    if (op->getNumRegions() && !isa<linalg::LinalgOp>(op))
-      return op->emitOpError("is marked gacc.recompute but holds regions "
-                             "that cannot be cloned into the backward");
     if (!isMemoryEffectFree(op))
       return op->emitOpError("is marked gacc.recompute but has memory "
                              "effects: recomputing it in the backward would "
                              "repeat them");
-    marked.push_back(op);
+    // Nothing to recompute from (a constant): it stays as it is.
+    if (op->getNumOperands() != 0)
+      marked.push_back(op);
   }
-  // Consumers first: a producer's clone then lands before the first clone
-  // that reads it.
   for (Operation *op : llvm::reverse(marked))
     recompute(op, marker);
-  SmallVector<RecomputeInputsOp> kept(
-      step.getBodyBlock().getOps<RecomputeInputsOp>());
-  for (RecomputeInputsOp op : kept)
-    dropRecomputedInputs(op, marker);
+  for (RecomputeInputsOp op : llvm::make_early_inc_range(
+           step.getBodyBlock().getOps<RecomputeInputsOp>()))
+    narrowToForwardInputs(op, marker);
+  step.walk([](Operation *op) { op->removeAttr(kRecomputeAttrName); });
   return success();
 }
 
+namespace {
 struct RecomputeActivationsPass
     : public mlir::gacc::impl::GAccRecomputeActivationsPassBase<
           RecomputeActivationsPass> {
   using Base::Base;
   void runOnOperation() override {
-    std::optional<RecomputePolicy> p = parseRecomputePolicy(policy);
-    if (!p) {
-      getOperation().emitError("gacc-recompute-activations: unknown policy '")
-          << policy << "' (expected none, marked or cheap)";
-      return signalPassFailure();
-    }
+    if (policy == RecomputePolicy::None)
+      return;
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
-      if (*p == RecomputePolicy::None)
+      if (!step.isDifferentiated())
         continue;
-      if (*p == RecomputePolicy::Cheap)
+      if (policy == RecomputePolicy::Cheap)
         markCheapRecomputation(step);
       if (failed(recomputeMarked(step)))
         return signalPassFailure();
     }
   }
 };
-
 } // namespace
 
 unsigned mlir::gacc::markCheapRecomputation(TrainStepOp step) {
   unsigned count = 0;
   UnitAttr unit = UnitAttr::get(step.getContext());
-  for (Operation *op : forwardOps(step))
-    if (isCheapToRecompute(op) && !op->hasAttr(kRecomputeAttrName)) {
-      op->setAttr(kRecomputeAttrName, unit);
-      ++count;
+  Block *body = &step.getBodyBlock();
+  for (Operation *op : forwardOps(step)) {
+    if (op->hasAttr(kRecomputeAttrName) || !isCheapToRecompute(op))
+      continue;
+    // What recomputing it keeps alive (operands of unmarked body ops; the
+    // parameters and inputs live anyway) against what it frees.
+    int64_t kept = 0, freed = 0;
+    for (Value operand : llvm::SetVector<Value>(op->operand_begin(),
+                                                op->operand_end())) {
+      Operation *def = operand.getDefiningOp();
+      if (def && def->getBlock() == body &&
+          !def->hasAttr(kRecomputeAttrName))
+        kept += tensorBytes(operand.getType());
     }
+    for (Type t : op->getResultTypes())
+      freed += tensorBytes(t);
+    if (kept > freed)
+      continue;
+    op->setAttr(kRecomputeAttrName, unit);
+    ++count;
+  }
   return count;
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 using namespace gaccrt;
+using llvm::StringRef;
 
 AccumulationSchedule AccumulationSchedule::constant(int64_t accumSteps) {
   AccumulationSchedule s;
@@ -69,16 +70,17 @@ int64_t AccumulationSchedule::maxAccumSteps() const {
 
 std::string AccumulationSchedule::describe() const {
   std::string text = "N = ";
+  llvm::ListSeparator comma;
   for (auto [step, n] : entries)
-    text += llvm::formatv("{0}{1} from step {2}",
-                          text.size() > 4 ? ", " : "", n, step);
+    text += llvm::formatv("{0}{1} from step {2}", StringRef(comma), n, step);
   return text;
 }
 
 std::string AccumulationSchedule::str() const {
   std::string text;
+  llvm::ListSeparator comma(",");
   for (auto [step, n] : entries)
-    text += llvm::formatv("{0}{1}:{2}", text.empty() ? "" : ",", step, n);
+    text += llvm::formatv("{0}{1}:{2}", StringRef(comma), step, n);
   return text;
 }
 

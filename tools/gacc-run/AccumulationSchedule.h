@@ -12,6 +12,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +37,10 @@ public:
   /// N of the optimizer step with 0-based index `index`.
   int64_t accumStepsAt(int64_t index) const;
   int64_t maxAccumSteps() const;
-  bool isConstant() const { return entries.size() == 1; }
+  /// N = `accumSteps` for every step: the same as no schedule.
+  bool isConstantAt(int64_t accumSteps) const {
+    return entries.size() == 1 && entries.front().second == accumSteps;
+  }
   /// "N = 1 from step 1, 2 from step 11, 4 from step 21".
   std::string describe() const;
   /// The canonical "1:1,11:2,21:4" (the run's identity in checkpoints).

@@ -9,6 +9,7 @@
 
 #include "tools/gacc-run/Checkpoint.h"
 
+#include "passes/Passes.h"
 #include "runtime/Collectives.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
@@ -75,15 +76,20 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
                                 const std::vector<int64_t> &fixedOrder) {
   RunIdentity id;
   id.step = sig.name;
+  // Recomputation marks change where values are computed, not what: a run
+  // may resume with another --recompute.
+  OwningOpRef<ModuleOp> unmarked(model.clone());
+  unmarked->walk([](Operation *op) { op->removeAttr(kRecomputeAttrName); });
   std::string text;
   llvm::raw_string_ostream os(text);
-  model->print(os);
+  unmarked->print(os);
   id.model = llvm::xxh3_64bits(text);
   id.microBatch = sig.microBatch;
   id.accumSteps = sig.accumSteps;
   id.ranks = settings.ranks;
   id.effectiveBatch = sig.effectiveBatch * settings.ranks;
-  if (settings.accumSchedule)
+  if (settings.accumSchedule &&
+      !settings.accumSchedule->isConstantAt(sig.accumSteps))
     id.accumSchedule = settings.accumSchedule->str();
   id.dataset = settings.dataset;
   id.trainSamples = data.numTrain();

@@ -78,6 +78,8 @@ struct RunSettings {
   /// --accum-schedule: accumulation steps per optimizer step (none: the
   /// step's N for every step).
   std::optional<AccumulationSchedule> accumSchedule;
+  /// --memory-budget chose the micro-batch and N (not --accum-steps).
+  bool budgetChoseSchedule = false;
 
   /// The step is compiled in its resumable form (@S_accumulate and
   /// @S_update beside @S): for checkpoints within a window, and for

@@ -45,7 +45,8 @@ public:
         onDevice(settings.target == "cuda"), lead(settings.rank == 0),
         out(lead ? llvm::outs() : llvm::nulls()),
         schedule(settings.accumSchedule.value_or(
-            AccumulationSchedule::constant(sig.accumSteps))) {}
+            AccumulationSchedule::constant(sig.accumSteps))),
+        ramp(!schedule.isConstantAt(sig.accumSteps)) {}
 
   /// Trains; returns the exit status.
   int run();
@@ -59,8 +60,12 @@ private:
   int prepare();
   int planEpoch();
   /// The windows of epoch pos.epoch, which pos.window windows into
-  /// optimizer step pos.globalStep has reached.
-  void planWindows();
+  /// optimizer step pos.globalStep has reached. Returns the exit status
+  /// (an epoch without a window under --drop-last is bad input).
+  int planWindows();
+  /// Reports that epoch `epoch`, starting at optimizer step `firstStep`
+  /// (0-based), holds no window; returns the exit status.
+  int reportEmptyEpoch(int64_t epoch, int64_t firstStep);
   int prepareDevice();
   int compile();
   int bindArenas();
@@ -106,6 +111,9 @@ private:
   bool onDevice, lead;
   llvm::raw_ostream &out;
   AccumulationSchedule schedule;
+  /// The schedule changes N (not the step's N at every step): progress
+  /// lines and the header say so.
+  bool ramp;
 
   std::unique_ptr<DataSource> data;
   StepState st;

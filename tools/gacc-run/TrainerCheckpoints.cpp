@@ -41,7 +41,8 @@ int Trainer::resume() {
       return reportFailure(loaded.takeError(), kExitBadInput);
     const TrainingPosition &p = loaded->position;
     pos = p;
-    planWindows();
+    if (int status = planWindows())
+      return status;
     if (int64_t(loaded->order.size()) != perEpoch ||
         (p.epoch < settings.epochs && p.window >= windows.size()) ||
         p.microBatch >= schedule.accumStepsAt(p.globalStep)) {

@@ -173,26 +173,58 @@ int Trainer::planEpoch() {
   if (schedule.maxAccumSteps() > sig.accumSteps) {
     reportError(llvm::formatv(
         "--accum-schedule: N = {0} exceeds the step's {1} accumulation "
-        "steps, which size its window (raise them with --accum-steps)",
-        schedule.maxAccumSteps(), sig.accumSteps));
+        "steps, which size its window ({2})",
+        schedule.maxAccumSteps(), sig.accumSteps,
+        settings.budgetChoseSchedule
+            ? llvm::formatv("--memory-budget chose micro-batch {0} × {1}; "
+                            "give a schedule within {1}, or a larger budget",
+                            sig.microBatch, sig.accumSteps)
+                  .str()
+            : std::string("raise them with --accum-steps")));
     return kExitBadInput;
   }
   // The last window of an epoch may be short: it trains on what it holds,
-  // unless --drop-last skips it.
-  planWindows();
-  if (windows.size() == 0) {
-    reportError("the epoch holds " + llvm::Twine(perEpoch) +
-                " samples, fewer than one effective batch of " +
-                llvm::Twine(eff) + ", and --drop-last skips it");
-    return kExitBadInput;
+  // unless --drop-last skips it; under a growing schedule a later epoch may
+  // hold no window at all, which is found here, before any training.
+  int64_t step = 0;
+  for (int64_t e = 0; e < settings.epochs; ++e) {
+    if (settings.maxSteps >= 0 && step >= settings.maxSteps)
+      break;
+    int64_t n = planEpochWindows(schedule, step, perEpoch, sig.microBatch,
+                                 perRank, settings.ranks, settings.dropLast)
+                    .size();
+    if (n == 0)
+      return reportEmptyEpoch(e, step);
+    step += n;
   }
-  return 0;
+  return planWindows();
 }
 
-void Trainer::planWindows() {
-  windows = planEpochWindows(schedule, pos.globalStep - pos.window, perEpoch,
-                             sig.microBatch, perRank, settings.ranks,
-                             settings.dropLast);
+int Trainer::planWindows() {
+  int64_t firstStep = pos.globalStep - pos.window;
+  windows = planEpochWindows(schedule, firstStep, perEpoch, sig.microBatch,
+                             perRank, settings.ranks, settings.dropLast);
+  if (windows.size() > 0 || pos.epoch >= settings.epochs)
+    return 0;
+  return reportEmptyEpoch(pos.epoch, firstStep);
+}
+
+int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
+  int64_t first =
+      settings.ranks * rankWindowSamples(schedule.accumStepsAt(firstStep),
+                                         sig.microBatch, perRank);
+  if (ramp)
+    reportError(llvm::formatv(
+        "epoch {0} holds {1} samples, fewer than its first window of {2} "
+        "(N = {3} at optimizer step {4} of --accum-schedule), and "
+        "--drop-last skips it",
+        epoch + 1, perEpoch, first, schedule.accumStepsAt(firstStep),
+        firstStep + 1));
+  else
+    reportError("the epoch holds " + llvm::Twine(perEpoch) +
+                " samples, fewer than one effective batch of " +
+                llvm::Twine(first) + ", and --drop-last skips it");
+  return kExitBadInput;
 }
 
 /// Device memory: one managed reservation of 90% of the device's memory
@@ -270,16 +302,21 @@ bool Trainer::ranksAgree() {
 
 void Trainer::printHeader(double compileMs) {
   out << "gacc-run: " << data->describe() << "\n";
+  const char *most = ramp ? "at most " : "";
   out << "gacc-run: @" << sig.name << ": " << sig.numParams
-      << " parameters, micro-batch " << sig.microBatch << " × "
+      << " parameters, micro-batch " << sig.microBatch << " × " << most
       << sig.accumSteps << " accumulation steps";
   if (settings.ranks > 1)
     out << " × " << settings.ranks << " ranks (data-parallel)";
-  out << " = effective batch " << eff << ", " << windows.size()
-      << " optimizer steps " << (schedule.isConstant() ? "per" : "in the first")
-      << " epoch, lr " << llvm::format("%g", settings.lr) << ", compiled in "
+  out << " = effective batch " << most << eff << ", " << windows.size()
+      << " optimizer steps ";
+  if (ramp)
+    out << "in epoch " << pos.epoch + 1;
+  else
+    out << "per epoch";
+  out << ", lr " << llvm::format("%g", settings.lr) << ", compiled in "
       << llvm::format("%.0f", compileMs) << " ms\n";
-  if (!schedule.isConstant())
+  if (ramp)
     out << "gacc-run: accumulation schedule: " << schedule.describe()
         << " (micro-batch " << sig.microBatch << "; each window normalized "
         << "by its own count)\n";
@@ -423,7 +460,7 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
       "%.4g  %.1f ms/step",
       (long long)pos.globalStep, (long long)epoch + 1,
       100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm, o.ms);
-  if (!schedule.isConstant())
+  if (ramp)
     out << llvm::formatv("  batch {0} (N = {1})", o.samples, o.accumSteps);
   if (sig.lossScaling)
     out << llvm::format("  loss scale %g%s", o.lossScale,
@@ -602,6 +639,8 @@ int Trainer::finish() {
                              {"ranks", settings.ranks},
                              {"target", settings.target},
                              {"effective_batch", eff}};
+  if (ramp)
+    summary["accum_schedule"] = schedule.str();
   if (onDevice)
     summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
   reportMemory(summary);
@@ -722,7 +761,8 @@ int Trainer::run() {
   bool reachedMaxSteps = false;
   for (; pos.epoch < settings.epochs; ++pos.epoch, pos.window = 0) {
     const std::vector<int64_t> &order = orderOf(pos.epoch);
-    planWindows();
+    if (int status = planWindows())
+      return status;
     for (; pos.window < windows.size(); ++pos.window) {
       if (settings.maxSteps >= 0 && pos.globalStep >= settings.maxSteps) {
         reachedMaxSteps = true;

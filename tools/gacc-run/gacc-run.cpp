@@ -703,7 +703,7 @@ static int run(int argc, char **argv) {
   }
   applyRecomputePolicy(*model, step, *recomputePolicy);
   std::optional<AccumulationSchedule> rampSchedule;
-  if (!accumSchedule.empty()) {
+  if (accumSchedule.getNumOccurrences()) {
     auto parsed = AccumulationSchedule::parse(accumSchedule);
     if (!parsed) {
       reportError(llvm::toString(parsed.takeError()));
@@ -770,6 +770,7 @@ static int run(int argc, char **argv) {
   settings.checkpointEvery = checkpointEvery;
   settings.memoryPlan = std::move(plan);
   settings.accumSchedule = std::move(rampSchedule);
+  settings.budgetChoseSchedule = !memoryBudget.empty();
   if (!pauseAfterMicroBatch.empty()) {
     auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
     stepText.getAsInteger(10, settings.pauseStep);
