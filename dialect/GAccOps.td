@@ -434,6 +434,78 @@ def GAcc_GeluOp : GAcc_LayerOp<"gelu", [SameOperandsAndResultType,
 }
 
 //===----------------------------------------------------------------------===//
+// Model level: sequence layers (SequenceOps.cpp)
+//===----------------------------------------------------------------------===//
+
+def GAcc_SoftmaxOp : GAcc_LayerOp<"softmax", [SameOperandsAndResultType,
+    GAcc_RecomputableOpInterface,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "softmax over the last dimension";
+  let description = [{
+    torch.softmax(x, dim=-1) for an fp32 tensor of rank ≥ 1, computed
+    stably: exp(x − max) / Σ exp(x − max) along the last dimension.
+
+    Decomposition: `linalg.softmax` on the last dimension (which upstream
+    decomposes into its maximum, exponentials, sum and division).
+    gacc-autodiff uses its closed-form adjoint dx = y ⊙ (dy − Σ dy ⊙ y)
+    (torch's _softmax_backward_data).
+
+    ```mlir
+    %p = gacc.softmax %s : tensor<8x16x16xf32>
+    ```
+
+    Errors: a rank-0 input.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "scaled dot-product attention, optionally causal";
+  let description = [{
+    For `query`, `key` and `value` [m, H, T, d] (fp32: micro-batch, heads,
+    positions, head size) the result [m, H, T, d] is
+    softmax(q·kᵀ · scale + mask)·v per (sample, head), as
+    torch.nn.functional.scaled_dot_product_attention (Vaswani et al. 2017,
+    "Attention Is All You Need"): `scale` defaults to 1/sqrt(d); with
+    `causal` the mask is −∞ above the diagonal (position i attends to
+    positions j ≤ i), as is_causal=True.
+
+    Decomposition: the (m·H) heads as a batch; the keys transposed, one
+    `linalg.batch_matmul` for the scores [m·H, T, T], a `linalg.generic`
+    scaling them and masking the future, `linalg.softmax` over the keys, one
+    `linalg.batch_matmul` with the values. gacc-autodiff differentiates it
+    (batch matmuls keep their products, softmax its closed form); the
+    probabilities [m·H, T, T] are kept for the backward, or recomputed from
+    q, k and v when the op is marked `gacc.recompute`
+    (gacc-recompute-activations).
+
+    ```mlir
+    %o = gacc.attention %q, %k, %v {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
+    ```
+
+    Errors: operands that are not rank 4 or not of one shape, a scale that
+    is not positive.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
+                       GAcc_F32Tensor:$value, OptionalAttr<F64Attr>:$scale,
+                       UnitAttr:$causal);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key)
+    `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale of the scores: `scale`, or 1/sqrt(d).
+    double getScaleOrDefault();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Model level: vision layers (VisionOps.cpp, VisionDecompositions.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -35,7 +35,13 @@ bool isAggregatedOpToLower(Operation *op) {
 /// An aggregated op replaced by its decomposition.
 struct DecomposeLayerOp
     : public OpInterfaceConversionPattern<linalg::AggregatedOpInterface> {
-  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
+  DecomposeLayerOp(MLIRContext *ctx)
+      : OpInterfaceConversionPattern(ctx) {
+    // A decomposition may hold aggregated ops of its own (gacc.softmax and
+    // gacc.attention build linalg.softmax), decomposed in turn; each level
+    // is strictly lower, so the recursion ends.
+    setHasBoundedRewriteRecursion();
+  }
   LogicalResult
   matchAndRewrite(linalg::AggregatedOpInterface op, ArrayRef<Value>,
                   ConversionPatternRewriter &rewriter) const override {

@@ -866,3 +866,39 @@ func.func @f(%x: tensor<2x6x4x4xf32>, %g: tensor<6xf32>, %w: tensor<3xf32>) {
   %y = gacc.group_norm %x, %w, %g {num_groups = 3 : i64} : tensor<2x6x4x4xf32>, tensor<3xf32>, tensor<6xf32>
   return
 }
+
+// -----
+
+// attention: query, key and value of one shape.
+func.func @f(%q: tensor<2x2x5x4xf32>, %k: tensor<2x2x6x4xf32>) {
+  // expected-error @below {{query, key and value must have one shape, got 'tensor<2x2x5x4xf32>', 'tensor<2x2x6x4xf32>', 'tensor<2x2x6x4xf32>'}}
+  %o = gacc.attention %q, %k, %k : tensor<2x2x5x4xf32>, tensor<2x2x6x4xf32>, tensor<2x2x6x4xf32>
+  return
+}
+
+// -----
+
+// attention: [m, heads, positions, head size].
+func.func @f(%q: tensor<2x5x4xf32>) {
+  // expected-error @below {{query must be rank 4 [m, heads, positions, head size], got 'tensor<2x5x4xf32>'}}
+  %o = gacc.attention %q, %q, %q : tensor<2x5x4xf32>, tensor<2x5x4xf32>, tensor<2x5x4xf32>
+  return
+}
+
+// -----
+
+// attention: a positive scale.
+func.func @f(%q: tensor<2x2x5x4xf32>) {
+  // expected-error @below {{scale must be positive}}
+  %o = gacc.attention %q, %q, %q {scale = 0.0 : f64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return
+}
+
+// -----
+
+// softmax: a dimension to normalize over.
+func.func @f(%s: tensor<f32>) {
+  // expected-error @below {{needs a dimension to normalize over (rank >= 1)}}
+  %p = gacc.softmax %s : tensor<f32>
+  return
+}

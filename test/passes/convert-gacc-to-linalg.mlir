@@ -167,3 +167,27 @@ func.func @max_pool2d(%x: tensor<2x3x6x6xf32>) -> tensor<2x3x3x3xf32> {
   %y = gacc.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<2x3x6x6xf32> -> tensor<2x3x3x3xf32>
   return %y : tensor<2x3x3x3xf32>
 }
+
+// -----
+
+// attention: heads as a batch, kᵀ, the scores by batch_matmul, scaled by
+// 1/sqrt(4) and masked above the diagonal with −∞, softmax over the keys
+// (itself decomposed), the values by batch_matmul, heads restored.
+// CHECK-LABEL: func.func @attention(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x2x5x4xf32>
+// CHECK: %[[QB:.+]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : tensor<2x2x5x4xf32> into tensor<4x5x4xf32>
+// CHECK: %[[KT:.+]] = linalg.transpose {{.*}} permutation = [0, 2, 1]
+// CHECK: %[[S:.+]] = linalg.batch_matmul ins(%[[QB]], %[[KT]] : tensor<4x5x4xf32>, tensor<4x4x5xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<4x5x5xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[I:.+]] = linalg.index 1
+// CHECK: %[[J:.+]] = linalg.index 2
+// CHECK: arith.cmpi ugt, %[[J]], %[[I]]
+// CHECK: arith.select
+// CHECK: math.exp
+// CHECK: linalg.batch_matmul
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x2x5x4xf32>
+func.func @attention(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32> {
+  %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return %o : tensor<2x2x5x4xf32>
+}

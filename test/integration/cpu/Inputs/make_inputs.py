@@ -15,7 +15,7 @@ import safetensors_io  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--model", required=True,
-                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn"])
+                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "gpt"])
 ap.add_argument("--init", required=True)
 ap.add_argument("--order", required=True)
 ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
@@ -58,13 +58,23 @@ elif args.model == "cnn":
     images = rng.normal(size=(args.population, 2, 9, 9)).astype(np.float32)
     labels = rng.integers(0, 5, size=args.population).astype(np.int32)
     safetensors_io.save_any(args.data, {"input0": images, "input1": labels})
-else:
-    e, l1, ln, l2 = torch.nn.Embedding(11, 6), torch.nn.Linear(6, 7), torch.nn.LayerNorm(7), torch.nn.Linear(7, 11)
-    with torch.no_grad():
-        ln.weight.uniform_(0.5, 1.5)
-        ln.bias.uniform_(-0.5, 0.5)
-    params = {"embedding": e.weight, "w1": l1.weight, "b1": l1.bias,
-              "ln_w": ln.weight, "ln_b": ln.bias, "w2": l2.weight, "b2": l2.bias}
+elif args.model == "gpt":
+    # One pre-LN block on the seq data (the data part below is shared).
+    params = {"wte": torch.randn(11, 8) * 0.3, "wpe": torch.randn(5, 8) * 0.3}
+    for ln in ("ln1", "ln2", "lnf"):
+        params[ln + "_w"] = torch.empty(8).uniform_(0.5, 1.5)
+        params[ln + "_b"] = torch.empty(8).uniform_(-0.3, 0.3)
+    for name, (o, i) in {"attn": (24, 8), "proj": (8, 8), "fc": (16, 8), "out": (8, 16)}.items():
+        lin = torch.nn.Linear(i, o)
+        params[name + "_w"], params[name + "_b"] = lin.weight, lin.bias
+if args.model in ("seq", "gpt"):
+    if args.model == "seq":
+        e, l1, ln, l2 = torch.nn.Embedding(11, 6), torch.nn.Linear(6, 7), torch.nn.LayerNorm(7), torch.nn.Linear(7, 11)
+        with torch.no_grad():
+            ln.weight.uniform_(0.5, 1.5)
+            ln.bias.uniform_(-0.5, 0.5)
+        params = {"embedding": e.weight, "w1": l1.weight, "b1": l1.bias,
+                  "ln_w": ln.weight, "ln_b": ln.bias, "w2": l2.weight, "b2": l2.bias}
     rng = np.random.default_rng(0)
     n, s = args.population, 5
     tokens = rng.integers(0, 11, size=(n, s)).astype(np.int32)

@@ -118,6 +118,21 @@ def forward(model, p, x):
         h = F.max_pool2d(h, 3, stride=2, padding=1)
         h = F.avg_pool2d(h, 2, stride=1, padding=1)
         return F.linear(h.mean(dim=(2, 3)), p["fc_weight"], p["fc_bias"])
+    if model == "gpt":
+        m, t = x.shape
+        h = F.embedding(x, p["wte"]) + p["wpe"]
+        a = F.layer_norm(h, (8,), p["ln1_w"], p["ln1_b"], eps=1e-5)
+        q, k, v = F.linear(a, p["attn_w"], p["attn_b"]).split(8, dim=-1)
+        q, k, v = (z.reshape(m, t, 2, 4).transpose(1, 2) for z in (q, k, v))
+        s = q @ k.transpose(-1, -2) / math.sqrt(4)
+        s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
+        o = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(m, t, 8)
+        h = h + F.linear(o, p["proj_w"], p["proj_b"])
+        a = F.layer_norm(h, (8,), p["ln2_w"], p["ln2_b"], eps=1e-5)
+        a = F.gelu(F.linear(a, p["fc_w"], p["fc_b"]), approximate="tanh")
+        h = h + F.linear(a, p["out_w"], p["out_b"])
+        h = F.layer_norm(h, (8,), p["lnf_w"], p["lnf_b"], eps=1e-5)
+        return F.linear(h, p["wte"])
     if model == "seq":
         e = F.embedding(x, p["embedding"])
         a = F.gelu(F.linear(e, p["w1"], p["b1"]), approximate="none")
@@ -274,7 +289,7 @@ def rel_max(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True,
-                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn"])
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "gpt"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
