@@ -138,11 +138,13 @@ public:
   std::vector<std::vector<int32_t>> trainVerses, valVerses;
   int64_t seqLen = 0, vocab = 0;
   double unigramBpc = 0;
+  /// What a sample is: "verses", or "chunks" (--dataset kjv-text).
+  std::string unit = "verses";
 
   std::string describe() const override {
     return "KJV characters: " + std::to_string(trainVerses.size()) +
            " training, " + std::to_string(valVerses.size()) +
-           " validation verses, vocabulary " + std::to_string(vocab) +
+           " validation " + unit + ", vocabulary " + std::to_string(vocab) +
            ", sequence length " + std::to_string(seqLen) +
            ", unigram baseline " + std::to_string(unigramBpc) + " bpc";
   }
@@ -192,8 +194,9 @@ public:
   }
 };
 
-llvm::Expected<std::unique_ptr<DataSource>>
-createKJV(const std::string &file, const StepSignature &sig) {
+/// Checks that `sig` reads [m, S] tokens and targets and predicts
+/// [m, S, vocabulary] logits.
+llvm::Error checkCharacterModel(const StepSignature &sig) {
   if (!sig.predictsClassLogits)
     return sourceError("@" + sig.name +
                        "'s loss does not predict class logits: KJV evaluates "
@@ -209,15 +212,23 @@ createKJV(const std::string &file, const StepSignature &sig) {
                        " must take [m, S] integer tokens then [m, S] integer "
                        "targets and predict [m, S, vocabulary] logits to "
                        "train on KJV characters");
-  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
-  if (!corpus)
-    return corpus.takeError();
+  return llvm::Error::success();
+}
+
+/// The character source of `sequences` (each gives its length − 1
+/// next-character targets; sequence i validates when i % 20 == 19) over
+/// the vocabulary of `text` (its sorted set of characters), with the
+/// add-one-smoothed unigram baseline of the training targets.
+llvm::Expected<std::unique_ptr<DataSource>>
+buildCharacterSource(const std::vector<std::string> &sequences,
+                     llvm::StringRef text, llvm::StringRef unit,
+                     const StepSignature &sig) {
   auto src = std::make_unique<KJVSource>();
+  src->unit = unit.str();
   src->seqLen = sig.inputTypes[0].getDimSize(1);
   std::map<unsigned char, int32_t> index;
-  for (const std::string &l : corpus->lines)
-    for (unsigned char c : l)
-      index[c] = 0;
+  for (unsigned char c : text)
+    index[c] = 0;
   int32_t next = 0;
   for (auto &kv : index)
     kv.second = next++;
@@ -228,8 +239,8 @@ createKJV(const std::string &file, const StepSignature &sig) {
                        " classes but the corpus has " +
                        llvm::Twine(src->vocab) + " distinct characters");
   std::vector<double> freq(src->vocab, 1.0); // add-one smoothing
-  for (size_t i = 0; i < corpus->lines.size(); ++i) {
-    const std::string &l = corpus->lines[i];
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    const std::string &l = sequences[i];
     if (int64_t(l.size()) - 1 > src->seqLen)
       return sourceError("line " + llvm::Twine(i + 1) + " has " +
                          llvm::Twine(l.size()) +
@@ -248,8 +259,9 @@ createKJV(const std::string &file, const StepSignature &sig) {
     (val ? src->valVerses : src->trainVerses).push_back(std::move(ids));
   }
   if (src->trainVerses.empty() || src->valVerses.empty())
-    return sourceError("the corpus has too few lines for a training and a "
-                       "validation split (every 20th line validates)");
+    return sourceError("the corpus has too few " + unit +
+                       " for a training and a validation split (every 20th "
+                       "validates)");
   double total = 0;
   for (double f : freq)
     total += f;
@@ -260,6 +272,39 @@ createKJV(const std::string &file, const StepSignature &sig) {
       bits -= std::log2(freq[v[j]] / total);
   src->unigramBpc = bits / double(n);
   return std::unique_ptr<DataSource>(std::move(src));
+}
+
+/// --dataset kjv: one sample per verse (or line of --data).
+llvm::Expected<std::unique_ptr<DataSource>>
+createKJV(const std::string &file, const StepSignature &sig) {
+  if (llvm::Error e = checkCharacterModel(sig))
+    return std::move(e);
+  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
+  if (!corpus)
+    return corpus.takeError();
+  std::string text;
+  for (const std::string &l : corpus->lines)
+    text += l;
+  return buildCharacterSource(corpus->lines, text, "verses", sig);
+}
+
+/// --dataset kjv-text: the verses (or lines of --data) joined with "\n"
+/// into one text, cut into consecutive non-overlapping chunks of S + 1
+/// characters (inputs the first S, targets the last S; the tail shorter
+/// than a chunk is dropped); chunk i validates when i % 20 == 19.
+llvm::Expected<std::unique_ptr<DataSource>>
+createKJVText(const std::string &file, const StepSignature &sig) {
+  if (llvm::Error e = checkCharacterModel(sig))
+    return std::move(e);
+  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
+  if (!corpus)
+    return corpus.takeError();
+  std::string text = llvm::join(corpus->lines, "\n");
+  size_t chunk = size_t(sig.inputTypes[0].getDimSize(1)) + 1;
+  std::vector<std::string> chunks;
+  for (size_t at = 0; at + chunk <= text.size(); at += chunk)
+    chunks.push_back(text.substr(at, chunk));
+  return buildCharacterSource(chunks, text, "chunks", sig);
 }
 
 //===----------------------------------------------------------------------===//
@@ -360,8 +405,11 @@ gaccrt::createDataSource(const std::string &name, const std::string &data,
                          sig);
   if (name == "kjv")
     return createKJV(data, sig);
+  if (name == "kjv-text")
+    return createKJVText(data, sig);
   if (name == "tensors")
     return createTensors(data, sig);
-  return sourceError("--dataset must be fashion-mnist, kjv or tensors, got '" +
+  return sourceError("--dataset must be fashion-mnist, kjv, kjv-text or "
+                     "tensors, got '" +
                      name + "'");
 }

@@ -55,14 +55,17 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
 static cl::opt<std::string> dataset(
     "dataset",
     cl::desc("What to train on: fashion-mnist (images, test accuracy), kjv "
-             "(King James Bible characters, validation bits per character) "
-             "or tensors (input0, input1, ... of a safetensors file)"),
+             "(King James Bible characters, one verse per sample, validation "
+             "bits per character), kjv-text (the verses joined by newlines "
+             "and cut into chunks of S + 1 characters, every 20th chunk "
+             "validating) or tensors (input0, input1, ... of a safetensors "
+             "file)"),
     cl::init("fashion-mnist"), cl::cat(cat));
 static cl::opt<std::string> dataDir(
     "data",
     cl::desc("fashion-mnist: directory of the gzip IDX files (default "
-             "/usr/share/datasets/fashion-mnist); kjv: a text file, one verse "
-             "per line (default: the output of `bible -f "
+             "/usr/share/datasets/fashion-mnist); kjv, kjv-text: a text file, "
+             "one verse per line (default: the output of `bible -f "
              "Gen1:1-Rev22:21`); tensors: the safetensors file"),
     cl::cat(cat));
 static cl::opt<bool> dropLast(
