@@ -16,7 +16,8 @@ namespace gacc::abi {
 
 /// Arguments of `func.func @S`, in order:
 ///   parameters [P], accumulators [P], optimizer state [P × S] (state s of
-///   parameter i at 2P + i·S + s), window inputs [I] (a leading dimension
+///   parameter i at 2P + i·S + s; with an exponential moving average of
+///   the weights, its tensor is each parameter's last state, s = S − 1), window inputs [I] (a leading dimension
 ///   N before each micro-batch input's shape), lr: f32 (the base learning
 ///   rate), step: i64 (optimizer steps already taken), and with loss
 ///   scaling the loss scale: f32.
@@ -35,7 +36,13 @@ namespace gacc::abi {
 struct StepLayout {
   unsigned numParams = 0, statePerParam = 0, numInputs = 0;
   bool lossScaling = false;
+  /// An exponential moving average of the weights is kept (ema_decay).
+  bool ema = false;
 
+  /// The optimizer's own states per parameter (those before the average).
+  unsigned optimizerStates() const { return statePerParam - (ema ? 1 : 0); }
+  /// The state index of the moving average (with `ema`).
+  unsigned emaState() const { return statePerParam - 1; }
   unsigned paramArg(unsigned i) const { return i; }
   unsigned accArg(unsigned i) const { return numParams + i; }
   unsigned stateArg(unsigned i, unsigned s) const {

@@ -105,6 +105,11 @@ LogicalResult TrainStepOp::verify() {
     if (!(norm->convertToDouble() > 0.0))
       return emitOpError("max_grad_norm must be positive, got ")
              << norm->convertToDouble();
+  if (auto decay = getEmaDecay()) {
+    double d = decay->convertToDouble();
+    if (!(d >= 0.0 && d < 1.0))
+      return emitOpError("ema_decay must be in [0, 1), got ") << d;
+  }
   return success();
 }
 

@@ -97,6 +97,12 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     (`#gacc.lr_schedule`) moves its learning rate once per optimizer step;
     `max_grad_norm` clips the global L2 norm of the normalized accumulated
     gradient before the update (torch.nn.utils.clip_grad_norm_).
+    `ema_decay` d keeps an exponential moving average of the weights,
+    updated once per applied optimizer step (never per micro-batch) after
+    the optimizer: ema = d · ema + (1 − d) · param, starting from the
+    initial parameters (as timm's ModelEmaV2, Polyak averaging); it is the
+    last optimizer-state tensor of each parameter and a skipped fp16 window
+    leaves it unchanged. gacc-run evaluates it with `--eval-ema`.
     `precision` (`#gacc.precision`) is the body's compute precision and
     `loss_scaling` (`#gacc.loss_scaling`) its dynamic loss scaling. `seed`
     seeds the parameter initializers and the data order. `data_parallel`
@@ -133,7 +139,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     no elements or larger than 1 TiB; an unranked tensor; a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per parameter
     of the parameter's type); an optimizer attribute gacc does not know; a
-    max_grad_norm that is not positive; an op that depends on batch
+    max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
+    that depends on batch
     statistics without declaring their accumulation.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
@@ -145,6 +152,7 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
                        AnyAttr:$optimizer,
                        OptionalAttr<GAcc_LRScheduleAttr>:$lr_schedule,
                        OptionalAttr<F64Attr>:$max_grad_norm,
+                       OptionalAttr<F64Attr>:$ema_decay,
                        OptionalAttr<GAcc_PrecisionAttr>:$precision,
                        OptionalAttr<GAcc_LossScalingAttr>:$loss_scaling,
                        DefaultValuedAttr<I64Attr, "0">:$seed,

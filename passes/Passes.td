@@ -317,8 +317,12 @@ def GAccExpandAccumulationPass
     }
     ```
 
+    With `ema_decay`, each parameter's last state tensor is its moving
+    average, updated after the optimizer: ema · d + param · (1 − d), in the
+    same branch as the update (a skipped fp16 window keeps it).
+
     Errors: a step not yet differentiated (run gacc-autodiff first); a loss
-    not produced by a loss op.
+    not produced by a loss op; `ema_decay` with `arena-update`.
   }];
   let options = [
     Option<"unroll", "unroll", "bool", /*default=*/"false",

@@ -36,7 +36,10 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   auto opt = dyn_cast<OptimizerAttrInterface>(op.getOptimizer());
   if (!opt)
     return op.emitOpError("unknown optimizer ") << op.getOptimizer();
-  sig.statePerParam = opt.getNumStateTensors();
+  sig.ema = op.getEmaDecay().has_value();
+  if (sig.ema)
+    sig.emaDecay = op.getEmaDecay()->convertToDouble();
+  sig.statePerParam = opt.getNumStateTensors() + (sig.ema ? 1 : 0);
   for (ParamOp p : op.getParamOps()) {
     sig.paramNames.push_back(p.getSymName().str());
     sig.paramTypes.push_back(p.getTensorType());

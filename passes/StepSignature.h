@@ -47,6 +47,8 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   /// for class targets, table rows for lookup indices), or 0 when
   /// unbounded.
   llvm::SmallVector<int64_t> indexBound;
+  /// The decay of the weights' moving average (with `ema`).
+  double emaDecay = 0;
   /// The body's compute type: f32, bf16 or f16.
   mlir::gacc::Precision precision = mlir::gacc::Precision::fp32;
 

@@ -369,6 +369,22 @@ struct UpdateInputs {
   Value divisor, clip, lr;
 };
 
+/// ema · d + param · (1 − d), elementwise: the weights' moving average after
+/// an applied update.
+Value buildMovingAverage(OpBuilder &b, Location loc, Value ema, Value param,
+                         double decay) {
+  return buildElementwise(
+      b, loc, ValueRange{ema, param}, cast<RankedTensorType>(ema.getType()),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value d = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(decay));
+        Value rest =
+            arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(1.0 - decay));
+        Value kept = arith::MulFOp::create(nb, nl, a[0], d);
+        Value added = arith::MulFOp::create(nb, nl, a[1], rest);
+        return arith::AddFOp::create(nb, nl, kept, added);
+      });
+}
+
 /// The deferred update: once per optimizer step, after the N-th
 /// micro-batch; the only place that normalizes. Returns the new
 /// parameters, states and accumulators (with `arenaUpdate`, the old
@@ -382,19 +398,23 @@ SmallVector<Value> emitUpdates(OpBuilder &b, Location loc, TrainStepOp step,
     llvm::append_range(updated, in.finalAccs);
     return updated;
   }
-  unsigned S = sig.statePerParam;
+  unsigned S = sig.statePerParam, optS = sig.optimizerStates();
   SmallVector<Value> newStates;
   for (unsigned i = 0; i < sig.numParams; ++i) {
     ValueRange st = ValueRange(v.states).slice(i * S, S);
-    SmallVector<Type> resultTypes(1 + S, v.params[i].getType());
+    SmallVector<Type> resultTypes(1 + optS, v.params[i].getType());
     Location updLoc =
         NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
     auto upd = ApplyOptimizerOp::create(
         b, updLoc, resultTypes, step.getOptimizer(), v.params[i],
-        in.finalAccs[i], st, in.divisor, in.clip, in.lr, v.step,
-        sig.paramNoWeightDecay[i]);
+        in.finalAccs[i], st.take_front(optS), in.divisor, in.clip, in.lr,
+        v.step, sig.paramNoWeightDecay[i]);
     updated[i] = upd.getNewParam();
     llvm::append_range(newStates, upd.getNewState());
+    if (sig.ema)
+      newStates.push_back(buildMovingAverage(b, updLoc, st.back(),
+                                             upd.getNewParam(),
+                                             sig.emaDecay));
   }
   llvm::append_range(updated, newStates);
   llvm::append_range(updated, in.localAccs);
@@ -704,6 +724,12 @@ struct ExpandAccumulationPass
       if (!step.isDifferentiated()) {
         step.emitOpError("has no gradients: run gacc-autodiff before "
                          "gacc-expand-accumulation");
+        return signalPassFailure();
+      }
+      if (arenaUpdate && step.getEmaDecay()) {
+        step.emitOpError("ema_decay with the arena update: the arena "
+                         "kernels do not update the moving average yet "
+                         "(run without --arena-update)");
         return signalPassFailure();
       }
       FailureOr<StepSignature> sig = getStepSignature(step);

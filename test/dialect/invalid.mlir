@@ -902,3 +902,18 @@ func.func @f(%s: tensor<f32>) {
   %p = gacc.softmax %s : tensor<f32>
   return
 }
+
+// -----
+
+// train_step: the moving average's decay is in [0, 1).
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+// expected-error @below {{ema_decay must be in [0, 1), got 1}}
+gacc.train_step @s params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1>, ema_decay = 1.0 : f64} {
+^bb0(%w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -38,6 +38,10 @@ struct RunSettings {
   bool unroll = false;
   bool blas = true;
   std::string metricsPath, saveParams, loadParams, orderFile;
+  /// ema_decay: evaluate the weights' moving average (--eval-ema) and
+  /// write it (--save-ema).
+  bool evalEma = false;
+  std::string saveEma;
   /// --save-gradients: where to write the last applied gradient.
   std::string saveGradients;
   /// Dynamic loss scaling (from the step's #gacc.loss_scaling; 1 without).

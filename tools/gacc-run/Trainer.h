@@ -123,6 +123,13 @@ private:
   std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
   DeviceMirror mirror;
   std::unique_ptr<Predictor> predictor;
+  /// --eval-ema: the moving averages copied out of the state for
+  /// evaluation, and the predictor reading them.
+  std::vector<HostTensor> emaWeights;
+  std::unique_ptr<Predictor> emaPredictor;
+  /// Copies each parameter's moving average (its last state) into
+  /// `emaWeights`, after syncing the state to the host.
+  void copyMovingAverages();
 
   /// The declared per-rank and global effective batch (the most a window
   /// holds), the samples of an epoch, and the current epoch's windows.

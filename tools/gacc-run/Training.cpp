@@ -139,6 +139,13 @@ int Trainer::prepare() {
     return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
     return reportFailure(std::move(e), kExitBadInput);
+  // The weights' moving average starts at the initial weights (a resumed
+  // run reads its own from the checkpoint).
+  if (sig.ema)
+    for (unsigned i = 0; i < sig.numParams; ++i) {
+      HostTensor &ema = st.states[i * sig.statePerParam + sig.emaState()];
+      std::memcpy(ema.data(), st.params[i].data(), ema.numBytes());
+    }
   if (measure)
     measuredStateBytes = rss::trimmedCurrentBytes() - beforeState;
   pos.lossScale = settings.initialLossScale;
@@ -531,14 +538,18 @@ int Trainer::evaluate(int64_t epoch) {
     }
   });
   syncParamsToHost();
-  auto eval = data->evaluate(*predictor);
+  if (settings.evalEma)
+    copyMovingAverages();
+  auto eval = data->evaluate(settings.evalEma ? *emaPredictor : *predictor);
   if (!eval)
     return reportFailure(eval.takeError());
   if (eval->empty())
     return 0;
   lastEval = *eval;
   llvm::json::Object obj{{"epoch", epoch + 1}, {"step", pos.globalStep}};
-  out << "epoch " << epoch + 1;
+  out << "epoch " << epoch + 1 << (settings.evalEma ? " (EMA weights)" : "");
+  if (settings.evalEma)
+    obj["ema"] = true;
   for (const Metric &mt : lastEval) {
     out << llvm::format("  %s %.4f", mt.key.c_str(), mt.value);
     obj[mt.key] = mt.value;
@@ -662,6 +673,17 @@ int Trainer::finish() {
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
       return reportFailure(std::move(e));
   }
+  if (!settings.saveEma.empty()) {
+    if (emaWeights.empty())
+      for (const HostTensor &p : st.params)
+        emaWeights.emplace_back(p.dtype, p.shape);
+    copyMovingAverages();
+    NamedTensors named;
+    for (unsigned i = 0; i < sig.numParams; ++i)
+      named.push_back({sig.paramNames[i], &emaWeights[i]});
+    if (llvm::Error e = saveSafetensors(settings.saveEma, named))
+      return reportFailure(std::move(e));
+  }
   // The gradient of this run's last step (none after a resume that ran no
   // step: the accumulators then hold no applied gradient).
   if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
@@ -710,6 +732,11 @@ int Trainer::compile() {
   printHeader(compileMs);
   printResumed();
   predictor = std::make_unique<JitPredictor>(*hostJit, sig, st.params);
+  if (settings.evalEma) {
+    for (const HostTensor &p : st.params)
+      emaWeights.emplace_back(p.dtype, p.shape);
+    emaPredictor = std::make_unique<JitPredictor>(*hostJit, sig, emaWeights);
+  }
   return 0;
 }
 
@@ -723,6 +750,15 @@ const std::vector<int64_t> &Trainer::orderOf(int64_t epoch) {
   else
     epochOrder = shuffledOrder(data->numTrain(), settings.seed, epoch);
   return epochOrder;
+}
+
+void Trainer::copyMovingAverages() {
+  syncStateToHost();
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    const HostTensor &ema =
+        st.states[i * sig.statePerParam + sig.emaState()];
+    std::memcpy(emaWeights[i].data(), ema.data(), ema.numBytes());
+  }
 }
 
 /// The bookkeeping after an optimizer step: counters, replica check, loss

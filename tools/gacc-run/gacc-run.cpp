@@ -128,6 +128,16 @@ static cl::opt<std::string>
     saveParams("save-params",
                cl::desc("Write the trained parameters (safetensors)"),
                cl::cat(cat));
+static cl::opt<bool> evalEma(
+    "eval-ema",
+    cl::desc("Evaluate the weights' exponential moving average (the step's "
+             "ema_decay) instead of the weights"),
+    cl::init(false), cl::cat(cat));
+static cl::opt<std::string> saveEma(
+    "save-ema",
+    cl::desc("Write the weights' exponential moving average (the step's "
+             "ema_decay; safetensors, one tensor per parameter)"),
+    cl::cat(cat));
 static cl::opt<std::string> saveGradients(
     "save-gradients",
     cl::desc("Write the gradient the last optimizer step applied "
@@ -490,6 +500,7 @@ static bool checkFlagScopes() {
       {&arenaUpdate, kTrain},           {&dataParallel, kTrain | kEmit},
       {&checkReplicas, kTrain},         {&metrics, kTrain},
       {&saveParams, kTrain},            {&saveGradients, kTrain},
+      {&evalEma, kTrain},               {&saveEma, kTrain},
       {&loadParams, kTrain | kCheck},   {&checkpointDir, kTrain},
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
@@ -586,6 +597,7 @@ static int run(int argc, char **argv) {
   if (!checkOutputPath("-o", outFile) ||
       !checkOutputPath("--metrics", metrics) ||
       !checkOutputPath("--save-params", saveParams) ||
+      !checkOutputPath("--save-ema", saveEma) ||
       !checkOutputPath("--save-gradients", saveGradients) ||
       !checkOutputPath("--memory-plan-svg", memoryPlanSvg))
     return kExitBadInput;
@@ -757,6 +769,15 @@ static int run(int argc, char **argv) {
   settings.blas = !noBlas;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
+  settings.evalEma = evalEma;
+  settings.saveEma = saveEma;
+  if ((evalEma || !saveEma.empty()) && !sig->ema) {
+    reportError(llvm::Twine(evalEma ? "--eval-ema" : "--save-ema") +
+                ": @" + sig->name +
+                " keeps no moving average of its weights (give the step "
+                "ema_decay)");
+    return kExitBadInput;
+  }
   settings.saveGradients = saveGradients;
   settings.loadParams = loadParams;
   settings.orderFile = orderFile;

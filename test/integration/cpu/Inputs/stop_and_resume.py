@@ -13,7 +13,8 @@ then compares the parameters with an uninterrupted run's, byte for byte.
    saying where; with KILL (a crash) it dies, and the last periodic
    checkpoint (--every) is what remains.
 3. The resumed run: gacc-run M ARGS --resume DIR/ck --save-params DIR/resumed.
-4. full and resumed must be identical files.
+4. full and resumed must be identical files (with --ema, the weights'
+   moving averages written by --save-ema too).
 
 Prints what it checked and BIT-IDENTICAL, or the first failure (exit 1).
 """
@@ -33,6 +34,8 @@ parser.add_argument("--pause", required=True)
 parser.add_argument("--launcher", default="")
 parser.add_argument("--signal", default="TERM", choices=["TERM", "KILL"])
 parser.add_argument("--every", type=int, default=0)
+parser.add_argument("--ema", action="store_true",
+                    help="also compare the moving averages (--save-ema)")
 parser.add_argument("args", nargs=argparse.REMAINDER)
 a = parser.parse_args()
 extra = [x for x in a.args if x != "--"]
@@ -56,11 +59,14 @@ def run(cmd, what):
 
 full = os.path.join(a.dir, "full.safetensors")
 resumed = os.path.join(a.dir, "resumed.safetensors")
-for f in [full, resumed]:
+full_ema = os.path.join(a.dir, "full-ema.safetensors")
+resumed_ema = os.path.join(a.dir, "resumed-ema.safetensors")
+for f in [full, resumed, full_ema, resumed_ema]:
     if os.path.exists(f):
         os.remove(f)
 subprocess.run(["rm", "-rf", ck])
-run(base + ["--save-params", full], "the uninterrupted run")
+run(base + ["--save-params", full] + (["--save-ema", full_ema] if a.ema else []),
+    "the uninterrupted run")
 
 stopped = base + ["--checkpoint-dir", ck, "--pause-after-micro-batch", a.pause]
 if a.every:
@@ -96,9 +102,12 @@ else:
         fail("the killed run exited 0")
     print("killed after micro-batch %s of optimizer step %s" % (k, step))
 
-out = run(base + ["--resume", ck, "--save-params", resumed], "the resumed run")
+out = run(base + ["--resume", ck, "--save-params", resumed] +
+          (["--save-ema", resumed_ema] if a.ema else []), "the resumed run")
 print("resumed: " + [l for l in out.splitlines() if "resumed from" in l][0]
       .split("gacc-run: ")[-1])
 if open(full, "rb").read() != open(resumed, "rb").read():
     fail("the resumed run's parameters differ from the uninterrupted run's")
+if a.ema and open(full_ema, "rb").read() != open(resumed_ema, "rb").read():
+    fail("the resumed run's moving averages differ from the uninterrupted run's")
 print("BIT-IDENTICAL")

@@ -237,6 +237,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
     lam = schedule_lambda(args)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lam) if lam else None
     losses, rates, norms = [], [], []
+    ema = {k: v.detach().clone() for k, v in p.items()}
     start = 0
     while start < len(order):
         if args.steps and len(losses) == args.steps:
@@ -270,9 +271,14 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
             norms.append(float(torch.nn.utils.clip_grad_norm_(list(p.values()), args.max_grad_norm)))
         rates.append(opt.param_groups[0]["lr"])
         opt.step()
+        if args.ema_decay is not None:  # once per optimizer step
+            with torch.no_grad():
+                for k, v in p.items():
+                    ema[k].mul_(args.ema_decay).add_(v, alpha=1 - args.ema_decay)
         if sched:
             sched.step()
         losses.append(total)
+    replay.ema = {k: v.numpy() for k, v in ema.items()}
     return {k: v.detach().numpy() for k, v in p.items()}, (losses, rates, norms)
 
 
@@ -310,6 +316,9 @@ def main():
     ap.add_argument("--max-grad-norm", type=float, default=0.0)
     ap.add_argument("--no-decay", default="", help="comma-separated parameters without weight decay")
     ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--ema-decay", type=float, default=None,
+                    help="the step's ema_decay: compare --ema with the moving average")
+    ap.add_argument("--ema", default="", help="gacc-run --save-ema output")
     ap.add_argument("--label-smoothing", type=float, default=0.0,
                     help="torch.nn.functional.cross_entropy's label_smoothing")
     args = ap.parse_args()
@@ -340,6 +349,13 @@ def main():
     first = ", ".join("%.4g" % s["lr"] for s in steps[:3])
     print(f"learning rate per optimizer step: max relative difference {r_err:.2e} (first rates {first})")
     ok = p_err <= args.tol and l_err <= args.tol and r_err <= 1e-6 and len(steps) == len(losses)
+    if args.ema:
+        got_ema = safetensors_io.load(args.ema)
+        e_err = max(rel(got_ema[k].astype(np.float64), replay.ema[k]) for k in replay.ema)
+        moved = max(rel(replay.ema[k], ref[k]) for k in ref)
+        print(f"weights' moving average (decay {args.ema_decay:g}): max relative difference {e_err:.2e} "
+              f"(it differs from the final weights by {moved:.2e})")
+        ok &= e_err <= args.tol and moved > 100 * max(e_err, 1e-12)
     if args.accum_schedule:
         want = [accum_steps_at(args, s["step"] - 1) for s in steps]
         got_n = [s.get("accum_steps") for s in steps]
