@@ -495,8 +495,8 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
     %o = gacc.attention %q, %k, %v {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
     ```
 
-    Errors: operands that are not rank 4 or not of one shape, a scale that
-    is not positive.
+    Errors: operands that are not rank 4, not of one shape or with an empty
+    dimension, a scale that is not positive, finite and normal in f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
                        GAcc_F32Tensor:$value, OptionalAttr<F64Attr>:$scale,
@@ -551,7 +551,8 @@ def GAcc_Conv2DOp : GAcc_LayerOp<"conv2d", [
     %y = gacc.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : tensor<32x1x28x28xf32>, tensor<32x1x3x3xf32>, tensor<32xf32> -> tensor<32x32x28x28xf32>
     ```
 
-    Errors: an input or weight that is not rank 4, groups < 1 or not
+    Errors: an input or weight that is not rank 4 or has an empty
+    dimension, groups < 1 or not
     dividing both channel counts, input channels ≠ weight channels ×
     groups, a bias that is not [O], a stride or dilation < 1, a padding
     < 0, an empty output, a result that is not the inferred shape.
@@ -610,7 +611,8 @@ def GAcc_MaxPool2DOp : GAcc_Pool2DOp<"max_pool2d",
     %p = gacc.max_pool2d %y {kernel = array<i64: 2, 2>} : tensor<32x32x28x28xf32> -> tensor<32x32x14x14xf32>
     ```
 
-    Errors: an input that is not rank 4, a kernel or stride < 1, a padding
+    Errors: an input that is not rank 4 or has an empty dimension, a
+    kernel or stride < 1, a padding
     < 0 or above half the kernel, an empty output, a result that is not the
     inferred shape.
   }]>;
@@ -646,7 +648,8 @@ def GAcc_GlobalAvgPool2DOp : GAcc_LayerOp<"global_avg_pool2d", [
     %g = gacc.global_avg_pool2d %y : tensor<32x64x7x7xf32> -> tensor<32x64xf32>
     ```
 
-    Errors: an input that is not rank 4, a result that is not [N, C].
+    Errors: an input that is not rank 4 or has an empty dimension, a result
+    that is not [N, C].
   }];
   let arguments = (ins GAcc_F32Tensor:$input);
   let results = (outs GAcc_F32Tensor:$result);
@@ -677,7 +680,8 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
     %n = gacc.group_norm %y, %g, %b {num_groups = 8 : i64} : tensor<32x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>
     ```
 
-    Errors: an input of rank < 2, num_groups < 1 or not dividing C, a
+    Errors: an input of rank < 2 or with an empty dimension, num_groups < 1
+    or not dividing C, a
     weight or bias that is not [C], eps ≤ 0.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,

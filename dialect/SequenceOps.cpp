@@ -53,8 +53,16 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("query, key and value must have one shape, got ")
            << q << ", " << getKey().getType() << ", "
            << getValue().getType();
-  if (getScale() && !(getScale()->convertToDouble() > 0.0))
-    return emitOpError("scale must be positive");
+  if (llvm::is_contained(q.getShape(), 0))
+    return emitOpError("query must not have an empty dimension, got ") << q;
+  if (getScale()) {
+    // Applied in f32: positive, finite and normal there.
+    double scale = getScale()->convertToDouble();
+    if (!(scale >= double(std::numeric_limits<float>::min()) &&
+          scale <= double(std::numeric_limits<float>::max())))
+      return emitOpError("scale must be positive and finite in f32, got ")
+             << scale;
+  }
   return success();
 }
 

@@ -31,6 +31,15 @@ static LogicalResult checkAtLeast(Operation *op, StringRef name,
   return success();
 }
 
+/// Every dimension of `t` at least 1 (a window over nothing has no value).
+static LogicalResult checkNonEmpty(Operation *op, StringRef name,
+                                   RankedTensorType t) {
+  if (llvm::is_contained(t.getShape(), 0))
+    return op->emitOpError() << name << " must not have an empty dimension, "
+                             << "got " << t;
+  return success();
+}
+
 static LogicalResult checkResultType(Operation *op, Type expected) {
   if (op->getResult(0).getType() != expected)
     return op->emitOpError("result must be ")
@@ -67,6 +76,9 @@ LogicalResult Conv2DOp::verify() {
   if (w.getRank() != 4)
     return emitOpError("weight must be rank 4 [O, C / groups, KH, KW], got ")
            << w;
+  if (failed(checkNonEmpty(*this, "input", x)) ||
+      failed(checkNonEmpty(*this, "weight", w)))
+    return failure();
   int64_t groups = getGroups();
   if (groups < 1 || x.getDimSize(1) % groups || w.getDimSize(0) % groups)
     return emitOpError("groups (")
@@ -136,6 +148,8 @@ static LogicalResult verifyPool2D(PoolOp op) {
   auto x = op.getInput().getType();
   if (x.getRank() != 4)
     return op.emitOpError("input must be rank 4 [N, C, H, W], got ") << x;
+  if (failed(checkNonEmpty(op, "input", x)))
+    return failure();
   ArrayRef<int64_t> kernel = op.getKernel(), padding = op.getPadding();
   if (failed(checkAtLeast(op, "kernel", kernel, 1)) ||
       failed(checkAtLeast(op, "stride", op.getStrideOrKernel(), 1)) ||
@@ -199,6 +213,8 @@ LogicalResult GlobalAvgPool2DOp::verify() {
   auto x = getInput().getType();
   if (x.getRank() != 4)
     return emitOpError("input must be rank 4 [N, C, H, W], got ") << x;
+  if (failed(checkNonEmpty(*this, "input", x)))
+    return failure();
   return checkResultType(
       *this, RankedTensorType::get({x.getDimSize(0), x.getDimSize(1)},
                                    x.getElementType()));
@@ -224,6 +240,8 @@ LogicalResult GroupNormOp::verify() {
   auto x = getInput().getType();
   if (x.getRank() < 2)
     return emitOpError("input must have rank >= 2 [N, C, ...], got ") << x;
+  if (failed(checkNonEmpty(*this, "input", x)))
+    return failure();
   int64_t channels = x.getDimSize(1), groups = getNumGroups();
   if (groups < 1 || channels % groups)
     return emitOpError("num_groups (")

@@ -889,7 +889,7 @@ func.func @f(%q: tensor<2x5x4xf32>) {
 
 // attention: a positive scale.
 func.func @f(%q: tensor<2x2x5x4xf32>) {
-  // expected-error @below {{scale must be positive}}
+  // expected-error @below {{scale must be positive and finite in f32, got 0}}
   %o = gacc.attention %q, %q, %q {scale = 0.0 : f64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return
 }
@@ -916,4 +916,22 @@ gacc.train_step @s params [@w] attributes {
   %z = gacc.linear %x, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// conv2d: a kernel of no size has no window.
+func.func @f(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x0x3xf32>) {
+  // expected-error @below {{weight must not have an empty dimension, got 'tensor<2x1x0x3xf32>'}}
+  %y = gacc.conv2d %x, %w : tensor<1x1x4x4xf32>, tensor<2x1x0x3xf32> -> tensor<1x2x5x2xf32>
+  return
+}
+
+// -----
+
+// global_avg_pool2d: a mean over no positions.
+func.func @f(%x: tensor<2x4x0x3xf32>) {
+  // expected-error @below {{input must not have an empty dimension, got 'tensor<2x4x0x3xf32>'}}
+  %y = gacc.global_avg_pool2d %x : tensor<2x4x0x3xf32> -> tensor<2x4xf32>
+  return
 }

@@ -273,7 +273,7 @@ static cl::opt<bool> arenaUpdate(
              "(gacc-build-arena-kernels: one update kernel, and the "
              "deterministic norm when clipping) after each step instead of "
              "one update per parameter inside it (default: on for the cuda "
-             "target, off on the CPU)"),
+             "target unless the step has ema_decay, off on the CPU)"),
     cl::cat(cat));
 static cl::opt<bool> dataParallel(
     "data-parallel",
@@ -307,6 +307,15 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   options.dataParallel = distributed;
   pm.addPass(createGAccSetAccumulationSchedulePass(options));
   return succeeded(pm.run(model));
+}
+
+/// --arena-update, or its default: on for the cuda target, unless the step
+/// keeps a moving average of its weights (the arena kernels do not update
+/// one yet; an explicit --arena-update is refused by the compiler).
+static bool useArenaUpdate(TrainStepOp step, StringRef target) {
+  if (arenaUpdate.getNumOccurrences())
+    return arenaUpdate;
+  return target == "cuda" && !step.getEmaDecay();
 }
 
 /// --recompute: `none` drops the model's gacc.recompute marks, `cheap`
@@ -728,8 +737,7 @@ static int run(int argc, char **argv) {
   }
   std::optional<MemoryPlan> plan;
   if (emitKind.empty()) {
-    bool arena = arenaUpdate.getNumOccurrences() ? bool(arenaUpdate)
-                                                 : resolvedTarget == "cuda";
+    bool arena = useArenaUpdate(step, resolvedTarget);
     bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
                      rampSchedule.has_value();
     if (int status = planMemory(*model, step, resolvedTarget,
@@ -785,9 +793,7 @@ static int run(int argc, char **argv) {
   settings.ranks = collectives::size();
   settings.checkReplicas = checkReplicas;
   settings.target = resolvedTarget;
-  settings.arenaUpdate = arenaUpdate.getNumOccurrences()
-                             ? bool(arenaUpdate)
-                             : resolvedTarget == "cuda";
+  settings.arenaUpdate = useArenaUpdate(step, resolvedTarget);
   settings.computeCapability = computeCapability;
   settings.resumeDir = resumeDir;
   settings.checkpointDir = !checkpointDir.empty() ? checkpointDir : resumeDir;
