@@ -123,7 +123,9 @@ def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
     the run-time loss scale (`gacc.loss_scale`) with loss scaling. Ops are
     visited in reverse order; each builds the adjoints of its tensor
     operands through `DifferentiableOpInterface`, and adjoints of a value
-    used several times are added. Only values that depend on a parameter get
+    used several times are added (a contribution that is zero outside a
+    slice, the adjoint of an `extract_slice` such as a convolution's or a
+    pool's tap, is added into that slice only). Only values that depend on a parameter get
     adjoints (no gradient of the input data is computed).
 
     What it differentiates:

@@ -78,6 +78,10 @@ public:
     auto [it, inserted] = adjoint.try_emplace(v, contribution);
     if (inserted)
       return;
+    if (Value sum = addIntoSlice(it->second, contribution)) {
+      it->second = sum;
+      return;
+    }
     it->second = buildElementwise(
         b, v.getLoc(), ValueRange{it->second, contribution},
         cast<RankedTensorType>(v.getType()),
@@ -86,6 +90,42 @@ public:
         });
   }
   Value adjointOf(Value v) const { return adjoint.lookup(v); }
+
+  /// A contribution that is zero outside a slice (`insert_slice` of dy into
+  /// zeros: the adjoint of an extract_slice, e.g. one tap of a convolution
+  /// or pool) is added to the slice of `sum` only: sum with dy added to its
+  /// slice, the same additions in the same order, without the zero tensor
+  /// and a full-size add. Null for any other contribution.
+  Value addIntoSlice(Value sum, Value contribution) {
+    auto insert = contribution.getDefiningOp<tensor::InsertSliceOp>();
+    if (!insert || !contribution.use_empty())
+      return Value();
+    auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
+    auto zero = fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()
+                     : arith::ConstantOp();
+    auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+    if (!value || !value.getValue().isZero() || !fill->hasOneUse())
+      return Value();
+    Location loc = insert.getLoc();
+    RankedTensorType sliceType = insert.getSourceType();
+    Value old = tensor::ExtractSliceOp::create(
+        b, loc, sliceType, sum, insert.getMixedOffsets(),
+        insert.getMixedSizes(), insert.getMixedStrides());
+    Value added = buildElementwise(
+        b, loc, ValueRange{old, insert.getSource()}, sliceType,
+        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          return arith::AddFOp::create(nb, nl, a[0], a[1]);
+        });
+    Value result = tensor::InsertSliceOp::create(
+        b, loc, added, sum, insert.getMixedOffsets(), insert.getMixedSizes(),
+        insert.getMixedStrides());
+    Operation *empty = fill.getDpsInits()[0].getDefiningOp();
+    insert.erase();
+    fill.erase();
+    if (empty && empty->use_empty())
+      empty->erase();
+    return result;
+  }
 
   /// Differentiates `ops` in reverse order.
   LogicalResult run(ArrayRef<Operation *> ops) {

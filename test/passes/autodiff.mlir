@@ -419,3 +419,30 @@ gacc.train_step @precision params [@w] attributes {
   %l = gacc.cross_entropy %m, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// Two slices of one value (as the taps of a convolution or a pool): the
+// first slice's adjoint is written into zeros, the second is added into
+// the slice it covers, without a second zero tensor or a full-size add.
+// CHECK-LABEL: gacc.train_step @taps
+// CHECK:       gacc.backward_begin
+// CHECK:       %[[Z:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK:       %[[S1:.+]] = tensor.insert_slice %{{.*}} into %[[Z]][0, 1] [4, 3] [1, 2]
+// CHECK-NOT:   linalg.fill {{.*}} tensor<4x6xf32>
+// CHECK:       %[[OLD:.+]] = tensor.extract_slice %[[S1]][0, 0] [4, 3] [1, 2]
+// CHECK:       %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[OLD]], %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK:       tensor.insert_slice %[[SUM]] into %[[S1]][0, 0] [4, 3] [1, 2]
+gacc.param @w : tensor<4x6xf32> = #gacc.zeros
+gacc.train_step @taps params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<sum>,
+    optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x6xf32>, %x: tensor<4x6xf32>, %y: tensor<4xi32>):
+  %h = arith.mulf %w, %x : tensor<4x6xf32>
+  %a = tensor.extract_slice %h[0, 0] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
+  %b = tensor.extract_slice %h[0, 1] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
+  %c = arith.addf %a, %b : tensor<4x3xf32>
+  %l = gacc.cross_entropy %c, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
