@@ -672,7 +672,7 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
     it accumulates exactly: N × m equals 1 × (N·m).
 
     Decomposition: the input viewed as [N·G, C/G·spatial] rows, the row
-    statistics of `gacc.layer_norm` (mean, 1/sqrt(var + eps), sums in f64),
+    statistics of `gacc.layer_norm` (mean and 1/sqrt(biased variance + eps)),
     the normalized rows viewed back, then the per-channel affine map. No
     hand-written adjoint: gacc-autodiff differentiates the decomposition.
 

@@ -248,28 +248,24 @@ FailureOr<SmallVector<Value>> GroupNormOp::decomposeOperation(OpBuilder &b) {
   Location loc = getLoc();
   auto xt = getInput().getType();
   Type f32 = xt.getElementType();
-  int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), g = getNumGroups();
-  int64_t spatial = 1;
-  for (int64_t d : xt.getShape().drop_front(2))
-    spatial *= d;
-  // x viewed as [N, C, S] (S = 1 for [N, C]), then as [N·G, C/G·S] rows.
-  Value x3 = getInput();
-  if (xt.getRank() == 2)
-    x3 = tensor::ExpandShapeOp::create(
-        b, loc, tensorOf({n, c, 1}, f32), x3,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-  else if (xt.getRank() > 3) {
-    ReassociationIndices rest;
-    for (int64_t d = 2; d < xt.getRank(); ++d)
-      rest.push_back(d);
-    x3 = tensor::CollapseShapeOp::create(
-        b, loc, x3, SmallVector<ReassociationIndices>{{0}, {1}, rest});
+  int64_t rank = xt.getRank(), g = getNumGroups();
+  // x [N, C, ...] viewed as [N, G, C/G, ...] (channels split into groups),
+  // then as rows [N·G, C/G·...]: one row per (sample, group).
+  SmallVector<int64_t> grouped = {xt.getDimSize(0), g, xt.getDimSize(1) / g};
+  llvm::append_range(grouped, xt.getShape().drop_front(2));
+  SmallVector<ReassociationIndices> splitChannels = {{0}, {1, 2}};
+  ReassociationIndices perGroup;
+  for (int64_t d = 2; d <= rank; ++d) {
+    if (d > 2)
+      splitChannels.push_back({d});
+    perGroup.push_back(d);
   }
-  Value x4 = tensor::ExpandShapeOp::create(
-      b, loc, tensorOf({n, g, c / g, spatial}, f32), x3,
-      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+  SmallVector<ReassociationIndices> toRows = {{0, 1}, perGroup};
   Value rows = tensor::CollapseShapeOp::create(
-      b, loc, x4, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+      b, loc,
+      tensor::ExpandShapeOp::create(b, loc, tensorOf(grouped, f32),
+                                    getInput(), splitChannels),
+      toRows);
   LayerNormStats stats =
       buildLayerNormStats(b, loc, rows, getEps().convertToDouble());
   MLIRContext *ctx = b.getContext();
@@ -291,39 +287,25 @@ FailureOr<SmallVector<Value>> GroupNormOp::decomposeOperation(OpBuilder &b) {
                 nb, nl, Value(arith::MulFOp::create(nb, nl, centered, a[2])));
           })
           .getResult(0);
-  // Back to [N, C, S], the per-channel affine map, back to x's shape.
+  // Back to x's shape, then the per-channel affine map.
   Value back = tensor::CollapseShapeOp::create(
       b, loc,
-      tensor::ExpandShapeOp::create(
-          b, loc, tensorOf({n, g, c / g, spatial}, f32), normalized,
-          SmallVector<ReassociationIndices>{{0, 1}, {2, 3}}),
-      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
-  AffineExpr i, ch, sp;
-  bindDims(ctx, i, ch, sp);
-  auto t3 = tensorOf({n, c, spatial}, f32);
-  Value y3 =
+      tensor::ExpandShapeOp::create(b, loc, tensorOf(grouped, f32),
+                                    normalized, toRows),
+      splitChannels);
+  AffineMap all = b.getMultiDimIdentityMap(rank);
+  AffineMap channel = AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx);
+  return SmallVector<Value>{
       linalg::GenericOp::create(
-          b, loc, TypeRange{t3}, ValueRange{back, getWeight(), getBias()},
-          ValueRange{tensor::EmptyOp::create(b, loc, t3.getShape(), f32)},
-          SmallVector<AffineMap>{AffineMap::get(3, 0, {i, ch, sp}, ctx),
-                                 AffineMap::get(3, 0, {ch}, ctx),
-                                 AffineMap::get(3, 0, {ch}, ctx),
-                                 AffineMap::get(3, 0, {i, ch, sp}, ctx)},
-          SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+          b, loc, TypeRange{xt}, ValueRange{back, getWeight(), getBias()},
+          ValueRange{tensor::EmptyOp::create(b, loc, xt.getShape(), f32)},
+          SmallVector<AffineMap>{all, channel, channel, all},
+          SmallVector<utils::IteratorType>(rank,
+                                           utils::IteratorType::parallel),
           [](OpBuilder &nb, Location nl, ValueRange a) {
             Value scaled = arith::MulFOp::create(nb, nl, a[0], a[1]);
             linalg::YieldOp::create(
                 nb, nl, Value(arith::AddFOp::create(nb, nl, scaled, a[2])));
           })
-          .getResult(0);
-  if (xt.getRank() == 3)
-    return SmallVector<Value>{y3};
-  if (xt.getRank() == 2)
-    return SmallVector<Value>{tensor::CollapseShapeOp::create(
-        b, loc, y3, SmallVector<ReassociationIndices>{{0}, {1, 2}})};
-  ReassociationIndices rest;
-  for (int64_t d = 2; d < xt.getRank(); ++d)
-    rest.push_back(d);
-  return SmallVector<Value>{tensor::ExpandShapeOp::create(
-      b, loc, xt, y3, SmallVector<ReassociationIndices>{{0}, {1}, rest})};
+          .getResult(0)};
 }

@@ -191,3 +191,20 @@ func.func @attention(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32> {
   %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return %o : tensor<2x2x5x4xf32>
 }
+
+// -----
+
+// group_norm on [N, C] (no spatial dimensions): the channels split into 2
+// groups, one row per (sample, group), the rows' statistics, the
+// normalized rows back to [N, C], the per-channel affine map.
+// CHECK-LABEL: func.func @group_norm_2d(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<3x4xf32>
+// CHECK: %[[G:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [3, 2, 2] : tensor<3x4xf32> into tensor<3x2x2xf32>
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[G]] {{\[}}[0, 1], [2]] : tensor<3x2x2xf32> into tensor<6x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[ROWS]] : tensor<6x2xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<3x2x2xf32> into tensor<3x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3x4xf32>)
+func.func @group_norm_2d(%x: tensor<3x4xf32>, %w: tensor<4xf32>) -> tensor<3x4xf32> {
+  %y = gacc.group_norm %x, %w, %w {num_groups = 2 : i64} : tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>
+  return %y : tensor<3x4xf32>
+}
