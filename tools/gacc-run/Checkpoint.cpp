@@ -88,8 +88,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.accumSteps = sig.accumSteps;
   id.ranks = settings.ranks;
   id.effectiveBatch = sig.effectiveBatch * settings.ranks;
-  if (settings.accumSchedule &&
-      !settings.accumSchedule->isConstantAt(sig.accumSteps))
+  if (settings.accumSchedule)
     id.accumSchedule = settings.accumSchedule->str();
   id.dataset = settings.dataset;
   id.trainSamples = data.numTrain();

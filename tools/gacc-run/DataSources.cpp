@@ -274,12 +274,18 @@ buildCharacterSource(const std::vector<std::string> &sequences,
   return std::unique_ptr<DataSource>(std::move(src));
 }
 
+/// The verses of `bible` (or the lines of `file`) for a character model.
+llvm::Expected<TextCorpus> loadCharacterCorpus(const std::string &file,
+                                               const StepSignature &sig) {
+  if (llvm::Error e = checkCharacterModel(sig))
+    return std::move(e);
+  return file.empty() ? loadKJV() : loadTextLines(file);
+}
+
 /// --dataset kjv: one sample per verse (or line of --data).
 llvm::Expected<std::unique_ptr<DataSource>>
 createKJV(const std::string &file, const StepSignature &sig) {
-  if (llvm::Error e = checkCharacterModel(sig))
-    return std::move(e);
-  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
+  auto corpus = loadCharacterCorpus(file, sig);
   if (!corpus)
     return corpus.takeError();
   std::string text;
@@ -294,9 +300,7 @@ createKJV(const std::string &file, const StepSignature &sig) {
 /// than a chunk is dropped); chunk i validates when i % 20 == 19.
 llvm::Expected<std::unique_ptr<DataSource>>
 createKJVText(const std::string &file, const StepSignature &sig) {
-  if (llvm::Error e = checkCharacterModel(sig))
-    return std::move(e);
-  auto corpus = file.empty() ? loadKJV() : loadTextLines(file);
+  auto corpus = loadCharacterCorpus(file, sig);
   if (!corpus)
     return corpus.takeError();
   std::string text = llvm::join(corpus->lines, "\n");

@@ -80,7 +80,7 @@ struct RunSettings {
   /// peak beside it at the end.
   std::optional<mlir::gacc::MemoryPlan> memoryPlan;
   /// --accum-schedule: accumulation steps per optimizer step (none: the
-  /// step's N for every step).
+  /// step's N for every step, also when the schedule gives just that).
   std::optional<AccumulationSchedule> accumSchedule;
   /// --memory-budget chose the micro-batch and N (not --accum-steps).
   bool budgetChoseSchedule = false;

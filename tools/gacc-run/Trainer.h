@@ -46,7 +46,7 @@ public:
         out(lead ? llvm::outs() : llvm::nulls()),
         schedule(settings.accumSchedule.value_or(
             AccumulationSchedule::constant(sig.accumSteps))),
-        ramp(!schedule.isConstantAt(sig.accumSteps)) {}
+        ramp(settings.accumSchedule.has_value()) {}
 
   /// Trains; returns the exit status.
   int run();
@@ -111,8 +111,8 @@ private:
   bool onDevice, lead;
   llvm::raw_ostream &out;
   AccumulationSchedule schedule;
-  /// The schedule changes N (not the step's N at every step): progress
-  /// lines and the header say so.
+  /// --accum-schedule changes N (gacc-run drops a schedule of the step's
+  /// own N): progress lines and the header say so.
   bool ramp;
 
   std::unique_ptr<DataSource> data;

@@ -799,6 +799,9 @@ static int run(int argc, char **argv) {
   settings.checkpointDir = !checkpointDir.empty() ? checkpointDir : resumeDir;
   settings.checkpointEvery = checkpointEvery;
   settings.memoryPlan = std::move(plan);
+  // A schedule of the step's own N at every step is no schedule.
+  if (rampSchedule && rampSchedule->isConstantAt(sig->accumSteps))
+    rampSchedule.reset();
   settings.accumSchedule = std::move(rampSchedule);
   settings.budgetChoseSchedule = !memoryBudget.empty();
   if (!pauseAfterMicroBatch.empty()) {
