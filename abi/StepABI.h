@@ -17,12 +17,15 @@ namespace gacc::abi {
 /// Arguments of `func.func @S`, in order:
 ///   parameters [P], accumulators [P], optimizer state [P × S] (state s of
 ///   parameter i at 2P + i·S + s; with an exponential moving average of
-///   the weights, its tensor is each parameter's last state, s = S − 1), window inputs [I] (a leading dimension
+///   the weights, its tensor is each parameter's last state, s = S − 1),
+///   running statistics [Q] (gacc.statistic tensors, in the order the body
+///   first names them), window inputs [I] (a leading dimension
 ///   N before each micro-batch input's shape), lr: f32 (the base learning
 ///   rate), step: i64 (optimizer steps already taken), and with loss
 ///   scaling the loss scale: f32.
-/// Arguments of `func.func @S_predict`: parameters [P], micro-batch inputs
-/// [I] without the loss targets, then the output memref.
+/// Arguments of `func.func @S_predict`: parameters [P], running statistics
+/// [Q], micro-batch inputs [I] without the loss targets, then the output
+/// memref.
 /// The resumable form (gacc-expand-accumulation resumable), the step split
 /// at micro-batch boundaries for checkpoints in the middle of a window:
 ///   @S_accumulate(@S's arguments, begin: i64, end: i64, loss_sum: f32,
@@ -34,7 +37,7 @@ namespace gacc::abi {
 ///   update). accumulate(0, N, 0, 0) then update gives @S's results, bit
 ///   for bit.
 struct StepLayout {
-  unsigned numParams = 0, statePerParam = 0, numInputs = 0;
+  unsigned numParams = 0, statePerParam = 0, numStatistics = 0, numInputs = 0;
   bool lossScaling = false;
   /// An exponential moving average of the weights is kept (ema_decay).
   bool ema = false;
@@ -48,9 +51,10 @@ struct StepLayout {
   unsigned stateArg(unsigned i, unsigned s) const {
     return 2 * numParams + i * statePerParam + s;
   }
-  unsigned inputArg(unsigned j) const {
-    return numParams * (2 + statePerParam) + j;
+  unsigned statisticArg(unsigned q) const {
+    return numParams * (2 + statePerParam) + q;
   }
+  unsigned inputArg(unsigned j) const { return statisticArg(numStatistics) + j; }
   unsigned lrArg() const { return inputArg(numInputs); }
   unsigned stepArg() const { return lrArg() + 1; }
   unsigned lossScaleArg() const { return lrArg() + 2; }

@@ -111,9 +111,10 @@ def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
 //===----------------------------------------------------------------------===//
 
 def GAcc_BatchStatisticsPerMicroBatch : I32EnumAttrCase<"per_micro_batch", 0>;
+def GAcc_BatchStatisticsPerWindow : I32EnumAttrCase<"per_window", 1>;
 def GAcc_BatchStatistics : I32EnumAttr<"BatchStatistics",
     "how an op's batch statistics behave under gradient accumulation",
-    [GAcc_BatchStatisticsPerMicroBatch]> {
+    [GAcc_BatchStatisticsPerMicroBatch, GAcc_BatchStatisticsPerWindow]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::gacc";
 }
@@ -126,7 +127,11 @@ def GAcc_BatchStatisticsAttr : EnumAttr<GAcc_Dialect, GAcc_BatchStatistics,
     accident: each micro-batch sees only its own samples. The op must say
     what it does. `per_micro_batch`: statistics of each micro-batch alone
     (what frameworks do), accepted knowingly, so the accumulated step is
-    not the large-batch step for this op. More modes come with BatchNorm.
+    not the large-batch step for this op; running statistics move once per
+    micro-batch. `per_window`: each micro-batch is still normalized with
+    its own statistics, but the running statistics move once per optimizer
+    step, from the pooled statistics of the whole window (see
+    `gacc.batch_norm`).
   }];
   let assemblyFormat = "`<` $value `>`";
 }

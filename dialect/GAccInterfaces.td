@@ -161,7 +161,23 @@ def GAcc_BatchStatisticsOpInterface
     InterfaceMethod<
       "The declared accumulation of the batch statistics, if any.",
       "std::optional<::mlir::gacc::BatchStatistics>",
-      "getDeclaredBatchStatistics">
+      "getDeclaredBatchStatistics">,
+    InterfaceMethod<
+      "The `gacc.statistic` tensors the op keeps (running statistics).",
+      "::llvm::SmallVector<::mlir::FlatSymbolRefAttr>",
+      "getRunningStatistics">,
+    InterfaceMethod<
+      "The per-sample mask [m] of the samples that count (null: all).",
+      "::mlir::Value", "getSampleMask">,
+    InterfaceMethod<
+      "Restricts the statistics to the samples `mask` [m] counts.",
+      "void", "setSampleMask", (ins "::mlir::Value":$mask)>,
+    InterfaceMethod<[{
+      Builds, at the builder's insertion point, the op's result in
+      evaluation, from `running` (one tensor per getRunningStatistics()
+      entry, in order) instead of the batch's statistics.
+    }], "::mlir::Value", "buildInference",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::ValueRange":$running)>
   ];
 }
 

@@ -51,21 +51,32 @@ static LogicalResult verifyTensorExtent(Operation *op, RankedTensorType type,
   return success();
 }
 
-LogicalResult ParamOp::verify() {
-  if (!isStaticF32Tensor(getType()))
-    return emitOpError("parameter type must be a statically shaped f32 "
-                       "tensor, got ")
-           << getType();
-  if (failed(verifyTensorExtent(*this, cast<RankedTensorType>(getType()),
-                                "parameter")))
+/// What gacc.param and gacc.statistic check: a static f32 tensor within
+/// the size limit and a gacc initializer.
+static LogicalResult verifyPersistentTensor(Operation *op, StringRef what,
+                                            Type type, Attribute init) {
+  if (!isStaticF32Tensor(type))
+    return op->emitOpError()
+           << what << " type must be a statically shaped f32 tensor, got "
+           << type;
+  if (failed(verifyTensorExtent(op, cast<RankedTensorType>(type), what)))
     return failure();
-  Attribute init = getInitializer();
   if (!isa<InitializerAttrInterface>(init))
-    return emitOpError("initializer must be #gacc.zeros, #gacc.constant, "
-                       "#gacc.uniform, #gacc.normal or #gacc.kaiming_uniform, "
-                       "got ")
+    return op->emitOpError("initializer must be #gacc.zeros, #gacc.constant, "
+                           "#gacc.uniform, #gacc.normal or "
+                           "#gacc.kaiming_uniform, got ")
            << init;
   return success();
+}
+
+LogicalResult ParamOp::verify() {
+  return verifyPersistentTensor(*this, "parameter", getType(),
+                                getInitializer());
+}
+
+LogicalResult StatisticOp::verify() {
+  return verifyPersistentTensor(*this, "statistic", getType(),
+                                getInitializer());
 }
 
 //===----------------------------------------------------------------------===//
@@ -180,8 +191,9 @@ LogicalResult TrainStepOp::verifyRegions() {
         return op.emitOpError(
                    "depends on statistics of the whole batch but declares no "
                    "accumulation across micro-batches; add batch_statistics = "
-                   "#gacc.batch_statistics<per_micro_batch> to accept "
-                   "per-micro-batch statistics knowingly");
+                   "#gacc.batch_statistics<per_micro_batch> (PyTorch's "
+                   "behaviour, accepted knowingly) or <per_window> (running "
+                   "statistics of the whole window)");
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1 && yield.getNumOperands() != 1 + numParams)
     return yield.emitOpError("must yield the micro-batch loss, optionally "
@@ -420,20 +432,65 @@ LogicalResult LayerNormOp::inferReturnTypes(
 
 LogicalResult BatchNormOp::verify() {
   auto x = getInput().getType();
-  if (x.getRank() != 2)
-    return emitOpError("input must be rank 2 [batch, features], got ") << x;
-  for (Value v : {getWeight(), getBias()}) {
+  if (x.getRank() < 2)
+    return emitOpError("input must have rank >= 2 [m, C, ...], got ") << x;
+  if (llvm::is_contained(x.getShape(), 0))
+    return emitOpError("input must not have an empty dimension, got ") << x;
+  int64_t channels = x.getDimSize(1);
+  for (auto [name, v] : {std::pair<StringRef, Value>{"weight", getWeight()},
+                         {"bias", getBias()}}) {
     auto t = cast<RankedTensorType>(v.getType());
-    if (t.getRank() != 1 || t.getDimSize(0) != x.getDimSize(1))
-      return emitOpError("weight and bias must be [")
-             << x.getDimSize(1) << "], got " << t;
+    if (t.getRank() != 1 || t.getDimSize(0) != channels)
+      return emitOpError() << name << " must be [" << channels << "], got "
+                           << t;
+  }
+  if (Value mask = getSampleMask()) {
+    auto t = cast<RankedTensorType>(mask.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != x.getDimSize(0))
+      return emitOpError("sample_mask must be [")
+             << x.getDimSize(0) << "], got " << t;
+  }
+  if (!(getEps().convertToDouble() > 0.0))
+    return emitOpError("eps must be positive");
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return emitOpError("momentum must be in [0, 1], got ") << momentum;
+  if (getRunningMean() == getRunningVar())
+    return emitOpError("running_mean and running_var must be two "
+                       "gacc.statistic tensors, got ")
+           << getRunningMeanAttr() << " twice";
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(operands[0].getType());
+  return success();
+}
+
+LogicalResult
+BatchNormOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  // Inside a training step; once gacc-expand-accumulation has made the
+  // statistics function arguments, the names are only labels.
+  if (!(*this)->getParentOfType<TrainStepOp>())
+    return success();
+  auto channels = getInput().getType().getDimSize(1);
+  auto expected =
+      RankedTensorType::get({channels}, Float32Type::get(getContext()));
+  for (FlatSymbolRefAttr ref : {getRunningMeanAttr(), getRunningVarAttr()}) {
+    auto stat = symbolTable.lookupNearestSymbolFrom<StatisticOp>(*this, ref);
+    if (!stat)
+      return emitOpError("'") << ref.getValue()
+                              << "' does not name a gacc.statistic";
+    if (stat.getType() != expected)
+      return emitOpError("running statistic ")
+             << ref << " must be " << expected << ", got " << stat.getType();
   }
   return success();
 }
 
-std::optional<BatchStatistics> BatchNormOp::getDeclaredBatchStatistics() {
-  return getBatchStatistics();
-}
 
 //===----------------------------------------------------------------------===//
 // GeluOp

@@ -695,39 +695,112 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
   let hasVerifier = 1;
 }
 
-def GAcc_BatchNormOp : GAcc_Op<"batch_norm", [Pure,
-    AllTypesMatch<["input", "result"]>,
-    DeclareOpInterfaceMethods<GAcc_BatchStatisticsOpInterface>]> {
-  let summary = "batch normalization (declares its batch statistics)";
+def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_BatchStatisticsOpInterface,
+        ["getRunningStatistics", "setSampleMask", "buildInference"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "batch normalization with declared accumulation semantics";
   let description = [{
-    `torch.nn.functional.batch_norm` in training mode (Ioffe & Szegedy,
-    2015): each feature of `input` [m, C] is normalized by the mean and
-    biased variance over the batch dimension, then scaled by `weight` [C]
-    and shifted by `bias` [C]. Its result depends on every sample of the
-    batch, so under accumulation it implements BatchStatisticsOpInterface
-    and must carry `batch_statistics` (`#gacc.batch_statistics<...>`),
-    or the training step's verifier rejects it.
+    `torch.nn.functional.batch_norm` (Ioffe & Szegedy, 2015) on `input`
+    [m, C] or [m, C, H, W] (any rank ≥ 2: channels are dimension 1),
+    `weight` and `bias` [C], f32. In training each channel is normalized by
+    the mean and biased variance of the micro-batch over every dimension
+    but the channels: y = (x − mean) / sqrt(var + eps) · weight + bias.
+    `running_mean` and `running_var` name the `gacc.statistic` tensors [C]
+    that keep torch's running statistics (persistent, neither trained nor
+    accumulated); the predict function (evaluation) normalizes with them
+    instead. `momentum` (torch's default 0.1) and `eps` (1e-5) are torch's.
+    `sample_mask` [m] (1 counts, 0 does not) restricts the statistics to
+    the samples of a ragged micro-batch; gacc-mask-batch-statistics sets
+    it from the loss's padding targets, so padding rows never count.
 
-    The op is declared so that the batch-statistics contract is checked
-    today; its adjoint and lowering are not implemented yet, and
-    `gacc-autodiff` rejects it with that message.
+    The running statistics are updated by gacc-expand-accumulation, as
+    `batch_statistics` declares (the verifier of `gacc.train_step` rejects
+    an op that declares nothing):
+    - `per_micro_batch`: PyTorch's behaviour. Once per micro-batch,
+      running = (1 − momentum) · running + momentum · stat, with the
+      micro-batch's mean and unbiased variance (n / (n − 1) · var, n the
+      values per channel). Running mean 0, momentum 0.1 and 4 micro-batches
+      with channel means 1, 2, 3, 4 end at 0.9049.
+    - `per_window`: once per optimizer step, from the window's pooled mean
+      and unbiased variance, combined exactly over the micro-batches with
+      Chan, Golub and LeVeque's parallel formula (mean_ab = mean_a + δ·n_b/n,
+      M2_ab = M2_a + M2_b + δ²·n_a·n_b/n, δ = mean_b − mean_a). The example
+      above ends at 0.25 (0.1 × the window's mean 2.5): the running
+      statistics are those of one batch of N·m, what evaluation sees after
+      training with the large batch.
+    In both modes the forward normalizes each micro-batch by its own
+    statistics: normalizing by the window's would need every sample of
+    the window before the first micro-batch's forward (its output, and
+    so its gradient, depends on samples not yet seen), which is the large
+    batch's memory that accumulation exists to avoid. So neither mode makes
+    N × m equal 1 × (N·m) in the gradients; `per_window` makes the running
+    statistics (and so evaluation) those of the large batch.
 
     ```mlir
-    %y = gacc.batch_norm %x, %g, %b {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>
+    gacc.statistic @bn_mean : tensor<64xf32> = #gacc.zeros
+    gacc.statistic @bn_var : tensor<64xf32> = #gacc.constant<value = 1.0>
+    %y = gacc.batch_norm %x, %g, %b running(@bn_mean, @bn_var) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<32x64x14x14xf32>, tensor<64xf32>, tensor<64xf32>
     ```
 
-    Errors: an input that is not [m, C], weight or bias that is not [C].
+    Errors: an input of rank < 2 or with an empty dimension; weight or bias
+    that is not [C]; a sample_mask that is not [m]; eps ≤ 0; momentum
+    outside [0, 1]; running statistics that do not name a `gacc.statistic`
+    of type [C] f32, or name the same one twice.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias,
+                       Optional<GAcc_F32Tensor>:$sample_mask,
+                       FlatSymbolRefAttr:$running_mean,
+                       FlatSymbolRefAttr:$running_var,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
                        OptionalAttr<GAcc_BatchStatisticsAttr>:$batch_statistics);
   let results = (outs GAcc_F32Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
-    `,` type($bias)
+    $input `,` $weight `,` $bias (`mask` $sample_mask^)? `running` `(`
+    $running_mean `,` $running_var `)` attr-dict `:` type($input) `,`
+    type($weight) `,` type($bias) (`,` type($sample_mask)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The micro-batch's statistics (training mode), over the samples
+    /// the mask counts: `count` (tensor<f32>, values per channel), `mean`
+    /// and biased `variance` ([C]).
+    struct Statistics {
+      ::mlir::Value count, mean, variance;
+    };
+    Statistics buildStatistics(::mlir::OpBuilder &b);
+  }];
+}
+
+def GAcc_StatisticOp : GAcc_Op<"statistic", [Symbol]> {
+  let summary = "persistent running statistics (neither trained nor accumulated)";
+  let description = [{
+    A persistent f32 tensor that a layer op updates as it trains and reads
+    in evaluation (torch's buffers: BatchNorm's `running_mean` and
+    `running_var`). It has no gradient, accumulator or optimizer state;
+    gacc-run initializes it from `initializer`, saves it with the
+    parameters (--save-params, checkpoints) under its name and loads it
+    with --load-params.
+
+    ```mlir
+    gacc.statistic @bn1_running_var : tensor<32xf32> = #gacc.constant<value = 1.0>
+    ```
+
+    Errors: as `gacc.param`'s.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<GAcc_F32Tensor>:$type,
+                       AnyAttr:$initializer);
+  let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -662,6 +662,39 @@ Value mlir::gacc::buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
 // Normalization counts
 //===----------------------------------------------------------------------===//
 
+Value mlir::gacc::buildSampleMask(OpBuilder &b, Location loc, Value labels,
+                                  int64_t ignoreIndex) {
+  MLIRContext *ctx = b.getContext();
+  // Rows of targets ([m] as [m, 1]), then a per-row maximum of the "not
+  // ignored" indicator.
+  auto lt = cast<RankedTensorType>(labels.getType());
+  Value flat =
+      lt.getRank() == 1
+          ? tensor::ExpandShapeOp::create(
+                b, loc,
+                RankedTensorType::get({lt.getDimSize(0), 1},
+                                      lt.getElementType()),
+                labels, SmallVector<ReassociationIndices>{{0, 1}})
+                .getResult()
+          : buildCollapseToMatrix(b, loc, labels);
+  auto ft = cast<RankedTensorType>(flat.getType());
+  auto rowType = RankedTensorType::get({ft.getDimSize(0)}, b.getF32Type());
+  RowMaps m = rowMaps(ctx);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{rowType}, ValueRange{flat},
+             ValueRange{buildFilled(b, loc, rowType, 0.0)},
+             SmallVector<AffineMap>{m.ij, m.i}, iterators(1, 1),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value ignored = isIgnored(nb, nl, a[0], ignoreIndex);
+               Value one = arith::SelectOp::create(
+                   nb, nl, ignored, f32Const(nb, nl, 0.0),
+                   f32Const(nb, nl, 1.0));
+               linalg::YieldOp::create(
+                   nb, nl, Value(arith::MaximumFOp::create(nb, nl, a[1], one)));
+             })
+      .getResult(0);
+}
+
 Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
                                        Value labels, int64_t ignoreIndex,
                                        bool perToken) {
@@ -688,27 +721,8 @@ Value mlir::gacc::buildNonIgnoredCount(OpBuilder &b, Location loc,
             })
             .getResult(0);
   } else {
-    // A sample counts when any of its targets is not ignored: a per-row
-    // maximum of the indicator, then a sum over rows.
-    Value flat = buildCollapseToMatrix(b, loc, labels);
-    auto ft = cast<RankedTensorType>(flat.getType());
-    auto rowType = RankedTensorType::get({ft.getDimSize(0)}, b.getF32Type());
-    RowMaps m = rowMaps(ctx);
-    Value anyInit = buildFilled(b, loc, rowType, 0.0);
-    Value any = linalg::GenericOp::create(
-                    b, loc, TypeRange{rowType}, ValueRange{flat},
-                    ValueRange{anyInit}, SmallVector<AffineMap>{m.ij, m.i},
-                    iterators(1, 1),
-                    [&](OpBuilder &nb, Location nl, ValueRange a) {
-                      Value ignored = isIgnored(nb, nl, a[0], ignoreIndex);
-                      Value one = arith::SelectOp::create(
-                          nb, nl, ignored, f32Const(nb, nl, 0.0),
-                          f32Const(nb, nl, 1.0));
-                      linalg::YieldOp::create(
-                          nb, nl,
-                          Value(arith::MaximumFOp::create(nb, nl, a[1], one)));
-                    })
-                    .getResult(0);
+    // A sample counts when any of its targets is not ignored.
+    Value any = buildSampleMask(b, loc, labels, ignoreIndex);
     Value init = buildFilled(b, loc, scalar, 0.0);
     AffineExpr d0;
     bindDims(ctx, d0);

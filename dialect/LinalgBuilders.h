@@ -128,6 +128,11 @@ Value buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
 Value buildScaledSumOfSquares(OpBuilder &b, Location loc, Value x,
                               Value scale);
 
+/// [m] f32: 1 for a sample (row of `labels` [m, ...]) with a target that is
+/// not `ignoreIndex`, 0 for padding.
+Value buildSampleMask(OpBuilder &b, Location loc, Value labels,
+                      int64_t ignoreIndex);
+
 /// The f32 count of targets ≠ ignore (`perToken`), or of leading-dimension
 /// rows with at least one such target, of `labels` (any rank ≥ 1).
 Value buildNonIgnoredCount(OpBuilder &b, Location loc, Value labels,

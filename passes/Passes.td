@@ -109,6 +109,38 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
   ];
 }
 
+def GAccMaskBatchStatisticsPass
+    : Pass<"gacc-mask-batch-statistics", "ModuleOp"> {
+  let summary = "Keep the padding samples of a ragged micro-batch out of "
+                "batch statistics";
+  let description = [{
+    A ragged micro-batch (the last of a window when m does not divide the
+    effective batch, or any micro-batch of a short window at the end of an
+    epoch) is padded to m rows whose targets are the loss's padding value
+    (its ignore_index). Their loss and gradients are zero, but an op whose
+    result depends on the whole batch (`gacc.batch_norm`) would count them
+    in its statistics and change the normalization of every real sample.
+    For each op implementing `BatchStatisticsOpInterface` without a
+    sample mask, this pass sets one: a [m] f32 tensor, 1 for a sample with
+    a target that is not the padding value, built once per training step
+    at the start of its body. It runs before gacc-autodiff, so the
+    gradients follow the masked statistics.
+
+    ```mlir
+    %n = gacc.batch_norm %x, %g, %b running(@m, @v) {...} : ...
+    // becomes
+    %mask = linalg.generic ... (%y != -100 ? 1 : 0 per row)
+    %n = gacc.batch_norm %x, %g, %b mask %mask running(@m, @v) {...} : ...
+    ```
+
+    Errors: a training step whose loss targets cannot be found (see
+    gacc-run's step signature).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Gradient level
 //===----------------------------------------------------------------------===//

@@ -44,6 +44,8 @@ using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand) {
+  // Padding rows never count in batch statistics.
+  pm.addPass(createGAccMaskBatchStatisticsPass());
   pm.addPass(createGAccAutodiffPass());
   // Forward ops the model marks gacc.recompute run again in the backward.
   pm.addPass(createGAccRecomputeActivationsPass());

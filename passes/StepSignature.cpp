@@ -9,6 +9,7 @@
 #include "passes/StepSignature.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 
@@ -46,6 +47,26 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
     sig.paramInits.push_back(p.getInitializer());
     sig.paramNoWeightDecay.push_back(p.getNoWeightDecay());
   }
+  llvm::SmallDenseSet<Attribute> seen;
+  WalkResult walk = op.getBody().walk([&](BatchStatisticsOpInterface stats) {
+    for (FlatSymbolRefAttr ref : stats.getRunningStatistics()) {
+      if (!seen.insert(ref).second)
+        continue;
+      auto stat = SymbolTable::lookupNearestSymbolFrom<StatisticOp>(op, ref);
+      if (!stat) {
+        stats->emitOpError("'") << ref.getValue()
+                                << "' does not name a gacc.statistic";
+        return WalkResult::interrupt();
+      }
+      sig.statisticNames.push_back(ref.getValue().str());
+      sig.statisticTypes.push_back(stat.getTensorType());
+      sig.statisticInits.push_back(stat.getInitializer());
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  sig.numStatistics = sig.statisticNames.size();
   for (BlockArgument arg : op.getInputArguments())
     sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));
   sig.numInputs = sig.inputTypes.size();

@@ -32,6 +32,11 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   llvm::SmallVector<Attribute> paramInits;
   /// Parameters in the group without weight decay.
   llvm::SmallVector<bool> paramNoWeightDecay;
+  /// The running statistics (gacc.statistic) the body's ops keep, in the
+  /// order the body first names them.
+  llvm::SmallVector<std::string> statisticNames;
+  llvm::SmallVector<RankedTensorType> statisticTypes;
+  llvm::SmallVector<Attribute> statisticInits;
   /// One micro-batch's inputs (leading dimension m).
   llvm::SmallVector<RankedTensorType> inputTypes;
   /// The predict function's output type ([m, ...] model output).
@@ -62,7 +67,8 @@ struct StepSignature : public ::gacc::abi::StepLayout {
 };
 
 /// Reads the signature of a (verified) training step. Fails with a
-/// diagnostic on the op when the yielded loss is not produced by an op
+/// diagnostic on the op when a running statistic it names is not a
+/// gacc.statistic, the yielded loss is not produced by an op
 /// implementing LossOpInterface, its targets are not an input of the body,
 /// or the optimizer is unknown.
 FailureOr<StepSignature> getStepSignature(TrainStepOp op);

@@ -45,22 +45,6 @@ FailureOr<uint64_t> blockBytes(MemRefType type, bool device) {
   return abi::roundToBlocks(bytes, abi::kDeviceAlignment);
 }
 
-/// "file:line:col" of the first file location in `loc`, or "".
-std::string describeLocation(Location loc) {
-  std::string text;
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      text = (file.getFilename().strref() + ":" +
-              llvm::Twine(file.getLine()) + ":" +
-              llvm::Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
-
 /// An op of the timeline: one that reads or writes a buffer (or calls),
 /// at the level of the step's control flow (not inside a linalg body).
 bool isTimelineOp(Operation *op) {
@@ -123,6 +107,22 @@ Linearized linearize(func::FuncOp step) {
 
 } // namespace
 
+std::string mlir::gacc::describeLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      text = (file.getFilename().strref() + ":" +
+              llvm::Twine(file.getLine()) + ":" +
+              llvm::Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
+
 FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
                                                     const StepSignature &sig,
                                                     StringRef target) {
@@ -144,10 +144,11 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
       return step.emitError("the memory plan needs static shapes, argument ")
              << arg.getArgNumber() << " is " << type;
     unsigned i = arg.getArgNumber();
-    MemoryKind kind = i < sig.numParams       ? MemoryKind::Parameters
-                      : i < 2 * sig.numParams ? MemoryKind::Accumulators
-                      : i < sig.inputArg(0)   ? MemoryKind::OptimizerState
-                                              : MemoryKind::WindowInputs;
+    MemoryKind kind = i < sig.numParams         ? MemoryKind::Parameters
+                      : i < 2 * sig.numParams   ? MemoryKind::Accumulators
+                      : i < sig.statisticArg(0) ? MemoryKind::OptimizerState
+                      : i < sig.inputArg(0)     ? MemoryKind::Statistics
+                                                : MemoryKind::WindowInputs;
     persistent[unsigned(kind)] += *bytes;
   }
   if (device)

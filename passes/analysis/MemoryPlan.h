@@ -40,6 +40,9 @@ constexpr unsigned kNumMemoryKinds = 8;
 /// key ("accumulators", ...).
 llvm::StringRef describe(MemoryKind kind);
 llvm::StringRef jsonKey(MemoryKind kind);
+
+/// "file:line:col" of the first file location in `loc`, or "".
+std::string describeLocation(Location loc);
 /// The picture's series: persistent, activations, temporaries, workspace.
 llvm::StringRef seriesOf(MemoryKind kind);
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/RunningStatistics.h"
 #include "passes/StepSignature.h"
 
 #include "dialect/LinalgBuilders.h"
@@ -54,7 +55,8 @@ Value toTensor(OpBuilder &b, Location loc, Value memref, bool writable) {
 // The step function and its arguments
 //===----------------------------------------------------------------------===//
 
-/// `func.func @S(params…, accumulators…, optimizer state…, inputs…, lr: f32,
+/// `func.func @S(params…, accumulators…, optimizer state…, running
+/// statistics…, inputs…, lr: f32,
 /// step: i64[, loss_scale: f32]) -> (f32 × numResults)` (abi/StepABI.h),
 /// with argument attributes naming what each memref holds.
 func::FuncOp createStepFunction(OpBuilder &b, Location loc,
@@ -80,6 +82,13 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
       types.push_back(toMemRef(sig.paramTypes[i]));
       attrs.push_back(argAttr(b, "gacc.optimizer_state", param(i)));
     }
+  for (unsigned q = 0; q < sig.numStatistics; ++q) {
+    types.push_back(toMemRef(sig.statisticTypes[q]));
+    attrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("gacc.statistic",
+                        FlatSymbolRefAttr::get(ctx, sig.statisticNames[q])),
+         b.getNamedAttr("gacc.initializer", sig.statisticInits[q])}));
+  }
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j) {
     types.push_back(sig.windowInputType(j));
     attrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
@@ -100,7 +109,7 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
 
 /// The step function's arguments as tensors.
 struct StepValues {
-  SmallVector<Value> params, accs, states, inputs;
+  SmallVector<Value> params, accs, states, statistics, inputs;
   Value lr, step, lossScale;
 };
 
@@ -115,6 +124,9 @@ StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
     for (unsigned s = 0; s < sig.statePerParam; ++s)
       v.states.push_back(
           toTensor(b, loc, entry->getArgument(sig.stateArg(i, s)), true));
+  for (unsigned q = 0; q < sig.numStatistics; ++q)
+    v.statistics.push_back(
+        toTensor(b, loc, entry->getArgument(sig.statisticArg(q)), true));
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
     v.inputs.push_back(
         toTensor(b, loc, entry->getArgument(sig.inputArg(j)), false));
@@ -153,12 +165,13 @@ bool roundsResults(Operation *op) {
 }
 
 /// The context of one micro-batch's clone: the compute type (null for
-/// fp32) with the values that stay fp32 (gradients, loss), and the
-/// run-time loss scale.
+/// fp32) with the values that stay fp32 (gradients, loss), the run-time
+/// loss scale, and the running statistics the loop carries.
 struct CloneContext {
   FloatType computeType;
   llvm::DenseSet<Value> keepF32;
   Value lossScale;
+  const RunningStatistics *running = nullptr;
 };
 
 /// Clones the body for micro-batch `i` of the window (slicing each window
@@ -206,12 +219,14 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
 }
 
 /// One micro-batch: the body, then one gacc.accumulate per gradient.
-/// Returns the new accumulators, the new loss sum and (unless the
-/// normalization is `sum`) the new count.
+/// Returns the new accumulators, the new loss sum, (unless the
+/// normalization is `sum`) the new count, and the running statistics'
+/// carried values after it.
 SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
                                   ValueRange params, ValueRange windowInputs,
                                   Value i, Value first, ValueRange accs,
                                   Value lossSum, Value count,
+                                  ValueRange running,
                                   const CloneContext &ctx) {
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping, ctx);
@@ -238,13 +253,16 @@ SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
         b, step.getNormalization() == Normalization::token_mean);
     results.push_back(arith::AddFOp::create(b, loc, count, n));
   }
+  llvm::append_range(results, ctx.running->update(b, loc, mapping, running));
   return results;
 }
 
 /// The compute type and the values that stay fp32.
 CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
-                              Value lossScale, OpBuilder &b) {
+                              Value lossScale, const RunningStatistics &running,
+                              OpBuilder &b) {
   CloneContext ctx;
+  ctx.running = &running;
   if (sig.precision == Precision::bf16)
     ctx.computeType = b.getBF16Type();
   else if (sig.precision == Precision::fp16)
@@ -258,7 +276,8 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
 
 /// The micro-batch loop: an scf.for over micro-batches [begin, end) of the
 /// window (all N in the step function) carrying the accumulators, the loss
-/// sum and (unless `sum`) the count, from `lossSum` and `count`.
+/// sum, (unless `sum`) the count, from `lossSum` and `count`, and the
+/// running statistics (RunningStatistics) from the step's.
 scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
                               ValueRange bodyParams, const StepValues &v,
                               const CloneContext &ctx, Value begin, Value end,
@@ -268,6 +287,8 @@ scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
   carried.push_back(lossSum);
   if (count)
     carried.push_back(count);
+  unsigned firstRunning = carried.size();
+  llvm::append_range(carried, ctx.running->initial(b, loc, v.statistics));
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   return scf::ForOp::create(
@@ -279,7 +300,8 @@ scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
             lb, ll,
             emitMicroBatch(lb, ll, step, bodyParams, v.inputs, i, first,
                            iter.take_front(P), iter[P],
-                           count ? iter[P + 1] : Value(), ctx));
+                           count ? iter[P + 1] : Value(),
+                           iter.drop_front(firstRunning), ctx));
       });
 }
 
@@ -484,6 +506,16 @@ void writeBack(OpBuilder &b, Location loc, Block *entry,
   }
 }
 
+/// Writes the running statistics after the window into their memrefs.
+void writeStatistics(OpBuilder &b, Location loc, Block *entry,
+                     const StepSignature &sig, ArrayRef<Value> statistics) {
+  for (unsigned q = 0; q < sig.numStatistics; ++q)
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, Type(), statistics[q],
+        entry->getArgument(sig.statisticArg(q)), b.getUnitAttr(),
+        b.getUnitAttr());
+}
+
 //===----------------------------------------------------------------------===//
 // The step function, its resumable halves and the predict function
 //===----------------------------------------------------------------------===//
@@ -582,7 +614,8 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   StepValues v =
       beginFunction(b, loc, sig, sig.name, {},
                     SmallVector<Type>(sig.numResults(), f32), entry);
-  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
+  RunningStatistics running(step, sig);
+  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
   bool counted = step.getNormalization() != Normalization::sum;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
@@ -592,6 +625,9 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
                                        n, zero, counted ? zero : Value());
   unsigned P = sig.numParams;
   ValueRange carried = loop.getResults();
+  writeStatistics(b, loc, entry, sig,
+                  running.finish(b, loc, carried.drop_front(counted ? P + 2
+                                                                    : P + 1)));
   func::ReturnOp::create(
       b, loc,
       emitOptimizerStep(b, loc, step, sig, entry, v, carried.take_front(P),
@@ -623,7 +659,8 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   StepValues v = beginFunction(b, loc, sig, sig.accumulateName(),
                                {i64, i64, f32, f32}, {f32, f32}, entry);
-  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, b);
+  RunningStatistics running(step, sig);
+  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
   bool counted = step.getNormalization() != Normalization::sum;
   auto index = [&](Value x) -> Value {
@@ -641,6 +678,12 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
     bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), loop.getResult(i), entry->getArgument(sig.accArg(i)),
         b.getUnitAttr(), b.getUnitAttr());
+  // Running statistics per micro-batch (a per_window step is not
+  // resumable: its window's partial statistics live in the loop).
+  writeStatistics(b, loc, entry, sig,
+                  running.finish(b, loc,
+                                 loop.getResults().drop_front(
+                                     counted ? P + 2 : P + 1)));
   func::ReturnOp::create(
       b, loc,
       ValueRange{loop.getResult(P), counted ? loop.getResult(P + 1) : countIn});
@@ -667,8 +710,10 @@ void buildUpdateFunction(TrainStepOp step, const StepSignature &sig,
           arenaUpdate));
 }
 
-/// `func.func @S_predict(params…, inputs… but the targets, %out)`: the loss
-/// op's prediction for one micro-batch, written into %out. Only what the
+/// `func.func @S_predict(params…, running statistics…, inputs… but the
+/// targets, %out)`: the loss op's prediction for one micro-batch, written
+/// into %out, in evaluation (ops with batch statistics normalize by their
+/// running statistics). Only what the
 /// prediction depends on is cloned (its backward slice, values used inside
 /// regions included).
 LogicalResult buildPredictFunction(TrainStepOp step,
@@ -680,6 +725,8 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   SmallVector<Type> types;
   for (unsigned i = 0; i < sig.numParams; ++i)
     types.push_back(toMemRef(sig.paramTypes[i]));
+  for (unsigned q = 0; q < sig.numStatistics; ++q)
+    types.push_back(toMemRef(sig.statisticTypes[q]));
   for (unsigned j = 0; j < sig.inputTypes.size(); ++j)
     if (j != sig.targetInput)
       types.push_back(toMemRef(sig.inputTypes[j]));
@@ -692,9 +739,21 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   unsigned argIdx = 0;
   for (BlockArgument arg : step.getParamArguments())
     mapping.map(arg, toTensor(b, loc, entry->getArgument(argIdx++), false));
-  for (auto [j, arg] : llvm::enumerate(step.getInputArguments()))
-    if (j != sig.targetInput)
+  llvm::StringMap<Value> statistics;
+  for (unsigned q = 0; q < sig.numStatistics; ++q)
+    statistics[sig.statisticNames[q]] =
+        toTensor(b, loc, entry->getArgument(argIdx++), false);
+  for (auto [j, arg] : llvm::enumerate(step.getInputArguments())) {
+    if (j != sig.targetInput) {
       mapping.map(arg, toTensor(b, loc, entry->getArgument(argIdx++), false));
+      continue;
+    }
+    // No targets in evaluation: what reads them (the sample masks of
+    // batch statistics) is not used by the evaluation forms and folds away.
+    auto type = cast<RankedTensorType>(arg.getType());
+    mapping.map(arg, tensor::EmptyOp::create(b, loc, type.getShape(),
+                                             type.getElementType()));
+  }
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
@@ -703,9 +762,22 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   if (Operation *def = prediction.getDefiningOp())
     if (failed(getBackwardSlice(def, &slice, options)))
       return step.emitOpError("cannot slice the prediction's computation");
-  for (Operation &op : step.getBodyBlock().without_terminator())
-    if (slice.contains(&op))
-      b.clone(op, mapping);
+  for (Operation &op : step.getBodyBlock().without_terminator()) {
+    if (!slice.contains(&op))
+      continue;
+    Operation *clone = b.clone(op, mapping);
+    // Ops with batch statistics normalize by their running statistics.
+    auto stats = dyn_cast<BatchStatisticsOpInterface>(clone);
+    if (!stats)
+      continue;
+    SmallVector<Value> running;
+    for (FlatSymbolRefAttr ref : stats.getRunningStatistics())
+      running.push_back(statistics.lookup(ref.getValue()));
+    Value inference = stats.buildInference(b, running);
+    clone->getResult(0).replaceAllUsesWith(inference);
+    mapping.map(op.getResult(0), inference);
+    clone->erase();
+  }
   bufferization::MaterializeInDestinationOp::create(
       b, loc, Type(), mapping.lookup(prediction), entry->getArgument(argIdx),
       b.getUnitAttr(), b.getUnitAttr());
@@ -717,6 +789,25 @@ struct ExpandAccumulationPass
     : public mlir::gacc::impl::GAccExpandAccumulationPassBase<
           ExpandAccumulationPass> {
   using Base::Base;
+
+  /// per_window running statistics need the whole window in one loop and
+  /// pooling over the ranks: refused where that does not hold (yet).
+  LogicalResult checkRunningStatistics(TrainStepOp step,
+                                       const StepSignature &sig) {
+    if (!RunningStatistics(step, sig).hasPerWindow())
+      return success();
+    if (resumable)
+      return step.emitOpError(
+          "has per_window batch statistics, which the resumable step "
+          "(checkpoints, --resume, --accum-schedule) does not support yet: "
+          "the window's partial statistics live in the micro-batch loop");
+    if (step.getDataParallel())
+      return step.emitOpError(
+          "has per_window batch statistics, which a data-parallel step does "
+          "not pool over the ranks yet; use per_micro_batch");
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<TrainStepOp> steps(module.getOps<TrainStepOp>());
@@ -733,6 +824,8 @@ struct ExpandAccumulationPass
         return signalPassFailure();
       }
       FailureOr<StepSignature> sig = getStepSignature(step);
+      if (succeeded(sig) && failed(checkRunningStatistics(step, *sig)))
+        return signalPassFailure();
       if (failed(sig) ||
           failed(buildStepFunction(step, *sig, unroll, arenaUpdate)) ||
           failed(buildPredictFunction(step, *sig)))
@@ -744,10 +837,13 @@ struct ExpandAccumulationPass
     }
     for (TrainStepOp step : steps)
       step.erase();
-    // The parameters now live in the step function's arguments (with their
-    // initializers as argument attributes).
+    // The parameters and statistics now live in the step function's
+    // arguments (with their initializers as argument attributes).
     for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))
       p.erase();
+    for (StatisticOp s :
+         llvm::make_early_inc_range(module.getOps<StatisticOp>()))
+      s.erase();
   }
 };
 

@@ -86,9 +86,11 @@ struct SetAccumulationSchedulePass
       int64_t eff = step.getEffectiveBatch()
                         ? step.getEffectiveBatchAttr().getInt()
                         : n * m;
-      // The declared effective batch stays when the last micro-batch is
-      // ragged ((N - 1) · m < E < N · m); otherwise it becomes N · m.
-      if (!(ragged && (n - 1) * m < eff && eff < n * m))
+      // The declared effective batch stays with the model's own schedule,
+      // or when the last micro-batch is ragged ((N - 1) · m < E < N · m);
+      // otherwise it becomes N · m.
+      bool ownSchedule = microBatch == 0 && accumSteps == 0;
+      if (!ownSchedule && !(ragged && (n - 1) * m < eff && eff < n * m))
         eff = n * m;
       if (failed(step.setSchedule(n, m, eff)))
         return signalPassFailure();

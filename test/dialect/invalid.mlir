@@ -570,23 +570,113 @@ func.func @f(%z: tensor<2x5x7xf32>, %y: tensor<2x4xi32>) {
 // across micro-batches; the message names the op.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
 gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
-  // expected-error @below {{'gacc.batch_norm' op depends on statistics of the whole batch but declares no accumulation across micro-batches}}
-  %n = gacc.batch_norm %z, %g, %g : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  // expected-error @below {{'gacc.batch_norm' op depends on statistics of the whole batch but declares no accumulation across micro-batches; add batch_statistics = #gacc.batch_statistics<per_micro_batch> (PyTorch's behaviour, accepted knowingly) or <per_window> (running statistics of the whole window)}}
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
   %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
 
 // -----
 
-// batch_norm: weight and bias are [features].
+// batch_norm: weight and bias are [C].
 func.func @f(%x: tensor<4x3xf32>, %g: tensor<2xf32>) {
-  // expected-error @below {{weight and bias must be [3], got 'tensor<2xf32>'}}
-  %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<2xf32>, tensor<2xf32>
+  // expected-error @below {{weight must be [3], got 'tensor<2xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<2xf32>, tensor<2xf32>
   return
 }
+
+// -----
+
+// batch_norm: the input is [m, C, ...] without an empty dimension.
+func.func @f(%x: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error @below {{input must have rank >= 2 [m, C, ...], got 'tensor<4xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x3x0x2xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{input must not have an empty dimension, got 'tensor<4x3x0x2xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) : tensor<4x3x0x2xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+// batch_norm: the sample mask is [m].
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>, %k: tensor<3xf32>) {
+  // expected-error @below {{sample_mask must be [4], got 'tensor<3xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g mask %k running(@rm, @rv) : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+// batch_norm: momentum in [0, 1], eps positive.
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{momentum must be in [0, 1], got 1.5}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) {momentum = 1.5} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{eps must be positive}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) {eps = 0.0} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{running_mean and running_var must be two gacc.statistic tensors, got @rm twice}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rm) : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+// batch_norm's running statistics in a training step: gacc.statistic
+// tensors [C].
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<4xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{running statistic @rm must be 'tensor<3xf32>', got 'tensor<4xf32>'}}
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{'w' does not name a gacc.statistic}}
+  %n = gacc.batch_norm %z, %g, %g running(@w, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A statistic is a static f32 tensor with a gacc initializer.
+// expected-error @below {{'gacc.statistic' op initializer must be #gacc.zeros}}
+gacc.statistic @s : tensor<3xf32> = 1.0 : f32
 
 // -----
 

@@ -140,11 +140,18 @@ func.func @sequence_ops(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tenso
 // CHECK: gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
 gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.0>
 
+// CHECK: gacc.statistic @running_mean : tensor<3xf32> = #gacc.zeros
+gacc.statistic @running_mean : tensor<3xf32> = #gacc.zeros
+// CHECK: gacc.statistic @running_var : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
+gacc.statistic @running_var : tensor<3xf32> = #gacc.constant<value = 1.0>
+
 // CHECK-LABEL: func.func @batch_norm
-// CHECK: gacc.batch_norm %{{.*}}, %{{.*}}, %{{.*}} {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
-func.func @batch_norm(%x: tensor<4x3xf32>, %g: tensor<3xf32>) -> tensor<4x3xf32> {
-  %y = gacc.batch_norm %x, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
-  return %y : tensor<4x3xf32>
+// CHECK: gacc.batch_norm %{{.*}}, %{{.*}}, %{{.*}} running(@running_mean, @running_var) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+// CHECK: gacc.batch_norm %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} running(@running_mean, @running_var) {batch_statistics = #gacc.batch_statistics<per_window>, eps = 1.000000e-03 : f64, momentum = 2.000000e-01 : f64} : tensor<4x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4xf32>
+func.func @batch_norm(%x: tensor<4x3xf32>, %g: tensor<3xf32>, %i: tensor<4x3x5x5xf32>, %k: tensor<4xf32>) -> (tensor<4x3xf32>, tensor<4x3x5x5xf32>) {
+  %y = gacc.batch_norm %x, %g, %g running(@running_mean, @running_var) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %z = gacc.batch_norm %i, %g, %g mask %k running(@running_mean, @running_var) {momentum = 0.2, eps = 1.0e-3, batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4xf32>
+  return %y, %z : tensor<4x3xf32>, tensor<4x3x5x5xf32>
 }
 
 // Optimizers, schedules, clipping and parameter groups.

@@ -45,22 +45,6 @@ gacc.train_step @s params [@w] attributes {
 
 // -----
 
-// A declared batch_norm verifies, but has no adjoint yet.
-gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-gacc.param @g : tensor<3xf32> = #gacc.zeros
-gacc.train_step @s params [@w, @g] attributes {
-    accum_steps = 1 : i64, micro_batch = 4 : i64,
-    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
-^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
-  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
-  // expected-error @below {{'gacc.batch_norm' op lies between a parameter and the loss but is not differentiable}}
-  %n = gacc.batch_norm %z, %g, %g {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
-  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
-  gacc.yield %l : tensor<f32>
-}
-
-// -----
-
 // A linalg.generic whose body applies an op without a scalar rule on the
 // path from the parameter.
 gacc.param @w : tensor<4x3xf32> = #gacc.zeros

@@ -63,6 +63,9 @@ std::string stateKey(const StepSignature &sig, unsigned i, unsigned s) {
 std::string accKey(const StepSignature &sig, unsigned i) {
   return "accumulator/" + sig.paramNames[i];
 }
+std::string statisticKey(const StepSignature &sig, unsigned q) {
+  return "statistic/" + sig.statisticNames[q];
+}
 
 } // namespace
 
@@ -186,6 +189,8 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
     if (midWindow)
       named.push_back({accKey(sig, i), &st.accs[i]});
   }
+  for (unsigned q = 0; q < sig.numStatistics; ++q)
+    named.push_back({statisticKey(sig, q), &st.statistics[q]});
   HostTensor sums(DType::F32, {2});
   sums.f32()[0] = position.windowLossSum;
   sums.f32()[1] = position.windowCount;
@@ -477,6 +482,14 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
     if (p.microBatch > 0)
       if (llvm::Error e = take(*file, fileWhere, accKey(sig, i), st.accs[i]))
         return std::move(e);
+  }
+  for (unsigned q = 0; q < sig.numStatistics; ++q) {
+    if (llvm::Error e =
+            take(*file, fileWhere, statisticKey(sig, q), st.statistics[q]))
+      return std::move(e);
+    if (llvm::Error e =
+            checkFinite(fileWhere, statisticKey(sig, q), st.statistics[q]))
+      return std::move(e);
   }
   if (p.microBatch > 0) {
     HostTensor sums(DType::F32, {2});

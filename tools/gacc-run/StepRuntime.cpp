@@ -97,36 +97,57 @@ std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
 
 
 
+/// Draws `tensors` from their initializers with `rng`.
+static void initialize(ArrayRef<RankedTensorType> types,
+                       ArrayRef<Attribute> inits,
+                       std::vector<HostTensor> &tensors,
+                       std::mt19937_64 &rng) {
+  tensors.clear();
+  for (auto [type, init] : llvm::zip(types, inits)) {
+    tensors.emplace_back(DType::F32, shapeOf(type));
+    initializeParameter(
+        cast<InitializerAttrInterface>(init).getDistribution(),
+        tensors.back(), rng);
+  }
+}
+
+/// Replaces each of `tensors` by the F32 tensor of its name in `loaded`.
+static llvm::Error takeLoaded(const std::string &path,
+                              std::map<std::string, HostTensor> &loaded,
+                              ArrayRef<std::string> names, StringRef what,
+                              std::vector<HostTensor> &tensors) {
+  for (auto [name, tensor] : llvm::zip(names, tensors)) {
+    auto it = loaded.find(name);
+    if (it == loaded.end() || it->second.dtype != DType::F32 ||
+        it->second.shape != tensor.shape)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          path + ": no F32 tensor '" + name + "' with the " + what.str() +
+              "'s shape");
+    if (llvm::Error e = checkFinite(path, name, it->second))
+      return e;
+    tensor = it->second;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error initialParameters(const StepSignature &sig,
                               const RunSettings &settings,
-                              std::vector<HostTensor> &params) {
+                              std::vector<HostTensor> &params,
+                              std::vector<HostTensor> &statistics) {
   std::mt19937_64 initRng(settings.seed);
-  params.clear();
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    params.emplace_back(DType::F32, shapeOf(sig.paramTypes[i]));
-    initializeParameter(
-        cast<InitializerAttrInterface>(sig.paramInits[i]).getDistribution(),
-        params.back(), initRng);
-  }
+  initialize(sig.paramTypes, sig.paramInits, params, initRng);
+  initialize(sig.statisticTypes, sig.statisticInits, statistics, initRng);
   if (settings.loadParams.empty())
     return llvm::Error::success();
   auto loaded = loadSafetensors(settings.loadParams);
   if (!loaded)
     return loaded.takeError();
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    auto it = loaded->find(sig.paramNames[i]);
-    if (it == loaded->end() || it->second.dtype != DType::F32 ||
-        it->second.shape != params[i].shape)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          settings.loadParams + ": no F32 tensor '" + sig.paramNames[i] +
-              "' with the parameter's shape");
-    if (llvm::Error e = checkFinite(settings.loadParams, sig.paramNames[i],
-                                    it->second))
-      return e;
-    params[i] = it->second;
-  }
-  return llvm::Error::success();
+  if (llvm::Error e = takeLoaded(settings.loadParams, *loaded,
+                                 sig.paramNames, "parameter", params))
+    return e;
+  return takeLoaded(settings.loadParams, *loaded, sig.statisticNames,
+                    "running statistic", statistics);
 }
 
 /// Whether `bytes` of host memory can be allocated now: a probe, since a
@@ -177,7 +198,8 @@ llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
                           j, sig.accumSteps, sig.microBatch)
                 .str()))
       return e;
-  for (auto *group : {&st.params, &st.accs, &st.states, &st.windows})
+  for (auto *group :
+       {&st.params, &st.accs, &st.states, &st.statistics, &st.windows})
     for (auto &t : *group)
       st.args.push_back(JitArg::of(t));
   st.args.push_back(JitArg::f32(float(settings.lr)));

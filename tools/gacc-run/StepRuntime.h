@@ -24,11 +24,12 @@
 
 namespace gaccrt {
 
-/// Parameters (initialized from the step's initializers with the seed, or
-/// loaded), and zeroed accumulators and optimizer state: the persistent
-/// state of a compiled step, allocated once.
+/// Parameters and running statistics (initialized from the step's
+/// initializers with the seed, or loaded), and zeroed accumulators and
+/// optimizer state: the persistent state of a compiled step, allocated
+/// once.
 struct StepState {
-  std::vector<HostTensor> params, accs, states, windows;
+  std::vector<HostTensor> params, accs, states, statistics, windows;
   std::vector<JitArg> args;
 };
 
@@ -74,11 +75,14 @@ struct DeviceMirror {
 DType dtypeOf(mlir::Type t);
 std::vector<int64_t> shapeOf(mlir::ShapedType t);
 
-/// The parameters from the step's initializers (drawn with the seed), or
-/// from --load-params (names and shapes must match).
+/// The parameters and running statistics from the step's initializers
+/// (drawn with the seed, the statistics after the parameters), or from
+/// --load-params (names and shapes must match; every parameter and
+/// statistic must be there).
 llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               const RunSettings &settings,
-                              std::vector<HostTensor> &params);
+                              std::vector<HostTensor> &params,
+                              std::vector<HostTensor> &statistics);
 
 /// The flat arenas of --arena-update: every parameter, accumulator and
 /// optimizer-state slot of the step in one buffer each, in the layout of

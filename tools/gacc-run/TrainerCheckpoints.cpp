@@ -200,6 +200,9 @@ int Trainer::writeCheckpoint() {
 void Trainer::syncStateToHost() {
   if (onDevice)
     gacc_cuda_synchronize();
+  if (onDevice)
+    for (unsigned q = 0; q < sig.numStatistics; ++q)
+      mirror.toHost(sig.statisticArg(q));
   if (settings.arenaUpdate) {
     arenas.stateToHost(st);
     return;

@@ -61,11 +61,13 @@ double msSince(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
-/// The step's predict function over host tensors.
+/// The step's predict function over host tensors (the parameters, or their
+/// moving average, and the running statistics).
 class JitPredictor : public Predictor {
 public:
   JitPredictor(CpuJit &jit, const StepSignature &sig,
-               std::vector<HostTensor> &params)
+               std::vector<HostTensor> &params,
+               std::vector<HostTensor> &statistics)
       : jit(jit), name(sig.predictName()) {
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
       if (j != sig.targetInput)
@@ -73,6 +75,8 @@ public:
                          shapeOf(sig.inputTypes[j]));
     out = HostTensor(DType::F32, shapeOf(sig.predictionType));
     for (auto &t : params)
+      args.push_back(JitArg::of(t));
+    for (auto &t : statistics)
       args.push_back(JitArg::of(t));
     for (auto &t : ins)
       args.push_back(JitArg::of(t));
@@ -135,7 +139,8 @@ int Trainer::prepare() {
   // Measured only beside a plan: trimming the heap costs time.
   bool measure = settings.memoryPlan.has_value();
   uint64_t beforeState = measure ? rss::trimmedCurrentBytes() : 0;
-  if (llvm::Error e = initialParameters(sig, settings, st.params))
+  if (llvm::Error e = initialParameters(sig, settings, st.params,
+                                        st.statistics))
     return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
     return reportFailure(std::move(e), kExitBadInput);
@@ -330,14 +335,17 @@ void Trainer::printHeader(double compileMs) {
 }
 
 /// On the cuda target the parameters live in managed memory (or the
-/// arenas) during training: copied back before evaluation, replica checks
-/// and saving.
+/// arenas) and the running statistics in managed memory during training:
+/// copied back before evaluation, replica checks and saving.
 void Trainer::syncParamsToHost() {
   if (settings.arenaUpdate)
     arenas.paramsToHost(st.params);
   else if (onDevice)
     for (unsigned i = 0; i < sig.numParams; ++i)
       mirror.toHost(sig.paramArg(i));
+  if (onDevice)
+    for (unsigned q = 0; q < sig.numStatistics; ++q)
+      mirror.toHost(sig.statisticArg(q));
 }
 
 /// Window `w` of the epoch through the compiled step (and the arena
@@ -670,6 +678,9 @@ int Trainer::finish() {
     NamedTensors named;
     for (unsigned i = 0; i < sig.numParams; ++i)
       named.push_back({sig.paramNames[i], &st.params[i]});
+    // Running statistics beside the weights, as torch's state_dict.
+    for (unsigned q = 0; q < sig.numStatistics; ++q)
+      named.push_back({sig.statisticNames[q], &st.statistics[q]});
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
       return reportFailure(std::move(e));
   }
@@ -731,11 +742,13 @@ int Trainer::compile() {
     return kExitBadInput;
   printHeader(compileMs);
   printResumed();
-  predictor = std::make_unique<JitPredictor>(*hostJit, sig, st.params);
+  predictor =
+      std::make_unique<JitPredictor>(*hostJit, sig, st.params, st.statistics);
   if (settings.evalEma) {
     for (const HostTensor &p : st.params)
       emaWeights.emplace_back(p.dtype, p.shape);
-    emaPredictor = std::make_unique<JitPredictor>(*hostJit, sig, emaWeights);
+    emaPredictor = std::make_unique<JitPredictor>(*hostJit, sig, emaWeights,
+                                                  st.statistics);
   }
   return 0;
 }

@@ -1,8 +1,9 @@
 """Writes initial parameters (torch's own initializers, torch.manual_seed) as
 safetensors for gacc-run --load-params, a sample order, and for the `seq`
 model a tensors data file with sequences of different lengths (targets past
-each sequence's end are ignore_index), for the `cnn` model one of random
-2 × 9 × 9 images with labels of 5 classes."""
+each sequence's end are ignore_index), for the `cnn` and `bn_cnn` models one
+of random 2 × 9 × 9 images with labels of 5 classes (`bn_cnn` also writes
+its BatchNorms' running statistics, moved off torch's initial values)."""
 import argparse
 import random
 import sys
@@ -15,7 +16,7 @@ import safetensors_io  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--model", required=True,
-                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "gpt"])
+                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt"])
 ap.add_argument("--init", required=True)
 ap.add_argument("--order", required=True)
 ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
@@ -56,6 +57,24 @@ elif args.model == "cnn":
               "fc_bias": fc.bias}
     rng = np.random.default_rng(0)
     images = rng.normal(size=(args.population, 2, 9, 9)).astype(np.float32)
+    labels = rng.integers(0, 5, size=args.population).astype(np.int32)
+    safetensors_io.save_any(args.data, {"input0": images, "input1": labels})
+elif args.model == "bn_cnn":
+    c1, fc1, fc = torch.nn.Conv2d(2, 4, 3, padding=1), torch.nn.Linear(4, 6), torch.nn.Linear(6, 5)
+    bn1, bn2 = torch.nn.BatchNorm2d(4), torch.nn.BatchNorm1d(6)
+    with torch.no_grad():  # non-trivial affines and running statistics
+        for bn in (bn1, bn2):
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 1.5)
+    params = {"conv1_weight": c1.weight, "conv1_bias": c1.bias, "fc1_weight": fc1.weight,
+              "fc1_bias": fc1.bias, "fc_weight": fc.weight, "fc_bias": fc.bias}
+    for name, bn in (("bn1", bn1), ("bn2", bn2)):
+        params.update({name + "_weight": bn.weight, name + "_bias": bn.bias,
+                       name + "_running_mean": bn.running_mean, name + "_running_var": bn.running_var})
+    rng = np.random.default_rng(0)
+    images = (rng.normal(size=(args.population, 2, 9, 9)) + 0.5).astype(np.float32)
     labels = rng.integers(0, 5, size=args.population).astype(np.int32)
     safetensors_io.save_any(args.data, {"input0": images, "input1": labels})
 elif args.model == "gpt":

@@ -118,6 +118,17 @@ def forward(model, p, x):
         h = F.max_pool2d(h, 3, stride=2, padding=1)
         h = F.avg_pool2d(h, 2, stride=1, padding=1)
         return F.linear(h.mean(dim=(2, 3)), p["fc_weight"], p["fc_bias"])
+    if model == "bn_cnn":
+        h = F.conv2d(x, p["conv1_weight"], p["conv1_bias"], padding=1)
+        # per_micro_batch: torch's own update, once per micro-batch.
+        h = F.batch_norm(h, STATS["bn1_running_mean"], STATS["bn1_running_var"], p["bn1_weight"],
+                         p["bn1_bias"], training=True, momentum=0.1, eps=1e-5)
+        h = F.max_pool2d(F.relu(h), 3, stride=3).mean(dim=(2, 3))
+        h = F.linear(h, p["fc1_weight"], p["fc1_bias"])
+        # per_window: normalized by the micro-batch, statistics kept for the window.
+        WINDOW["bn2"].append(h.detach())
+        h = F.batch_norm(h, None, None, p["bn2_weight"], p["bn2_bias"], training=True, eps=1e-5)
+        return F.linear(F.relu(h), p["fc_weight"], p["fc_bias"])
     if model == "gpt":
         m, t = x.shape
         h = F.embedding(x, p["wte"]) + p["wpe"]
@@ -142,6 +153,21 @@ def forward(model, p, x):
 
 
 LABEL_SMOOTHING = 0.0
+# Running statistics (buffers, not trained) and, for per_window BatchNorms,
+# the inputs of the window so far (bn_cnn).
+STATS = {}
+WINDOW = {"bn2": []}
+
+
+def end_window():
+    """per_window: the running statistics move once, from the pooled mean
+    and unbiased variance of every sample of the window (momentum 0.2)."""
+    if WINDOW["bn2"]:
+        h = torch.cat(WINDOW["bn2"])
+        with torch.no_grad():
+            for key, stat in (("bn2_running_mean", h.mean(0)), ("bn2_running_var", h.var(0, unbiased=True))):
+                STATS[key].mul_(0.8).add_(stat, alpha=0.2)
+        WINDOW["bn2"].clear()
 
 
 def summed_loss(logits, y):
@@ -232,18 +258,23 @@ def accum_steps_at(args, t):
 
 def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
     torch.set_default_dtype(torch.float64)
-    p = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in init.items()}
+    STATS.clear()
+    STATS.update({k: torch.tensor(v.astype(np.float64)) for k, v in init.items() if "running_" in k})
+    p = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in init.items()
+         if k not in STATS}
     opt = make_optimizer(args, p)
     lam = schedule_lambda(args)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lam) if lam else None
     losses, rates, norms = [], [], []
     ema = {k: v.detach().clone() for k, v in p.items()}
-    start = 0
-    while start < len(order):
-        if args.steps and len(losses) == args.steps:
+    start, epoch = 0, 0
+    while True:
+        if start >= len(order):  # the next epoch, in the same order
+            start, epoch = 0, epoch + 1
+        if epoch == args.epochs or (args.steps and len(losses) == args.steps):
             break
         n_steps = accum_steps_at(args, len(losses))
-        window = order[start:start + n_steps * args.micro_batch]
+        window = order[start:start + (args.effective_batch or n_steps * args.micro_batch)]
         start += len(window)
         xs, ys = zip(*[sample(i) for i in window])
         x, y = torch.tensor(np.stack(xs)), torch.tensor(np.stack(ys))
@@ -267,6 +298,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
                 for q, g0 in zip(p.values(), grads_before):
                     q.grad += g0
             total += loss.item()
+        end_window()
         if args.max_grad_norm and not clip_per_micro_batch:
             norms.append(float(torch.nn.utils.clip_grad_norm_(list(p.values()), args.max_grad_norm)))
         rates.append(opt.param_groups[0]["lr"])
@@ -279,6 +311,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
             sched.step()
         losses.append(total)
     replay.ema = {k: v.numpy() for k, v in ema.items()}
+    replay.stats = {k: v.numpy().copy() for k, v in STATS.items()}
     return {k: v.detach().numpy() for k, v in p.items()}, (losses, rates, norms)
 
 
@@ -295,7 +328,7 @@ def rel_max(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True,
-                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "gpt"])
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
@@ -304,6 +337,9 @@ def main():
     ap.add_argument("--accum-steps", type=int, required=True)
     ap.add_argument("--micro-batch", type=int, required=True)
     ap.add_argument("--seq-len", type=int, default=527)
+    ap.add_argument("--effective-batch", type=int, default=0,
+                    help="samples per window (default N x m); the last micro-batch is ragged below N x m")
+    ap.add_argument("--epochs", type=int, default=1, help="passes over the order file")
     ap.add_argument("--lr", type=float, required=True)
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--normalization", default="mean", choices=["mean", "sum", "token_mean"])
@@ -349,6 +385,12 @@ def main():
     first = ", ".join("%.4g" % s["lr"] for s in steps[:3])
     print(f"learning rate per optimizer step: max relative difference {r_err:.2e} (first rates {first})")
     ok = p_err <= args.tol and l_err <= args.tol and r_err <= 1e-6 and len(steps) == len(losses)
+    if replay.stats:
+        s_err = max(rel(got[k].astype(np.float64), v) for k, v in replay.stats.items())
+        moved = min(rel(v, init[k].astype(np.float64)) for k, v in replay.stats.items())
+        print(f"running statistics: max relative difference {s_err:.2e} "
+              f"(they moved from their initial values by at least {moved:.2e})")
+        ok &= s_err <= args.tol and moved > 100 * max(s_err, 1e-12)
     if args.ema:
         got_ema = safetensors_io.load(args.ema)
         e_err = max(rel(got_ema[k].astype(np.float64), replay.ema[k]) for k in replay.ema)
