@@ -782,6 +782,10 @@ LogicalResult buildPredictFunction(TrainStepOp step,
       b, loc, Type(), mapping.lookup(prediction), entry->getArgument(argIdx),
       b.getUnitAttr(), b.getUnitAttr());
   func::ReturnOp::create(b, loc);
+  // What only the training forms read (the sample masks) is dead.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
   return success();
 }
 

@@ -208,3 +208,32 @@ func.func @group_norm_2d(%x: tensor<3x4xf32>, %w: tensor<4xf32>) -> tensor<3x4xf
   %y = gacc.group_norm %x, %w, %w {num_groups = 2 : i64} : tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>
   return %y : tensor<3x4xf32>
 }
+
+// -----
+
+// batch_norm in training: the count of values per channel (Σ mask · H·W),
+// 1 / max(count, 1), the masked channel sums over every dimension but the
+// channels (d1 parallel), the mean, the masked sum of squared deviations,
+// the biased variance, then (x − mean) · rsqrt(var + eps) · weight + bias.
+// CHECK-LABEL: func.func @batch_norm(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4x5xf32>, %[[W:[^:]+]]: tensor<3xf32>, %[[K:[^:]+]]: tensor<2xf32>
+// CHECK: %[[CNT:.+]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[K]] : tensor<2xf32>) outs(%{{.+}} : tensor<f32>)
+// CHECK: arith.constant 2.000000e+01 : f32
+// CHECK: %[[INV:.+]] = linalg.generic {{.*}} ins(%[[CNT]] : tensor<f32>)
+// CHECK: arith.maximumf
+// CHECK: arith.divf
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[K]] : tensor<2x3x4x5xf32>, tensor<2xf32>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.*}} ins(%[[SUM]], %[[INV]] : tensor<3xf32>, tensor<f32>)
+// CHECK: %[[SQ:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[K]], %[[MEAN]] : tensor<2x3x4x5xf32>, tensor<2xf32>, tensor<3xf32>)
+// CHECK: %[[VAR:.+]] = linalg.generic {{.*}} ins(%[[SQ]], %[[INV]] : tensor<3xf32>, tensor<f32>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.*}} ins(%[[VAR]] : tensor<3xf32>)
+// CHECK: arith.constant 9.99999974E-6 : f32
+// CHECK: math.rsqrt
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[W]], %[[W]] : {{.*}}) outs(%{{.+}} : tensor<2x3x4x5xf32>)
+// CHECK-NOT: gacc.batch_norm
+gacc.statistic @m : tensor<3xf32> = #gacc.zeros
+gacc.statistic @v : tensor<3xf32> = #gacc.constant<value = 1.0>
+func.func @batch_norm(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>, %k: tensor<2xf32>) -> tensor<2x3x4x5xf32> {
+  %y = gacc.batch_norm %x, %w, %w mask %k running(@m, @v) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>
+  return %y : tensor<2x3x4x5xf32>
+}

@@ -1,0 +1,66 @@
+// RUN: gacc-opt %s -split-input-file -gacc-mask-batch-statistics | FileCheck %s
+
+// Both batch_norms get one mask, built once where the body begins from the
+// loss's targets: 1 for a sample whose target is not the padding value
+// (cross_entropy's ignore_index, -100), 0 for a padding row.
+// CHECK-LABEL: gacc.train_step @s
+// CHECK: ^bb0(%{{[^:]+}}: tensor<3xf32>, %{{[^:]+}}: tensor<2x3xf32>, %[[X:[^:]+]]: tensor<4x3xf32>, %[[Y:[^:]+]]: tensor<4xi32>):
+// CHECK: %[[ROWS:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1]] output_shape [4, 1] : tensor<4xi32> into tensor<4x1xi32>
+// CHECK: %[[MASK:.+]] = linalg.generic {{.*}} ins(%[[ROWS]] : tensor<4x1xi32>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: arith.constant -100 : i32
+// CHECK: arith.cmpi eq
+// CHECK: arith.maximumf
+// CHECK: %[[N:.+]] = gacc.batch_norm %[[X]], %{{.+}}, %{{.+}} mask %[[MASK]] running(@mean1, @var1)
+// CHECK: gacc.batch_norm %[[N]], %{{.+}}, %{{.+}} mask %[[MASK]] running(@mean2, @var2)
+// CHECK-NOT: linalg.generic
+// CHECK: gacc.yield
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+gacc.statistic @mean1 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var1 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.statistic @mean2 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var2 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@g, @w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%g: tensor<3xf32>, %w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %n = gacc.batch_norm %x, %g, %g running(@mean1, @var1) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %m = gacc.batch_norm %n, %g, %g running(@mean2, @var2) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %z = gacc.linear %m, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Sequence targets [m, T]: a sample counts when any of its targets does
+// (a row maximum over the collapsed targets); a mask the model gives is
+// kept.
+// CHECK-LABEL: gacc.train_step @seq
+// CHECK: %[[M:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<2x5xi32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: gacc.batch_norm %{{.+}} mask %[[M]] running(@mean1, @var1)
+// CHECK: gacc.batch_norm %{{.+}} mask %[[OWN:[^ ]+]] running(@mean2, @var2)
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @e : tensor<7x3xf32> = #gacc.zeros
+gacc.param @w : tensor<7x3xf32> = #gacc.zeros
+gacc.statistic @mean1 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var1 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.statistic @mean2 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var2 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @seq params [@g, @e, @w] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>,
+    optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%g: tensor<3xf32>, %e: tensor<7x3xf32>, %w: tensor<7x3xf32>, %t: tensor<2x5xi32>, %y: tensor<2x5xi32>, %k: tensor<2xf32>):
+  %h = gacc.embedding %t, %e : tensor<2x5xi32>, tensor<7x3xf32> -> tensor<2x5x3xf32>
+  %c = tensor.empty() : tensor<2x3x5xf32>
+  %hc = linalg.transpose ins(%h : tensor<2x5x3xf32>) outs(%c : tensor<2x3x5xf32>) permutation = [0, 2, 1]
+  %n = gacc.batch_norm %hc, %g, %g running(@mean1, @var1) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<2x3x5xf32>, tensor<3xf32>, tensor<3xf32>
+  %n2 = gacc.batch_norm %n, %g, %g mask %k running(@mean2, @var2) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<2x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>
+  %c2 = tensor.empty() : tensor<2x5x3xf32>
+  %back = linalg.transpose ins(%n2 : tensor<2x3x5xf32>) outs(%c2 : tensor<2x5x3xf32>) permutation = [0, 2, 1]
+  %z = gacc.linear %back, %w : tensor<2x5x3xf32>, tensor<7x3xf32> -> tensor<2x5x7xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
