@@ -15,9 +15,12 @@
 namespace gacc::abi {
 
 /// Arguments of `func.func @S`, in order:
-///   parameters [P], accumulators [P], optimizer state [P × S] (state s of
-///   parameter i at 2P + i·S + s; with an exponential moving average of
-///   the weights, its tensor is each parameter's last state, s = S − 1),
+///   parameters [P] (trainable and frozen, in the step's order),
+///   accumulators [T] (one per trainable parameter, in order; k indexes
+///   the trainable parameters below), optimizer state [T × S] (state s of
+///   trainable parameter k at P + T + k·S + s; with an exponential moving
+///   average of the weights, its tensor is each trainable parameter's last
+///   state, s = S − 1),
 ///   running statistics [Q] (gacc.statistic tensors, in the order the body
 ///   first names them), window inputs [I] (a leading dimension
 ///   N before each micro-batch input's shape), lr: f32 (the base learning
@@ -37,7 +40,8 @@ namespace gacc::abi {
 ///   update). accumulate(0, N, 0, 0) then update gives @S's results, bit
 ///   for bit.
 struct StepLayout {
-  unsigned numParams = 0, statePerParam = 0, numStatistics = 0, numInputs = 0;
+  unsigned numParams = 0, numTrainable = 0, statePerParam = 0,
+           numStatistics = 0, numInputs = 0;
   bool lossScaling = false;
   /// An exponential moving average of the weights is kept (ema_decay).
   bool ema = false;
@@ -47,12 +51,13 @@ struct StepLayout {
   /// The state index of the moving average (with `ema`).
   unsigned emaState() const { return statePerParam - 1; }
   unsigned paramArg(unsigned i) const { return i; }
-  unsigned accArg(unsigned i) const { return numParams + i; }
-  unsigned stateArg(unsigned i, unsigned s) const {
-    return 2 * numParams + i * statePerParam + s;
+  /// The accumulator and state of trainable parameter k.
+  unsigned accArg(unsigned k) const { return numParams + k; }
+  unsigned stateArg(unsigned k, unsigned s) const {
+    return numParams + numTrainable + k * statePerParam + s;
   }
   unsigned statisticArg(unsigned q) const {
-    return numParams * (2 + statePerParam) + q;
+    return numParams + numTrainable * (1 + statePerParam) + q;
   }
   unsigned inputArg(unsigned j) const { return statisticArg(numStatistics) + j; }
   unsigned lrArg() const { return inputArg(numInputs); }

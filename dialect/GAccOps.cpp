@@ -195,21 +195,27 @@ LogicalResult TrainStepOp::verifyRegions() {
                    "behaviour, accepted knowingly) or <per_window> (running "
                    "statistics of the whole window)");
   auto yield = cast<YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1 && yield.getNumOperands() != 1 + numParams)
+  SmallVector<BlockArgument> trainable = getTrainableParamArguments();
+  if (yield.getNumOperands() != 1 &&
+      yield.getNumOperands() != 1 + trainable.size())
     return yield.emitOpError("must yield the micro-batch loss, optionally "
-                             "followed by one gradient per parameter (")
-           << numParams << "), got " << yield.getNumOperands() << " values";
+                             "followed by one gradient per trainable "
+                             "parameter (")
+           << trainable.size() << "), got " << yield.getNumOperands()
+           << " values";
   auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
   if (!lossType || lossType.getRank() != 0 ||
       !lossType.getElementType().isF32())
     return yield.emitOpError("loss must be a scalar tensor<f32>, got ")
            << yield.getOperand(0).getType();
-  for (unsigned i = 1; i < yield.getNumOperands(); ++i)
-    if (yield.getOperand(i).getType() != body.getArgument(i - 1).getType())
+  for (unsigned i = 1; i < yield.getNumOperands(); ++i) {
+    BlockArgument p = trainable[i - 1];
+    if (yield.getOperand(i).getType() != p.getType())
       return yield.emitOpError("gradient #")
              << i - 1 << " has type " << yield.getOperand(i).getType()
-             << " but parameter " << getParams()[i - 1] << " has type "
-             << body.getArgument(i - 1).getType();
+             << " but parameter " << getParams()[p.getArgNumber()]
+             << " has type " << p.getType();
+  }
   return success();
 }
 
@@ -261,6 +267,21 @@ SmallVector<ParamOp> TrainStepOp::getParamOps() {
     ops.push_back(SymbolTable::lookupNearestSymbolFrom<ParamOp>(
         *this, cast<FlatSymbolRefAttr>(attr)));
   return ops;
+}
+
+bool TrainStepOp::isTrainable(unsigned i) {
+  // A name that does not resolve is reported by verifySymbolUses.
+  auto param = SymbolTable::lookupNearestSymbolFrom<ParamOp>(
+      *this, cast<FlatSymbolRefAttr>(getParams()[i]));
+  return !param || !param.getFrozen();
+}
+
+SmallVector<BlockArgument> TrainStepOp::getTrainableParamArguments() {
+  SmallVector<BlockArgument> args;
+  for (BlockArgument arg : getParamArguments())
+    if (isTrainable(arg.getArgNumber()))
+      args.push_back(arg);
+  return args;
 }
 
 

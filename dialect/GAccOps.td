@@ -44,11 +44,14 @@ class GAcc_LayerOp<string mnemonic, list<Trait> traits = []>
                                   ["decomposeOperation"]>])>;
 
 def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
-  let summary = "a persistent trainable parameter with its initializer";
+  let summary = "a persistent parameter with its initializer";
   let description = [{
-    Declares one trainable parameter: a statically shaped fp32 tensor that
-    persists across optimizer steps (torch's layouts: a linear layer's weight
-    is `[out_features, in_features]`). `initializer` is one of
+    Declares one parameter: a statically shaped fp32 tensor that persists
+    across optimizer steps (torch's layouts: a linear layer's weight is
+    `[out_features, in_features]`). `frozen` marks it not trainable
+    (torch's `requires_grad = False`, e.g. the pretrained weights under
+    LoRA adapters): it gets no gradient, no accumulator, no optimizer state
+    and no update, and does not count in the clipping norm. `initializer` is one of
     `#gacc.zeros`, `#gacc.constant<value>`, `#gacc.uniform<low, high>`,
     `#gacc.normal<mean, std>` or `#gacc.kaiming_uniform<fan_in>`; the runtime draws the values from the
     training step's `seed`.
@@ -64,7 +67,8 @@ def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<GAcc_F32Tensor>:$type,
                        AnyAttr:$initializer,
-                       UnitAttr:$no_weight_decay);
+                       UnitAttr:$no_weight_decay,
+                       UnitAttr:$frozen);
   let assemblyFormat = "$sym_name `:` $type `=` $initializer attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -87,7 +91,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     leading dimension m; f32 features, i32 or i64 labels and token ids). It
     yields the loss of
     the micro-batch summed over its samples as `tensor<f32>`; after
-    `gacc-autodiff` it also yields one gradient per parameter.
+    `gacc-autodiff` it also yields one gradient per trainable parameter
+    (those not `frozen`).
 
     `normalization` says how the summed loss of the whole effective batch is
     normalized (see `#gacc.normalization`); it is applied exactly once, in
@@ -137,8 +142,8 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     never used; an input whose leading dimension is not m or whose element
     type is not f32, i32 or i64; a tensor (input or value of the body) with
     no elements or larger than 1 TiB; an unranked tensor; a yield that is
-    not a scalar f32 loss (plus, after autodiff, one gradient per parameter
-    of the parameter's type); an optimizer attribute gacc does not know; a
+    not a scalar f32 loss (plus, after autodiff, one gradient per trainable
+    parameter of the parameter's type); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
     that depends on batch
     statistics without declaring their accumulation.
@@ -176,8 +181,13 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     bool isDifferentiated();
     /// The yielded summed loss of the micro-batch.
     ::mlir::Value getLoss();
-    /// The yielded gradients (empty before gacc-autodiff).
+    /// The yielded gradients, one per trainable parameter (empty before
+    /// gacc-autodiff).
     ::mlir::ValueRange getGradients();
+    /// Whether parameter `i` (of `params`) is trainable (not `frozen`).
+    bool isTrainable(unsigned i);
+    /// The block arguments of the trainable parameters, in order.
+    ::llvm::SmallVector<::mlir::BlockArgument> getTrainableParamArguments();
     /// The gacc.param ops named by `params`, in order.
     ::llvm::SmallVector<ParamOp> getParamOps();
     /// True when the loss is scaled before differentiation (fp16 bodies, or

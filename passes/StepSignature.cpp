@@ -41,12 +41,15 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   if (sig.ema)
     sig.emaDecay = op.getEmaDecay()->convertToDouble();
   sig.statePerParam = opt.getNumStateTensors() + (sig.ema ? 1 : 0);
-  for (ParamOp p : op.getParamOps()) {
+  for (auto [i, p] : llvm::enumerate(op.getParamOps())) {
+    if (!p.getFrozen())
+      sig.trainable.push_back(i);
     sig.paramNames.push_back(p.getSymName().str());
     sig.paramTypes.push_back(p.getTensorType());
     sig.paramInits.push_back(p.getInitializer());
     sig.paramNoWeightDecay.push_back(p.getNoWeightDecay());
   }
+  sig.numTrainable = sig.trainable.size();
   llvm::SmallDenseSet<Attribute> seen;
   WalkResult walk = op.getBody().walk([&](BatchStatisticsOpInterface stats) {
     for (FlatSymbolRefAttr ref : stats.getRunningStatistics()) {

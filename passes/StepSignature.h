@@ -32,6 +32,9 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   llvm::SmallVector<Attribute> paramInits;
   /// Parameters in the group without weight decay.
   llvm::SmallVector<bool> paramNoWeightDecay;
+  /// The parameter index of each trainable parameter k (in order): the
+  /// frozen ones have no accumulator and no optimizer state.
+  llvm::SmallVector<unsigned> trainable;
   /// The running statistics (gacc.statistic) the body's ops keep, in the
   /// order the body first names them.
   llvm::SmallVector<std::string> statisticNames;

@@ -145,7 +145,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
              << arg.getArgNumber() << " is " << type;
     unsigned i = arg.getArgNumber();
     MemoryKind kind = i < sig.numParams         ? MemoryKind::Parameters
-                      : i < 2 * sig.numParams   ? MemoryKind::Accumulators
+                      : i < sig.stateArg(0, 0)  ? MemoryKind::Accumulators
                       : i < sig.statisticArg(0) ? MemoryKind::OptimizerState
                       : i < sig.inputArg(0)     ? MemoryKind::Statistics
                                                 : MemoryKind::WindowInputs;

@@ -250,12 +250,14 @@ LogicalResult differentiate(TrainStepOp step) {
     ops.push_back(&op);
   llvm::DenseSet<Operation *> original(ops.begin(), ops.end());
 
-  // Values that depend on a parameter: only these need adjoints.
-  llvm::DenseSet<Value> active(step.getParamArguments().begin(),
-                               step.getParamArguments().end());
+  // Values that depend on a trainable parameter: only these need
+  // adjoints (a frozen parameter is as constant as the data).
+  SmallVector<BlockArgument> trainable = step.getTrainableParamArguments();
+  llvm::DenseSet<Value> active(trainable.begin(), trainable.end());
   propagateActivity(ops, active);
   if (!active.contains(loss))
-    return step.emitOpError("loss does not depend on any parameter");
+    return step.emitOpError("loss does not depend on any trainable "
+                            "parameter");
 
   OpBuilder b(yield);
   Location loc = yield.getLoc();
@@ -274,7 +276,7 @@ LogicalResult differentiate(TrainStepOp step) {
     return failure();
 
   SmallVector<Value> values = {loss};
-  for (BlockArgument p : step.getParamArguments()) {
+  for (BlockArgument p : trainable) {
     Value g = sweep.adjointOf(p);
     values.push_back(g ? g
                        : buildFilled(b, loc,

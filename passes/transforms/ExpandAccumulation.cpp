@@ -73,11 +73,12 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
         {b.getNamedAttr("gacc.param", param(i)),
          b.getNamedAttr("gacc.initializer", sig.paramInits[i])}));
   }
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  // Trainable parameters only: a frozen one has neither.
+  for (unsigned i : sig.trainable) {
     types.push_back(toMemRef(sig.paramTypes[i]));
     attrs.push_back(argAttr(b, "gacc.accumulator", param(i)));
   }
-  for (unsigned i = 0; i < sig.numParams; ++i)
+  for (unsigned i : sig.trainable)
     for (unsigned s = 0; s < sig.statePerParam; ++s) {
       types.push_back(toMemRef(sig.paramTypes[i]));
       attrs.push_back(argAttr(b, "gacc.optimizer_state", param(i)));
@@ -109,6 +110,7 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
 
 /// The step function's arguments as tensors.
 struct StepValues {
+  /// params: every parameter; accs and states: the trainable ones'.
   SmallVector<Value> params, accs, states, statistics, inputs;
   Value lr, step, lossScale;
 };
@@ -116,14 +118,16 @@ struct StepValues {
 StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
                          const StepSignature &sig) {
   StepValues v;
+  // A frozen parameter is only read.
   for (unsigned i = 0; i < sig.numParams; ++i)
-    v.params.push_back(toTensor(b, loc, entry->getArgument(i), true));
-  for (unsigned i = 0; i < sig.numParams; ++i)
-    v.accs.push_back(toTensor(b, loc, entry->getArgument(sig.accArg(i)), true));
-  for (unsigned i = 0; i < sig.numParams; ++i)
+    v.params.push_back(toTensor(b, loc, entry->getArgument(i),
+                                llvm::is_contained(sig.trainable, i)));
+  for (unsigned k = 0; k < sig.numTrainable; ++k)
+    v.accs.push_back(toTensor(b, loc, entry->getArgument(sig.accArg(k)), true));
+  for (unsigned k = 0; k < sig.numTrainable; ++k)
     for (unsigned s = 0; s < sig.statePerParam; ++s)
       v.states.push_back(
-          toTensor(b, loc, entry->getArgument(sig.stateArg(i, s)), true));
+          toTensor(b, loc, entry->getArgument(sig.stateArg(k, s)), true));
   for (unsigned q = 0; q < sig.numStatistics; ++q)
     v.statistics.push_back(
         toTensor(b, loc, entry->getArgument(sig.statisticArg(q)), true));
@@ -231,8 +235,10 @@ SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping, ctx);
   SmallVector<Value> results;
-  for (auto [g, acc, name] :
-       llvm::zip(step.getGradients(), accs, step.getParams())) {
+  SmallVector<Attribute> names;
+  for (BlockArgument p : step.getTrainableParamArguments())
+    names.push_back(step.getParams()[p.getArgNumber()]);
+  for (auto [g, acc, name] : llvm::zip(step.getGradients(), accs, names)) {
     // Named locations name the kernels this op becomes (accumulate_<param>).
     Location accLoc = NameLoc::get(
         b.getStringAttr("accumulate_" +
@@ -422,14 +428,14 @@ SmallVector<Value> emitUpdates(OpBuilder &b, Location loc, TrainStepOp step,
   }
   unsigned S = sig.statePerParam, optS = sig.optimizerStates();
   SmallVector<Value> newStates;
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    ValueRange st = ValueRange(v.states).slice(i * S, S);
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
+    ValueRange st = ValueRange(v.states).slice(k * S, S);
     SmallVector<Type> resultTypes(1 + optS, v.params[i].getType());
     Location updLoc =
         NameLoc::get(b.getStringAttr("update_" + sig.paramNames[i]), loc);
     auto upd = ApplyOptimizerOp::create(
         b, updLoc, resultTypes, step.getOptimizer(), v.params[i],
-        in.finalAccs[i], st.take_front(optS), in.divisor, in.clip, in.lr,
+        in.finalAccs[k], st.take_front(optS), in.divisor, in.clip, in.lr,
         v.step, sig.paramNoWeightDecay[i]);
     updated[i] = upd.getNewParam();
     llvm::append_range(newStates, upd.getNewState());
@@ -494,15 +500,15 @@ void writeBack(OpBuilder &b, Location loc, Block *entry,
     bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), v, dest, b.getUnitAttr(), b.getUnitAttr());
   };
-  unsigned P = sig.numParams, S = sig.statePerParam;
-  for (unsigned i = 0; i < P; ++i) {
+  unsigned P = sig.numParams, T = sig.numTrainable, S = sig.statePerParam;
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     if (!arenaUpdate) {
       materialize(state[i], entry->getArgument(sig.paramArg(i)));
       for (unsigned s = 0; s < S; ++s)
-        materialize(state[P + i * S + s],
-                    entry->getArgument(sig.stateArg(i, s)));
+        materialize(state[P + k * S + s],
+                    entry->getArgument(sig.stateArg(k, s)));
     }
-    materialize(state[P + P * S + i], entry->getArgument(sig.accArg(i)));
+    materialize(state[P + T * S + k], entry->getArgument(sig.accArg(k)));
   }
 }
 
@@ -623,7 +629,8 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
   scf::ForOp loop = emitMicroBatchLoop(b, loc, step, bodyParams, v, ctx, c0,
                                        n, zero, counted ? zero : Value());
-  unsigned P = sig.numParams;
+  // The loop carries one accumulator per trainable parameter first.
+  unsigned P = sig.numTrainable;
   ValueRange carried = loop.getResults();
   writeStatistics(b, loc, entry, sig,
                   running.finish(b, loc, carried.drop_front(counted ? P + 2
@@ -673,7 +680,7 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
       b, loc, step, bodyParams, v, ctx, begin, end,
       entry->getArgument(sig.accumulateLossSumArg()),
       counted ? countIn : Value());
-  unsigned P = sig.numParams;
+  unsigned P = sig.numTrainable;
   for (unsigned i = 0; i < P; ++i)
     bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), loop.getResult(i), entry->getArgument(sig.accArg(i)),

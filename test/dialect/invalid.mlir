@@ -260,7 +260,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
-  // expected-error @below {{must yield the micro-batch loss, optionally followed by one gradient per parameter (1), got 3 values}}
+  // expected-error @below {{must yield the micro-batch loss, optionally followed by one gradient per trainable parameter (1), got 3 values}}
   gacc.yield %l, %l, %l : tensor<f32>, tensor<f32>, tensor<f32>
 }
 

@@ -139,6 +139,8 @@ func.func @sequence_ops(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tenso
 
 // CHECK: gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
 gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.0>
+// CHECK: gacc.param @frozen : tensor<3xf32> = #gacc.zeros {frozen}
+gacc.param @frozen : tensor<3xf32> = #gacc.zeros {frozen}
 
 // CHECK: gacc.statistic @running_mean : tensor<3xf32> = #gacc.zeros
 gacc.statistic @running_mean : tensor<3xf32> = #gacc.zeros

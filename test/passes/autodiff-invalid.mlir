@@ -33,7 +33,7 @@ gacc.train_step @s params [@w] attributes {
 
 // A loss that does not depend on any parameter.
 gacc.param @w : tensor<2x2xf32> = #gacc.zeros
-// expected-error @below {{loss does not depend on any parameter}}
+// expected-error @below {{loss does not depend on any trainable parameter}}
 gacc.train_step @s params [@w] attributes {
     accum_steps = 1 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
@@ -164,5 +164,19 @@ gacc.train_step @s params [@w] attributes {
   } : tensor<2x3xf32> to tensor<4x3xf32>
   %m = arith.mulf %p, %x : tensor<4x3xf32>
   %l = gacc.cross_entropy %m, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every parameter frozen: nothing to train.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros {frozen}
+// expected-error @below {{loss does not depend on any trainable parameter}}
+gacc.train_step @s params [@w] attributes {
+    accum_steps = 1 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

@@ -111,17 +111,18 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   // Gradients: the accumulated sums divided by each run's count.
   double gradDiff = 0, paramDiff = 0;
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  for (unsigned t = 0; t < sig.numTrainable; ++t) {
     HostTensor g[2];
     for (int k = 0; k < 2; ++k) {
-      g[k] = states[k].accs[i];
+      g[k] = states[k].accs[t];
       for (int64_t e = 0; e < g[k].numElements(); ++e)
         g[k].f32()[e] /= std::max(results[k][kCount], 1.0f);
     }
     gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
+  }
+  for (unsigned i = 0; i < sig.numParams; ++i)
     paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
                                                        states[1].params[i]));
-  }
   double statDiff = 0;
   for (unsigned q = 0; q < sig.numStatistics; ++q)
     statDiff = std::max(statDiff, relativeDifference(states[0].statistics[q],

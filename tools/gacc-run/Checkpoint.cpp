@@ -180,14 +180,18 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   bool midWindow = position.microBatch > 0;
   NamedTensors named;
   std::vector<std::string> keys;
-  keys.reserve(sig.numParams * (2 + sig.statePerParam) + 2);
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  keys.reserve(sig.numParams + sig.numTrainable * (1 + sig.statePerParam) +
+               2);
+  for (unsigned i = 0; i < sig.numParams; ++i)
     named.push_back({paramKey(sig, i), &st.params[i]});
+  // Accumulators and state of the trainable parameters (k), named by the
+  // parameter (i).
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     for (unsigned s = 0; s < sig.statePerParam; ++s)
       named.push_back(
-          {stateKey(sig, i, s), &st.states[i * sig.statePerParam + s]});
+          {stateKey(sig, i, s), &st.states[k * sig.statePerParam + s]});
     if (midWindow)
-      named.push_back({accKey(sig, i), &st.accs[i]});
+      named.push_back({accKey(sig, i), &st.accs[k]});
   }
   for (unsigned q = 0; q < sig.numStatistics; ++q)
     named.push_back({statisticKey(sig, q), &st.statistics[q]});
@@ -475,12 +479,14 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
       return std::move(e);
     if (llvm::Error e = checkFinite(fileWhere, paramKey(sig, i), st.params[i]))
       return std::move(e);
+  }
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     for (unsigned s = 0; s < sig.statePerParam; ++s)
       if (llvm::Error e = take(*file, fileWhere, stateKey(sig, i, s),
-                               st.states[i * sig.statePerParam + s]))
+                               st.states[k * sig.statePerParam + s]))
         return std::move(e);
     if (p.microBatch > 0)
-      if (llvm::Error e = take(*file, fileWhere, accKey(sig, i), st.accs[i]))
+      if (llvm::Error e = take(*file, fileWhere, accKey(sig, i), st.accs[k]))
         return std::move(e);
   }
   for (unsigned q = 0; q < sig.numStatistics; ++q) {

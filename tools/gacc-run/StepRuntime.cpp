@@ -178,7 +178,7 @@ llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
     group.emplace_back(dtype, std::move(shape));
     return llvm::Error::success();
   };
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  for (unsigned i : sig.trainable) {
     std::vector<int64_t> shape = shapeOf(sig.paramTypes[i]);
     if (llvm::Error e = allocate(st.accs, DType::F32, shape,
                                  "the accumulator of " + sig.paramNames[i]))
@@ -289,13 +289,16 @@ std::unique_ptr<DataSource> sourceForStep(const StepSignature &sig,
 
 llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
                              const std::function<void *(size_t)> &alloc) {
-  unsigned P = sig.numParams, S = sig.statePerParam;
+  unsigned S = sig.statePerParam;
+  // The trainable parameters only: the frozen ones are not updated.
+  members.assign(sig.trainable.begin(), sig.trainable.end());
   std::vector<int64_t> sizes;
-  for (const HostTensor &p : st.params)
-    sizes.push_back(p.numElements());
-  abi::ArenaLayout layout = abi::layoutArena(
-      sizes, std::vector<bool>(sig.paramNoWeightDecay.begin(),
-                               sig.paramNoWeightDecay.end()));
+  std::vector<bool> noDecay;
+  for (unsigned i : members) {
+    sizes.push_back(st.params[i].numElements());
+    noDecay.push_back(sig.paramNoWeightDecay[i]);
+  }
+  abi::ArenaLayout layout = abi::layoutArena(sizes, noDecay);
   offsets = layout.offsets;
   decayEnd = layout.decayEnd;
   ArenaBuffers &a = buffers;
@@ -314,40 +317,40 @@ llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
       !a.nonfinite || llvm::is_contained(a.states, nullptr))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot allocate the arenas");
-  for (unsigned i = 0; i < P; ++i) {
+  for (auto [k, i] : llvm::enumerate(members)) {
     // The state as the host holds it: initial, or restored by --resume.
-    std::memcpy(a.params + offsets[i], st.params[i].data(),
+    std::memcpy(a.params + offsets[k], st.params[i].data(),
                 st.params[i].numBytes());
-    std::memcpy(a.accs + offsets[i], st.accs[i].data(),
-                st.accs[i].numBytes());
+    std::memcpy(a.accs + offsets[k], st.accs[k].data(),
+                st.accs[k].numBytes());
     for (unsigned s = 0; s < S; ++s)
-      std::memcpy(a.states[s] + offsets[i], st.states[i * S + s].data(),
-                  st.states[i * S + s].numBytes());
+      std::memcpy(a.states[s] + offsets[k], st.states[k * S + s].data(),
+                  st.states[k * S + s].numBytes());
     const std::vector<int64_t> &shape = st.params[i].shape;
-    st.args[i] = JitArg::buffer(a.params + offsets[i], shape);
-    st.args[sig.accArg(i)] = JitArg::buffer(a.accs + offsets[i], shape);
+    st.args[sig.paramArg(i)] = JitArg::buffer(a.params + offsets[k], shape);
+    st.args[sig.accArg(k)] = JitArg::buffer(a.accs + offsets[k], shape);
     for (unsigned s = 0; s < S; ++s)
-      st.args[sig.stateArg(i, s)] =
-          JitArg::buffer(a.states[s] + offsets[i], shape);
+      st.args[sig.stateArg(k, s)] =
+          JitArg::buffer(a.states[s] + offsets[k], shape);
   }
   return llvm::Error::success();
 }
 
 void StepArenas::paramsToHost(std::vector<HostTensor> &hostParams) const {
-  for (size_t i = 0; i < hostParams.size(); ++i)
-    std::memcpy(hostParams[i].data(), buffers.params + offsets[i],
+  for (auto [k, i] : llvm::enumerate(members))
+    std::memcpy(hostParams[i].data(), buffers.params + offsets[k],
                 hostParams[i].numBytes());
 }
 
 void StepArenas::stateToHost(StepState &st) const {
   paramsToHost(st.params);
   size_t S = buffers.states.size();
-  for (size_t i = 0; i < st.accs.size(); ++i) {
-    std::memcpy(st.accs[i].data(), buffers.accs + offsets[i],
-                st.accs[i].numBytes());
+  for (size_t k = 0; k < st.accs.size(); ++k) {
+    std::memcpy(st.accs[k].data(), buffers.accs + offsets[k],
+                st.accs[k].numBytes());
     for (size_t s = 0; s < S; ++s)
-      std::memcpy(st.states[i * S + s].data(), buffers.states[s] + offsets[i],
-                  st.states[i * S + s].numBytes());
+      std::memcpy(st.states[k * S + s].data(), buffers.states[s] + offsets[k],
+                  st.states[k * S + s].numBytes());
   }
 }
 

@@ -84,8 +84,8 @@ llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               std::vector<HostTensor> &params,
                               std::vector<HostTensor> &statistics);
 
-/// The flat arenas of --arena-update: every parameter, accumulator and
-/// optimizer-state slot of the step in one buffer each, in the layout of
+/// The flat arenas of --arena-update: every trainable parameter,
+/// accumulator and optimizer-state slot of the step in one buffer each, in the layout of
 /// abi/ArenaABI.h (the parameters with weight decay first, each tensor
 /// padded to 16 bytes),
 /// plus the small buffers the arena kernels read. The step's arguments for
@@ -95,7 +95,8 @@ llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
 struct StepArenas {
   ArenaBuffers buffers;
   int64_t decayEnd = 0;  // [0, decayEnd) gets weight decay
-  std::vector<int64_t> offsets; // per parameter, in elements
+  std::vector<unsigned> members; // the parameter of each slot (trainable)
+  std::vector<int64_t> offsets; // per slot, in elements
 
   /// Lays out and allocates the arenas (`alloc` returns 64-byte-aligned,
   /// zeroed memory: host or managed), copies the parameters, accumulators

@@ -209,10 +209,11 @@ void Trainer::syncStateToHost() {
   }
   if (!onDevice)
     return;
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  for (unsigned i = 0; i < sig.numParams; ++i)
     mirror.toHost(sig.paramArg(i));
-    mirror.toHost(sig.accArg(i));
+  for (unsigned k = 0; k < sig.numTrainable; ++k) {
+    mirror.toHost(sig.accArg(k));
     for (unsigned s = 0; s < sig.statePerParam; ++s)
-      mirror.toHost(sig.stateArg(i, s));
+      mirror.toHost(sig.stateArg(k, s));
   }
 }

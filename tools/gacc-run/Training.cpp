@@ -147,8 +147,8 @@ int Trainer::prepare() {
   // The weights' moving average starts at the initial weights (a resumed
   // run reads its own from the checkpoint).
   if (sig.ema)
-    for (unsigned i = 0; i < sig.numParams; ++i) {
-      HostTensor &ema = st.states[i * sig.statePerParam + sig.emaState()];
+    for (auto [k, i] : llvm::enumerate(sig.trainable)) {
+      HostTensor &ema = st.states[k * sig.statePerParam + sig.emaState()];
       std::memcpy(ema.data(), st.params[i].data(), ema.numBytes());
     }
   if (measure)
@@ -315,8 +315,10 @@ bool Trainer::ranksAgree() {
 void Trainer::printHeader(double compileMs) {
   out << "gacc-run: " << data->describe() << "\n";
   const char *most = ramp ? "at most " : "";
-  out << "gacc-run: @" << sig.name << ": " << sig.numParams
-      << " parameters, micro-batch " << sig.microBatch << " × " << most
+  out << "gacc-run: @" << sig.name << ": " << sig.numParams << " parameters";
+  if (sig.numTrainable != sig.numParams)
+    out << " (" << sig.numParams - sig.numTrainable << " frozen)";
+  out << ", micro-batch " << sig.microBatch << " × " << most
       << sig.accumSteps << " accumulation steps";
   if (settings.ranks > 1)
     out << " × " << settings.ranks << " ranks (data-parallel)";
@@ -567,14 +569,15 @@ int Trainer::evaluate(int64_t epoch) {
 }
 
 /// --save-gradients: the gradient the last update applied, each
-/// accumulator divided by the window's count (and the loss scale).
+/// accumulator divided by the window's count (and the loss scale); the
+/// trainable parameters only.
 llvm::Error Trainer::saveGradients(float count, float scale) {
   std::vector<HostTensor> grads;
-  for (unsigned i = 0; i < sig.numParams; ++i) {
-    const JitArg &acc = st.args[sig.accArg(i)];
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
+    const JitArg &acc = st.args[sig.accArg(k)];
     HostTensor g(DType::F32, shapeOf(sig.paramTypes[i]));
     if (onDevice && !settings.arenaUpdate)
-      mirror.toHost(sig.accArg(i));
+      mirror.toHost(sig.accArg(k));
     // The host tensor, or the arena the argument points into.
     std::memcpy(g.data(),
                 acc.kind == JitArg::Tensor ? acc.tensor->data() : acc.pointer,
@@ -585,8 +588,8 @@ llvm::Error Trainer::saveGradients(float count, float scale) {
     grads.push_back(std::move(g));
   }
   NamedTensors named;
-  for (unsigned i = 0; i < sig.numParams; ++i)
-    named.push_back({sig.paramNames[i], &grads[i]});
+  for (auto [k, i] : llvm::enumerate(sig.trainable))
+    named.push_back({sig.paramNames[i], &grads[k]});
   return saveSafetensors(settings.saveGradients, named);
 }
 
@@ -767,9 +770,13 @@ const std::vector<int64_t> &Trainer::orderOf(int64_t epoch) {
 
 void Trainer::copyMovingAverages() {
   syncStateToHost();
-  for (unsigned i = 0; i < sig.numParams; ++i) {
+  // A frozen parameter is its own average.
+  for (unsigned i = 0; i < sig.numParams; ++i)
+    std::memcpy(emaWeights[i].data(), st.params[i].data(),
+                st.params[i].numBytes());
+  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     const HostTensor &ema =
-        st.states[i * sig.statePerParam + sig.emaState()];
+        st.states[k * sig.statePerParam + sig.emaState()];
     std::memcpy(emaWeights[i].data(), ema.data(), ema.numBytes());
   }
 }

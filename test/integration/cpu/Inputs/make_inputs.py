@@ -16,7 +16,7 @@ import safetensors_io  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--model", required=True,
-                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt"])
+                choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt", "gpt_lora"])
 ap.add_argument("--init", required=True)
 ap.add_argument("--order", required=True)
 ap.add_argument("--samples", type=int, required=True, help="indices in the order file")
@@ -77,7 +77,7 @@ elif args.model == "bn_cnn":
     images = (rng.normal(size=(args.population, 2, 9, 9)) + 0.5).astype(np.float32)
     labels = rng.integers(0, 5, size=args.population).astype(np.int32)
     safetensors_io.save_any(args.data, {"input0": images, "input1": labels})
-elif args.model == "gpt":
+elif args.model in ("gpt", "gpt_lora"):
     # One pre-LN block on the seq data (the data part below is shared).
     params = {"wte": torch.randn(11, 8) * 0.3, "wpe": torch.randn(5, 8) * 0.3}
     for ln in ("ln1", "ln2", "lnf"):
@@ -86,7 +86,11 @@ elif args.model == "gpt":
     for name, (o, i) in {"attn": (24, 8), "proj": (8, 8), "fc": (16, 8), "out": (8, 16)}.items():
         lin = torch.nn.Linear(i, o)
         params[name + "_w"], params[name + "_b"] = lin.weight, lin.bias
-if args.model in ("seq", "gpt"):
+    if args.model == "gpt_lora":  # rank-2 adapters; B non-zero so A trains from the first step
+        for name, (o, i) in {"qkv": (24, 8), "proj": (8, 8)}.items():
+            params[f"lora_{name}_a"] = torch.nn.Linear(i, 2, bias=False).weight
+            params[f"lora_{name}_b"] = torch.randn(o, 2) * 0.1
+if args.model in ("seq", "gpt", "gpt_lora"):
     if args.model == "seq":
         e, l1, ln, l2 = torch.nn.Embedding(11, 6), torch.nn.Linear(6, 7), torch.nn.LayerNorm(7), torch.nn.Linear(7, 11)
         with torch.no_grad():

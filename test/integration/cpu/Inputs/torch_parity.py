@@ -129,16 +129,24 @@ def forward(model, p, x):
         WINDOW["bn2"].append(h.detach())
         h = F.batch_norm(h, None, None, p["bn2_weight"], p["bn2_bias"], training=True, eps=1e-5)
         return F.linear(F.relu(h), p["fc_weight"], p["fc_bias"])
-    if model == "gpt":
+    if model in ("gpt", "gpt_lora"):
+        lora = model == "gpt_lora"
+
+        def linear(x, name):  # with LoRA: + (alpha/r)·(x·Aᵀ)·Bᵀ, alpha/r = 2
+            y = F.linear(x, p[name + "_w"], p[name + "_b"])
+            if lora:
+                key = {"attn": "qkv", "proj": "proj"}[name]
+                y = y + 2.0 * F.linear(F.linear(x, p[f"lora_{key}_a"]), p[f"lora_{key}_b"])
+            return y
         m, t = x.shape
         h = F.embedding(x, p["wte"]) + p["wpe"]
         a = F.layer_norm(h, (8,), p["ln1_w"], p["ln1_b"], eps=1e-5)
-        q, k, v = F.linear(a, p["attn_w"], p["attn_b"]).split(8, dim=-1)
+        q, k, v = linear(a, "attn").split(8, dim=-1)
         q, k, v = (z.reshape(m, t, 2, 4).transpose(1, 2) for z in (q, k, v))
         s = q @ k.transpose(-1, -2) / math.sqrt(4)
         s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
         o = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(m, t, 8)
-        h = h + F.linear(o, p["proj_w"], p["proj_b"])
+        h = h + linear(o, "proj")
         a = F.layer_norm(h, (8,), p["ln2_w"], p["ln2_b"], eps=1e-5)
         a = F.gelu(F.linear(a, p["fc_w"], p["fc_b"]), approximate="tanh")
         h = h + F.linear(a, p["out_w"], p["out_b"])
@@ -157,6 +165,8 @@ LABEL_SMOOTHING = 0.0
 # the inputs of the window so far (bn_cnn).
 STATS = {}
 WINDOW = {"bn2": []}
+# Frozen parameters (--trainable-prefix): no gradient, no update.
+FROZEN = set()
 
 
 def end_window():
@@ -260,9 +270,9 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
     torch.set_default_dtype(torch.float64)
     STATS.clear()
     STATS.update({k: torch.tensor(v.astype(np.float64)) for k, v in init.items() if "running_" in k})
-    p = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in init.items()
+    p = {k: torch.tensor(v.astype(np.float64), requires_grad=k not in FROZEN) for k, v in init.items()
          if k not in STATS}
-    opt = make_optimizer(args, p)
+    opt = make_optimizer(args, {k: v for k, v in p.items() if k not in FROZEN})
     lam = schedule_lambda(args)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lam) if lam else None
     losses, rates, norms = [], [], []
@@ -328,7 +338,7 @@ def rel_max(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True,
-                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt"])
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt", "gpt_lora"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
@@ -340,6 +350,8 @@ def main():
     ap.add_argument("--effective-batch", type=int, default=0,
                     help="samples per window (default N x m); the last micro-batch is ragged below N x m")
     ap.add_argument("--epochs", type=int, default=1, help="passes over the order file")
+    ap.add_argument("--trainable-prefix", default="",
+                    help="only parameters with this prefix train; the others are frozen and must stay bit-identical")
     ap.add_argument("--lr", type=float, required=True)
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--normalization", default="mean", choices=["mean", "sum", "token_mean"])
@@ -358,6 +370,8 @@ def main():
     ap.add_argument("--label-smoothing", type=float, default=0.0,
                     help="torch.nn.functional.cross_entropy's label_smoothing")
     args = ap.parse_args()
+    if args.trainable_prefix:
+        FROZEN.update(k for k in safetensors_io.load(args.init) if not k.startswith(args.trainable_prefix))
     global LABEL_SMOOTHING
     LABEL_SMOOTHING = args.label_smoothing
 
@@ -385,6 +399,12 @@ def main():
     first = ", ".join("%.4g" % s["lr"] for s in steps[:3])
     print(f"learning rate per optimizer step: max relative difference {r_err:.2e} (first rates {first})")
     ok = p_err <= args.tol and l_err <= args.tol and r_err <= 1e-6 and len(steps) == len(losses)
+    if FROZEN:
+        same = all(np.array_equal(got[k], init[k]) for k in FROZEN)
+        trained = max(rel(got[k].astype(np.float64), init[k].astype(np.float64)) for k in ref if k not in FROZEN)
+        print(f"frozen parameters: {len(FROZEN)}, " + ("bit-identical to their initial values" if same else "CHANGED") +
+              f"; the trainable ones moved by up to {trained:.2e}")
+        ok &= same and trained > 1e-3
     if replay.stats:
         s_err = max(rel(got[k].astype(np.float64), v) for k, v in replay.stats.items())
         moved = min(rel(v, init[k].astype(np.float64)) for k, v in replay.stats.items())
