@@ -111,13 +111,22 @@ static void initialize(ArrayRef<RankedTensorType> types,
   }
 }
 
-/// Replaces each of `tensors` by the F32 tensor of its name in `loaded`.
+/// Replaces each of `tensors` by the F32 tensor of its name in `loaded`; one
+/// that is not there keeps its initial value and is added to `missing`,
+/// unless `required` says it must be there (an error naming it).
 static llvm::Error takeLoaded(const std::string &path,
                               std::map<std::string, HostTensor> &loaded,
                               ArrayRef<std::string> names, StringRef what,
-                              std::vector<HostTensor> &tensors) {
-  for (auto [name, tensor] : llvm::zip(names, tensors)) {
+                              llvm::function_ref<bool(unsigned)> required,
+                              std::vector<HostTensor> &tensors,
+                              std::vector<std::string> &missing) {
+  for (auto [k, name] : llvm::enumerate(names)) {
+    HostTensor &tensor = tensors[k];
     auto it = loaded.find(name);
+    if (it == loaded.end() && !required(k)) {
+      missing.push_back(name);
+      continue;
+    }
     if (it == loaded.end() || it->second.dtype != DType::F32 ||
         it->second.shape != tensor.shape)
       return llvm::createStringError(
@@ -134,7 +143,8 @@ static llvm::Error takeLoaded(const std::string &path,
 llvm::Error initialParameters(const StepSignature &sig,
                               const RunSettings &settings,
                               std::vector<HostTensor> &params,
-                              std::vector<HostTensor> &statistics) {
+                              std::vector<HostTensor> &statistics,
+                              std::vector<std::string> *initialized) {
   std::mt19937_64 initRng(settings.seed);
   initialize(sig.paramTypes, sig.paramInits, params, initRng);
   initialize(sig.statisticTypes, sig.statisticInits, statistics, initRng);
@@ -143,11 +153,26 @@ llvm::Error initialParameters(const StepSignature &sig,
   auto loaded = loadSafetensors(settings.loadParams);
   if (!loaded)
     return loaded.takeError();
-  if (llvm::Error e = takeLoaded(settings.loadParams, *loaded,
-                                 sig.paramNames, "parameter", params))
+  // Frozen parameters are never trained, so they must be loaded; with
+  // any of them, a trainable one missing from the file keeps its
+  // initializer (LoRA adapters on loaded weights).
+  bool anyFrozen = sig.numTrainable < sig.numParams;
+  std::vector<std::string> missing;
+  if (llvm::Error e = takeLoaded(
+          settings.loadParams, *loaded, sig.paramNames, "parameter",
+          [&](unsigned i) {
+            return !anyFrozen || !llvm::is_contained(sig.trainable, i);
+          },
+          params, missing))
     return e;
-  return takeLoaded(settings.loadParams, *loaded, sig.statisticNames,
-                    "running statistic", statistics);
+  if (llvm::Error e = takeLoaded(
+          settings.loadParams, *loaded, sig.statisticNames,
+          "running statistic", [&](unsigned) { return !anyFrozen; },
+          statistics, missing))
+    return e;
+  if (initialized)
+    *initialized = std::move(missing);
+  return llvm::Error::success();
 }
 
 /// Whether `bytes` of host memory can be allocated now: a probe, since a

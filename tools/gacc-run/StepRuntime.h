@@ -77,12 +77,16 @@ std::vector<int64_t> shapeOf(mlir::ShapedType t);
 
 /// The parameters and running statistics from the step's initializers
 /// (drawn with the seed, the statistics after the parameters), or from
-/// --load-params (names and shapes must match; every parameter and
-/// statistic must be there).
+/// --load-params (names and shapes must match). Every parameter and
+/// statistic must be in the file, except that a step with frozen
+/// parameters needs only those: its trainable parameters and statistics
+/// that the file lacks keep their initial values and are listed in
+/// `initialized`.
 llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               const RunSettings &settings,
                               std::vector<HostTensor> &params,
-                              std::vector<HostTensor> &statistics);
+                              std::vector<HostTensor> &statistics,
+                              std::vector<std::string> *initialized = nullptr);
 
 /// The flat arenas of --arena-update: every trainable parameter,
 /// accumulator and optimizer-state slot of the step in one buffer each, in the layout of

@@ -126,6 +126,8 @@ private:
   /// --eval-ema: the moving averages copied out of the state for
   /// evaluation, and the predictor reading them.
   std::vector<HostTensor> emaWeights;
+  /// What --load-params did not hold and kept its initializer.
+  std::vector<std::string> notLoaded;
   std::unique_ptr<Predictor> emaPredictor;
   /// Copies each parameter's moving average (its last state) into
   /// `emaWeights`, after syncing the state to the host.

@@ -140,7 +140,7 @@ int Trainer::prepare() {
   bool measure = settings.memoryPlan.has_value();
   uint64_t beforeState = measure ? rss::trimmedCurrentBytes() : 0;
   if (llvm::Error e = initialParameters(sig, settings, st.params,
-                                        st.statistics))
+                                        st.statistics, &notLoaded))
     return reportFailure(std::move(e), kExitBadInput);
   if (llvm::Error e = bindStepState(sig, settings, st))
     return reportFailure(std::move(e), kExitBadInput);
@@ -334,6 +334,14 @@ void Trainer::printHeader(double compileMs) {
     out << "gacc-run: accumulation schedule: " << schedule.describe()
         << " (micro-batch " << sig.microBatch << "; each window normalized "
         << "by its own count)\n";
+  if (!notLoaded.empty()) {
+    out << "gacc-run: --load-params: loaded the frozen parameters; "
+        << notLoaded.size() << " not in the file start from their "
+        << "initializers:";
+    for (const std::string &name : notLoaded)
+      out << " " << name;
+    out << "\n";
+  }
 }
 
 /// On the cuda target the parameters live in managed memory (or the
