@@ -38,6 +38,8 @@ struct RunSettings {
   bool unroll = false;
   bool blas = true;
   std::string metricsPath, saveParams, loadParams, orderFile;
+  /// The names and layout of the --load-params file (--params-layout).
+  std::string paramsLayout = "gacc";
   /// ema_decay: evaluate the weights' moving average (--eval-ema) and
   /// write it (--save-ema).
   bool evalEma = false;

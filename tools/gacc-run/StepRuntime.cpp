@@ -14,6 +14,7 @@
 #include "runtime/CudaRuntime.h"
 #include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
+#include "tools/gacc-run/ParamLayouts.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -97,6 +98,14 @@ std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
 
 
 
+/// "[2, 3]".
+static std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 /// Draws `tensors` from their initializers with `rng`.
 static void initialize(ArrayRef<RankedTensorType> types,
                        ArrayRef<Attribute> inits,
@@ -116,6 +125,7 @@ static void initialize(ArrayRef<RankedTensorType> types,
 /// unless `required` says it must be there (an error naming it).
 static llvm::Error takeLoaded(const std::string &path,
                               std::map<std::string, HostTensor> &loaded,
+                              const std::map<std::string, std::string> &origin,
                               ArrayRef<std::string> names, StringRef what,
                               llvm::function_ref<bool(unsigned)> required,
                               std::vector<HostTensor> &tensors,
@@ -128,11 +138,16 @@ static llvm::Error takeLoaded(const std::string &path,
       continue;
     }
     if (it == loaded.end() || it->second.dtype != DType::F32 ||
-        it->second.shape != tensor.shape)
+        it->second.shape != tensor.shape) {
+      // With another layout, the file's own name of the tensor.
+      auto from = origin.find(name);
+      std::string source =
+          from == origin.end() ? "" : " (from '" + from->second + "')";
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          path + ": no F32 tensor '" + name + "' with the " + what.str() +
-              "'s shape");
+          path + ": no F32 tensor '" + name + "'" + source + " with the " +
+              what.str() + "'s shape " + formatShape(tensor.shape));
+    }
     if (llvm::Error e = checkFinite(path, name, it->second))
       return e;
     tensor = it->second;
@@ -153,20 +168,24 @@ llvm::Error initialParameters(const StepSignature &sig,
   auto loaded = loadSafetensors(settings.loadParams);
   if (!loaded)
     return loaded.takeError();
+  std::map<std::string, std::string> origin;
+  if (llvm::Error e = mapParamsLayout(settings.paramsLayout,
+                                      settings.loadParams, *loaded, origin))
+    return e;
   // Frozen parameters are never trained, so they must be loaded; with
   // any of them, a trainable one missing from the file keeps its
   // initializer (LoRA adapters on loaded weights).
   bool anyFrozen = sig.numTrainable < sig.numParams;
   std::vector<std::string> missing;
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, sig.paramNames, "parameter",
+          settings.loadParams, *loaded, origin, sig.paramNames, "parameter",
           [&](unsigned i) {
             return !anyFrozen || !llvm::is_contained(sig.trainable, i);
           },
           params, missing))
     return e;
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, sig.statisticNames,
+          settings.loadParams, *loaded, origin, sig.statisticNames,
           "running statistic", [&](unsigned) { return !anyFrozen; },
           statistics, missing))
     return e;

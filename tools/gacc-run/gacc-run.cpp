@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/gacc-run/ParamLayouts.h"
 #include "tools/gacc-run/Options.h"
 #include "tools/gacc-run/MemoryBudget.h"
 
@@ -150,6 +151,13 @@ static cl::opt<std::string>
                cl::desc("Start from these parameters (safetensors) instead "
                         "of the initializers"),
                cl::cat(cat));
+static cl::opt<std::string> paramsLayout(
+    "params-layout",
+    cl::desc("Names and layout of the --load-params file: gacc (the "
+             "parameter symbols, torch layouts) or gpt2 (a Hugging Face "
+             "GPT-2 checkpoint onto examples/kjv_gpt.mlir's names, Conv1D "
+             "weights transposed)"),
+    cl::init("gacc"), cl::cat(cat));
 static cl::opt<bool> memoryPlanFlag(
     "memory-plan",
     cl::desc("Print the step's static memory plan (bytes of parameters, "
@@ -510,7 +518,8 @@ static bool checkFlagScopes() {
       {&checkReplicas, kTrain},         {&metrics, kTrain},
       {&saveParams, kTrain},            {&saveGradients, kTrain},
       {&evalEma, kTrain},               {&saveEma, kTrain},
-      {&loadParams, kTrain | kCheck},   {&checkpointDir, kTrain},
+      {&loadParams, kTrain | kCheck},   {&paramsLayout, kTrain | kCheck},
+      {&checkpointDir, kTrain},
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
       {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
@@ -533,6 +542,16 @@ static bool checkFlagScopes() {
 /// --checkpoint-dir, --checkpoint-every, --resume and the pause: what
 /// goes together. Returns false after reporting an error.
 static bool checkCheckpointFlags() {
+  if (!isKnownParamsLayout(paramsLayout)) {
+    reportError("--params-layout must be gacc or gpt2, got '" +
+                paramsLayout + "'");
+    return false;
+  }
+  if (paramsLayout.getNumOccurrences() && loadParams.empty()) {
+    reportError("--params-layout says how to read --load-params; give "
+                "--load-params too");
+    return false;
+  }
   if (!resumeDir.empty() && !loadParams.empty()) {
     reportError("--resume continues from the checkpoint's parameters; "
                 "--load-params does not go with it");
@@ -788,6 +807,7 @@ static int run(int argc, char **argv) {
   }
   settings.saveGradients = saveGradients;
   settings.loadParams = loadParams;
+  settings.paramsLayout = paramsLayout;
   settings.orderFile = orderFile;
   settings.rank = collectives::rank();
   settings.ranks = collectives::size();

@@ -1,0 +1,106 @@
+//===- ParamLayouts.cpp - checkpoints made elsewhere ----------------------===//
+//
+// The GPT-2 layout of --params-layout: Hugging Face transformers' names and
+// Conv1D weights ([in, out]) mapped onto examples/kjv_gpt.mlir's names and
+// torch.nn.Linear's [out, in].
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/ParamLayouts.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstring>
+#include <regex>
+
+namespace gaccrt {
+
+namespace {
+
+llvm::Error layoutError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 message.str());
+}
+
+/// [in, out] → [out, in] (Conv1D's weight as a Linear's).
+HostTensor transposed(const HostTensor &t) {
+  int64_t rows = t.shape[0], cols = t.shape[1];
+  HostTensor out(t.dtype, {cols, rows});
+  size_t size = dtypeSize(t.dtype);
+  const char *src = static_cast<const char *>(t.data());
+  char *dst = static_cast<char *>(out.data());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(dst + (c * rows + r) * size, src + (r * cols + c) * size,
+                  size);
+  return out;
+}
+
+/// The gacc name of one GPT-2 tensor name, whether its weight is a Conv1D
+/// one (transposed), or "" to drop it; std::nullopt when it is unknown.
+std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
+  static const std::regex block(
+      R"(^(?:transformer\.)?h\.(\d+)\.(ln_1|ln_2|attn\.c_attn|attn\.c_proj|mlp\.c_fc|mlp\.c_proj)\.(weight|bias)$)");
+  static const std::regex mask(
+      R"(^(?:transformer\.)?h\.\d+\.attn\.(bias|masked_bias)$)");
+  static const std::regex top(
+      R"(^(?:transformer\.)?(wte|wpe|ln_f)\.(weight|bias)$)");
+  std::smatch m;
+  if (std::regex_match(name, m, block)) {
+    static const std::map<std::string, std::string> parts = {
+        {"ln_1", "ln1"},       {"ln_2", "ln2"},        {"attn.c_attn", "attn"},
+        {"attn.c_proj", "proj"}, {"mlp.c_fc", "fc"},   {"mlp.c_proj", "out"}};
+    bool weight = m[3] == "weight";
+    bool conv1d = weight && m[2] != "ln_1" && m[2] != "ln_2";
+    return std::make_pair("h" + m[1].str() + "_" + parts.at(m[2]) +
+                              (weight ? "_w" : "_b"),
+                          conv1d);
+  }
+  if (std::regex_match(name, m, top)) {
+    if (m[1] == "ln_f")
+      return std::make_pair(std::string(m[2] == "weight" ? "lnf_w" : "lnf_b"),
+                            false);
+    if (m[2] == "weight")
+      return std::make_pair(m[1].str(), false);
+    return std::nullopt;
+  }
+  if (std::regex_match(name, mask) || name == "lm_head.weight")
+    return std::make_pair(std::string(), false);
+  return std::nullopt;
+}
+
+} // namespace
+
+bool isKnownParamsLayout(const std::string &layout) {
+  return layout == "gacc" || layout == "gpt2";
+}
+
+llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
+                            std::map<std::string, HostTensor> &tensors,
+                            std::map<std::string, std::string> &origin) {
+  if (layout == "gacc" || layout.empty())
+    return llvm::Error::success();
+  if (layout != "gpt2")
+    return layoutError("--params-layout: unknown layout '" + layout +
+                       "' (gacc or gpt2)");
+  std::map<std::string, HostTensor> mapped;
+  for (auto &[name, tensor] : tensors) {
+    auto target = gpt2Name(name);
+    if (!target)
+      return layoutError(path + ": '" + name +
+                         "' is not a tensor of the GPT-2 layout");
+    auto [gaccName, conv1d] = *target;
+    if (gaccName.empty())
+      continue;
+    if (conv1d && tensor.shape.size() != 2)
+      return layoutError(path + ": GPT-2 '" + name +
+                         "' must be a 2-D Conv1D weight [in, out]");
+    origin[gaccName] = name;
+    mapped[gaccName] = conv1d ? transposed(tensor) : std::move(tensor);
+  }
+  tensors = std::move(mapped);
+  return llvm::Error::success();
+}
+
+} // namespace gaccrt

@@ -1,0 +1,42 @@
+//===- ParamLayouts.h - checkpoints made elsewhere ------------*- C++ -*-===//
+//
+// --params-layout: the names and layouts of parameter files written by
+// other frameworks, mapped onto gacc's parameter names before --load-params
+// matches them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_PARAMLAYOUTS_H
+#define GACC_TOOLS_GACCRUN_PARAMLAYOUTS_H
+
+#include "runtime/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+
+namespace gaccrt {
+
+/// The layouts --params-layout knows ("gacc", the default, and "gpt2").
+bool isKnownParamsLayout(const std::string &layout);
+
+/// Renames (and re-lays out) `tensors` from `layout` to gacc's names:
+/// - "gacc": unchanged.
+/// - "gpt2": a Hugging Face GPT-2 checkpoint (transformers' GPT2LMHeadModel
+///   state dict) onto the names of examples/kjv_gpt.mlir:
+///   transformer.wte/wpe.weight → wte/wpe; transformer.h.{i}.ln_1/ln_2 →
+///   h{i}_ln1_w/_b, h{i}_ln2_w/_b; attn.c_attn → h{i}_attn_w/_b,
+///   attn.c_proj → h{i}_proj_w/_b, mlp.c_fc → h{i}_fc_w/_b, mlp.c_proj →
+///   h{i}_out_w/_b, their weights transposed from Conv1D's [in, out] to
+///   torch.nn.Linear's [out, in]; transformer.ln_f → lnf_w/_b. The tied
+///   lm_head.weight and the attention-mask buffers (attn.bias,
+///   attn.masked_bias) are dropped; any other name is an error naming it.
+/// `origin` maps each new name back to the file's, for error messages.
+llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
+                            std::map<std::string, HostTensor> &tensors,
+                            std::map<std::string, std::string> &origin);
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_PARAMLAYOUTS_H
