@@ -22,15 +22,14 @@ using namespace mlir::gacc;
 namespace {
 
 /// Indexing maps over x [m, C, ...] (rank r): all dimensions, the sample
-/// (d0), the channel (d1), and none (a 0-d tensor).
+/// (d0) and the channel (d1).
 struct ChannelMaps {
-  AffineMap all, sample, channel, scalar;
+  AffineMap all, sample, channel;
   ChannelMaps(OpBuilder &b, int64_t rank) {
     MLIRContext *ctx = b.getContext();
     all = b.getMultiDimIdentityMap(rank);
     sample = AffineMap::get(rank, 0, {b.getAffineDimExpr(0)}, ctx);
     channel = AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx);
-    scalar = AffineMap::get(rank, 0, {}, ctx);
   }
 };
 

@@ -69,12 +69,29 @@ static LogicalResult verifyPersistentTensor(Operation *op, StringRef what,
   return success();
 }
 
+/// A misspelt unit attribute (`{frozn}`) must not silently mean nothing:
+/// a discardable attribute without a dialect prefix is refused (those of
+/// other dialects, `dialect.name`, are left alone).
+static LogicalResult verifyNoUnknownAttributes(Operation *op,
+                                               StringRef known) {
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (!attr.getName().getValue().contains('.'))
+      return op->emitOpError("has no attribute '")
+             << attr.getName().getValue() << "'" << known;
+  return success();
+}
+
 LogicalResult ParamOp::verify() {
+  if (failed(verifyNoUnknownAttributes(
+          *this, " (it takes no_weight_decay and frozen)")))
+    return failure();
   return verifyPersistentTensor(*this, "parameter", getType(),
                                 getInitializer());
 }
 
 LogicalResult StatisticOp::verify() {
+  if (failed(verifyNoUnknownAttributes(*this, "")))
+    return failure();
   return verifyPersistentTensor(*this, "statistic", getType(),
                                 getInitializer());
 }
@@ -221,6 +238,19 @@ LogicalResult TrainStepOp::verifyRegions() {
 
 LogicalResult
 TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  // Each running statistic belongs to one op of the forward (a clone
+  // recomputed in the backward reads the same ones).
+  llvm::SmallDenseMap<Attribute, Operation *> owner;
+  for (Operation &op : getBodyBlock()) {
+    if (isa<BackwardBeginOp>(op))
+      break;
+    if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))
+      for (FlatSymbolRefAttr ref : stats.getRunningStatistics())
+        if (!owner.try_emplace(ref, &op).second)
+          return op.emitOpError("running statistic ")
+                 << ref << " is already kept by another op of the step; "
+                 << "each gacc.statistic belongs to one op";
+  }
   llvm::SmallPtrSet<Attribute, 8> seen;
   for (auto [i, attr] : llvm::enumerate(getParams())) {
     auto ref = cast<FlatSymbolRefAttr>(attr);
@@ -465,6 +495,11 @@ LogicalResult BatchNormOp::verify() {
       return emitOpError() << name << " must be [" << channels << "], got "
                            << t;
   }
+  // torch: "Expected more than 1 value per channel when training".
+  if (x.getNumElements() / channels < 2)
+    return emitOpError("needs more than one value per channel (dimension 0 "
+                       "times the spatial ones), got ")
+           << x;
   if (Value mask = getSampleMask()) {
     auto t = cast<RankedTensorType>(mask.getType());
     if (t.getRank() != 1 || t.getDimSize(0) != x.getDimSize(0))

@@ -133,8 +133,9 @@ def GAccMaskBatchStatisticsPass
     %n = gacc.batch_norm %x, %g, %b mask %mask running(@m, @v) {...} : ...
     ```
 
-    Errors: a training step whose loss targets cannot be found (see
-    gacc-run's step signature).
+    Errors: a training step whose loss targets cannot be found
+    (passes/StepSignature.h); an op whose input's dimension 0 is not the
+    micro-batch size.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
@@ -149,16 +150,17 @@ def GAccAutodiffPass : Pass<"gacc-autodiff", "ModuleOp"> {
   let summary = "Reverse-mode gradients of each training step's body";
   let description = [{
     Differentiates the micro-batch body of every `gacc.train_step` with
-    respect to each parameter and appends the gradients to its
-    `gacc.yield`. The loss adjoint is 1 (the body's loss is a sum over the
+    respect to each trainable parameter (not `frozen`) and appends the
+    gradients to its `gacc.yield`. The loss adjoint is 1 (the body's loss is a sum over the
     micro-batch; normalization happens once, in the deferred update), or
     the run-time loss scale (`gacc.loss_scale`) with loss scaling. Ops are
     visited in reverse order; each builds the adjoints of its tensor
     operands through `DifferentiableOpInterface`, and adjoints of a value
     used several times are added (a contribution that is zero outside a
     slice, the adjoint of an `extract_slice` such as a convolution's or a
-    pool's tap, is added into that slice only). Only values that depend on a parameter get
-    adjoints (no gradient of the input data is computed).
+    pool's tap, is added into that slice only). Only values that depend on
+    a trainable parameter get adjoints (no gradient of the input data or of
+    a frozen parameter is computed).
 
     What it differentiates:
     - gacc's layer ops: their hand-written rules (losses, normalizations,
@@ -287,13 +289,15 @@ def GAccExpandAccumulationPass
   let description = [{
     Replaces every differentiated `gacc.train_step @S` by two functions.
 
-    `func.func @S(params…, accumulators…, optimizer state…, inputs…,
-    %lr: f32, %step: i64[, %loss_scale: f32]) -> (f32, f32, f32, f32[, f32])`
-    runs one optimizer step (the calling convention of abi/StepABI.h).
-    All state is passed as memrefs owned by the caller and allocated once
-    for the program (argument attributes `gacc.param`, `gacc.accumulator`,
-    `gacc.optimizer_state`): accumulators persist across optimizer steps and
-    are never zeroed. Each input holds the whole window: a leading dimension
+    `func.func @S(params…, accumulators…, optimizer state…, running
+    statistics…, inputs…, %lr: f32, %step: i64[, %loss_scale: f32]) ->
+    (f32, f32, f32, f32[, f32])` runs one optimizer step (the calling
+    convention of abi/StepABI.h). All state is passed as memrefs owned by
+    the caller and allocated once for the program (argument attributes
+    `gacc.param`, `gacc.accumulator`, `gacc.optimizer_state`,
+    `gacc.statistic`): accumulators persist across optimizer steps and
+    are never zeroed. Only trainable parameters have accumulators and
+    optimizer state; a `frozen` one is read only. Each input holds the whole window: a leading dimension
     N (accum_steps) before the micro-batch's own shape. The body runs in an
     `scf.for` over the N micro-batches (fully unrolled with `unroll`); each
     parameter gradient enters its accumulator through `gacc.accumulate`,
@@ -322,8 +326,18 @@ def GAccExpandAccumulationPass
     the accumulators are zeroed, the parameters kept, and a fifth result
     reports the skip.
 
-    `func.func @S_predict(params…, inputs…, %out)` writes the model output
-    (the prediction operand of the loss op) for one micro-batch into `%out`.
+    Running statistics (`gacc.statistic`, named by ops implementing
+    `BatchStatisticsOpInterface`) are loop-carried: a `per_micro_batch`
+    `gacc.batch_norm` moves them after each micro-batch (torch's momentum
+    rule, the unbiased variance); a `per_window` one carries the window's
+    count, mean and M2, combined per micro-batch by Chan, Golub and
+    LeVeque's formula, and moves them once after the loop. A micro-batch of
+    padding only moves nothing. They are written back into their arguments.
+
+    `func.func @S_predict(params…, running statistics…, inputs…, %out)`
+    writes the model output (the prediction operand of the loss op) for one
+    micro-batch into `%out`, in evaluation: an op with batch statistics
+    normalizes by the running statistics (`buildInference`).
 
     With `resumable`, the step is also built split at micro-batch
     boundaries, for checkpoints in the middle of a window (gacc-run
@@ -356,7 +370,9 @@ def GAccExpandAccumulationPass
     same branch as the update (a skipped fp16 window keeps it).
 
     Errors: a step not yet differentiated (run gacc-autodiff first); a loss
-    not produced by a loss op; `ema_decay` with `arena-update`.
+    not produced by a loss op; `ema_decay` with `arena-update`;
+    `per_window` batch statistics with `resumable` or in a data-parallel
+    step (not supported yet).
   }];
   let options = [
     Option<"unroll", "unroll", "bool", /*default=*/"false",

@@ -60,12 +60,11 @@ Value buildMomentumUpdate(OpBuilder &b, Location loc, Value old, Value stat,
       });
 }
 
-/// n / max(n − 1, 1): the biased variance's unbiased correction.
-Value buildBesselScale(OpBuilder &b, Location loc, Value n) {
-  Value less = arith::MaximumFOp::create(
+/// max(n − 1, 1): the unbiased variance's divisor (Bessel's correction).
+Value buildDegreesOfFreedom(OpBuilder &b, Location loc, Value n) {
+  return arith::MaximumFOp::create(
       b, loc, arith::SubFOp::create(b, loc, n, f32(b, loc, 1.0)),
       f32(b, loc, 1.0));
-  return arith::DivFOp::create(b, loc, n, less);
 }
 
 Value isPositive(OpBuilder &b, Location loc, Value n) {
@@ -83,26 +82,26 @@ RunningStatistics::RunningStatistics(TrainStepOp step,
                     sig.statisticNames.begin());
   };
   unsigned carried = numStatistics;
-  step.getBody().walk([&](BatchNormOp op) {
+  // The forward's ops: a clone recomputed in the backward
+  // (gacc-recompute-activations) computes the same statistics again.
+  for (Operation &o : step.getBodyBlock()) {
+    if (isa<BackwardBeginOp>(o))
+      break;
+    auto op = dyn_cast<BatchNormOp>(o);
+    if (!op)
+      continue;
     bool perWindow =
         op.getBatchStatistics() == BatchStatistics::per_window;
-    ops.push_back({op.getResult(), op.getMomentum().convertToDouble(),
+    ops.push_back({op, op.getMomentum().convertToDouble(),
                    indexOf(op.getRunningMeanAttr()),
                    indexOf(op.getRunningVarAttr()), perWindow, carried});
     if (perWindow)
       carried += 3;
-  });
+  }
 }
 
 bool RunningStatistics::hasPerWindow() const {
   return llvm::any_of(ops, [](const Entry &e) { return e.perWindow; });
-}
-
-unsigned RunningStatistics::numCarried() const {
-  unsigned n = numStatistics;
-  for (const Entry &e : ops)
-    n += e.perWindow ? 3 : 0;
-  return n;
 }
 
 SmallVector<Value> RunningStatistics::initial(OpBuilder &b, Location loc,
@@ -124,8 +123,8 @@ SmallVector<Value> RunningStatistics::update(OpBuilder &b, Location loc,
                                              ValueRange carried) const {
   SmallVector<Value> next(carried);
   for (const Entry &e : ops) {
-    auto clone = cast<BatchNormOp>(
-        mapping.lookup(e.result).getDefiningOp());
+    // The op's clone (its result may be mapped to a rounded copy).
+    auto clone = cast<BatchNormOp>(mapping.lookup(e.op));
     BatchNormOp::Statistics s = clone.buildStatistics(b);
     Value n = tensor::ExtractOp::create(b, loc, s.count, ValueRange{});
     Value counted = isPositive(b, loc, n);
@@ -137,7 +136,9 @@ SmallVector<Value> RunningStatistics::update(OpBuilder &b, Location loc,
                                          f32(b, loc, 1.0), counted, momentum);
       next[e.var] =
           buildMomentumUpdate(b, loc, next[e.var], s.variance,
-                              buildBesselScale(b, loc, n), counted, momentum);
+                              arith::DivFOp::create(
+                                  b, loc, n, buildDegreesOfFreedom(b, loc, n)),
+                              counted, momentum);
       continue;
     }
     // Chan et al.: (n_a, mean_a, M2_a) ⊕ (n_b, mean_b, n_b·var_b).
@@ -184,11 +185,8 @@ SmallVector<Value> RunningStatistics::finish(OpBuilder &b, Location loc,
     result[e.mean] =
         buildMomentumUpdate(b, loc, result[e.mean], carried[e.carried + 1],
                             f32(b, loc, 1.0), counted, momentum);
-    Value invDof = arith::DivFOp::create(
-        b, loc, f32(b, loc, 1.0),
-        arith::MaximumFOp::create(
-            b, loc, arith::SubFOp::create(b, loc, n, f32(b, loc, 1.0)),
-            f32(b, loc, 1.0)));
+    Value invDof = arith::DivFOp::create(b, loc, f32(b, loc, 1.0),
+                                         buildDegreesOfFreedom(b, loc, n));
     result[e.var] = buildMomentumUpdate(b, loc, result[e.var],
                                         carried[e.carried + 2], invDof,
                                         counted, momentum);

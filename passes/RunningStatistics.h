@@ -26,7 +26,6 @@ class RunningStatistics {
 public:
   RunningStatistics(TrainStepOp step, const StepSignature &sig);
 
-  bool empty() const { return ops.empty(); }
   bool hasPerWindow() const;
 
   /// The carried values at the start of the loop: the current statistics
@@ -40,11 +39,10 @@ public:
   /// sig.statisticNames), from the loop's carried results.
   SmallVector<Value> finish(OpBuilder &b, Location loc,
                             ValueRange carried) const;
-  unsigned numCarried() const;
 
 private:
   struct Entry {
-    Value result;       // the body's batch_norm
+    Operation *op;      // the body's batch_norm (in the forward)
     double momentum;
     unsigned mean, var; // indices into the statistics
     bool perWindow;

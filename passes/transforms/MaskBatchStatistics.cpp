@@ -39,6 +39,18 @@ struct MaskBatchStatisticsPass
       FailureOr<StepSignature> sig = getStepSignature(step);
       if (failed(sig))
         return signalPassFailure();
+      // Statistics over samples: dimension 0 must be the micro-batch.
+      for (BatchStatisticsOpInterface op : unmasked) {
+        auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+        if (!type || type.getRank() == 0 ||
+            type.getDimSize(0) != sig->microBatch) {
+          op->emitOpError("computes statistics over the samples of the "
+                          "micro-batch, so its input's dimension 0 must be "
+                          "the micro-batch size ")
+              << sig->microBatch << ", got " << op->getOperand(0).getType();
+          return signalPassFailure();
+        }
+      }
       // One mask per step, from the targets, where the body begins.
       Block &body = step.getBodyBlock();
       OpBuilder b = OpBuilder::atBlockBegin(&body);

@@ -1025,3 +1025,35 @@ func.func @f(%x: tensor<2x4x0x3xf32>) {
   %y = gacc.global_avg_pool2d %x : tensor<2x4x0x3xf32> -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+// batch_norm needs more than one value per channel (torch's rule).
+func.func @f(%x: tensor<1x3xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{needs more than one value per channel (dimension 0 times the spatial ones), got 'tensor<1x3xf32>'}}
+  %y = gacc.batch_norm %x, %g, %g running(@rm, @rv) : tensor<1x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+// A gacc.statistic belongs to one op.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  // expected-error @below {{running statistic @rm is already kept by another op of the step; each gacc.statistic belongs to one op}}
+  %m = gacc.batch_norm %n, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %m, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A misspelt unit attribute is an error, not a trainable parameter.
+// expected-error @below {{'gacc.param' op has no attribute 'frozn' (it takes no_weight_decay and frozen)}}
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros {frozn}

@@ -38,9 +38,10 @@ gacc.train_step @s params [@g, @w] attributes {
 // (a row maximum over the collapsed targets); a mask the model gives is
 // kept.
 // CHECK-LABEL: gacc.train_step @seq
+// CHECK: ^bb0({{.*}}, %[[K:[^:]+]]: tensor<2xf32>):
 // CHECK: %[[M:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<2x5xi32>) outs(%{{.+}} : tensor<2xf32>)
 // CHECK: gacc.batch_norm %{{.+}} mask %[[M]] running(@mean1, @var1)
-// CHECK: gacc.batch_norm %{{.+}} mask %[[OWN:[^ ]+]] running(@mean2, @var2)
+// CHECK: gacc.batch_norm %{{.+}} mask %[[K]] running(@mean2, @var2)
 gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
 gacc.param @e : tensor<7x3xf32> = #gacc.zeros
 gacc.param @w : tensor<7x3xf32> = #gacc.zeros
@@ -64,3 +65,4 @@ gacc.train_step @seq params [@g, @e, @w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<2x5x7xf32>, tensor<2x5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+

@@ -75,3 +75,4 @@ gacc.train_step @upstream params [@w, @b] attributes {
   %l = gacc.cross_entropy %q, %y : tensor<32x3xf32>, tensor<32xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+

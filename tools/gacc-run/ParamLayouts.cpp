@@ -79,7 +79,7 @@ bool isKnownParamsLayout(const std::string &layout) {
 llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                             std::map<std::string, HostTensor> &tensors,
                             std::map<std::string, std::string> &origin) {
-  if (layout == "gacc" || layout.empty())
+  if (layout == "gacc")
     return llvm::Error::success();
   if (layout != "gpt2")
     return layoutError("--params-layout: unknown layout '" + layout +

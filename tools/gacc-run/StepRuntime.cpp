@@ -184,10 +184,11 @@ llvm::Error initialParameters(const StepSignature &sig,
           },
           params, missing))
     return e;
+  // Running statistics are part of a trained model: always loaded.
   if (llvm::Error e = takeLoaded(
           settings.loadParams, *loaded, origin, sig.statisticNames,
-          "running statistic", [&](unsigned) { return !anyFrozen; },
-          statistics, missing))
+          "running statistic", [&](unsigned) { return true; }, statistics,
+          missing))
     return e;
   if (initialized)
     *initialized = std::move(missing);

@@ -78,10 +78,9 @@ std::vector<int64_t> shapeOf(mlir::ShapedType t);
 /// The parameters and running statistics from the step's initializers
 /// (drawn with the seed, the statistics after the parameters), or from
 /// --load-params (names and shapes must match). Every parameter and
-/// statistic must be in the file, except that a step with frozen
-/// parameters needs only those: its trainable parameters and statistics
-/// that the file lacks keep their initial values and are listed in
-/// `initialized`.
+/// statistic must be in the file, except that in a step with frozen
+/// parameters the trainable ones the file lacks keep their initial values
+/// and are listed in `initialized`.
 llvm::Error initialParameters(const mlir::gacc::StepSignature &sig,
                               const RunSettings &settings,
                               std::vector<HostTensor> &params,

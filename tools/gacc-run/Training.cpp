@@ -335,8 +335,8 @@ void Trainer::printHeader(double compileMs) {
         << " (micro-batch " << sig.microBatch << "; each window normalized "
         << "by its own count)\n";
   if (!notLoaded.empty()) {
-    out << "gacc-run: --load-params: loaded the frozen parameters; "
-        << notLoaded.size() << " not in the file start from their "
+    out << "gacc-run: --load-params: " << notLoaded.size()
+        << " trainable parameters not in the file start from their "
         << "initializers:";
     for (const std::string &name : notLoaded)
       out << " " << name;

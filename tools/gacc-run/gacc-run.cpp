@@ -127,7 +127,8 @@ static cl::opt<std::string>
             cl::cat(cat));
 static cl::opt<std::string>
     saveParams("save-params",
-               cl::desc("Write the trained parameters (safetensors)"),
+               cl::desc("Write the trained parameters and running statistics "
+                        "(safetensors)"),
                cl::cat(cat));
 static cl::opt<bool> evalEma(
     "eval-ema",
@@ -148,8 +149,10 @@ static cl::opt<std::string> saveGradients(
     cl::cat(cat));
 static cl::opt<std::string>
     loadParams("load-params",
-               cl::desc("Start from these parameters (safetensors) instead "
-                        "of the initializers"),
+               cl::desc("Start from these parameters and running "
+                        "statistics (safetensors) instead of the "
+                        "initializers; with frozen parameters, trainable "
+                        "ones the file lacks keep their initializers"),
                cl::cat(cat));
 static cl::opt<std::string> paramsLayout(
     "params-layout",

@@ -1,0 +1,17 @@
+// RUN: gacc-opt %s -split-input-file -verify-diagnostics -gacc-mask-batch-statistics
+
+// Statistics over samples: the input's dimension 0 must be the micro-batch.
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.statistic @mean : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@g, @w] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%g: tensor<3xf32>, %w: tensor<4x3xf32>, %x: tensor<2x3xf32>, %y: tensor<2xi32>):
+  // expected-error @below {{'gacc.batch_norm' op computes statistics over the samples of the micro-batch, so its input's dimension 0 must be the micro-batch size 2, got 'tensor<4x3xf32>'}}
+  %n = gacc.batch_norm %w, %g, %g running(@mean, @var) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %z = gacc.linear %x, %n : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
