@@ -15,7 +15,16 @@ printf "%-24s %-10s %12s %12s %8s %10s\n" example "m x N" "planned MiB" "measure
 for model in "$here"/examples/*.mlir; do
   name=$(basename "$model" .mlir)
   extra=()
-  case $name in kjv_gpt) extra=(--dataset kjv-text) ;; kjv*) extra=(--dataset kjv) ;; esac
+  case $name in
+    kjv_gpt) extra=(--dataset kjv-text) ;;
+    kjv_gpt_lora)
+      # Frozen weights to load: kjv_gpt's initial ones.
+      base=$(mktemp --suffix .safetensors)
+      "$build/bin/gacc-run" "$here/examples/kjv_gpt.mlir" --dataset kjv-text \
+        --max-steps 0 --save-params "$base" > /dev/null
+      extra=(--dataset kjv-text --load-params "$base") ;;
+    kjv*) extra=(--dataset kjv) ;;
+  esac
   out=$("$build/bin/gacc-run" "$model" "${extra[@]}" --target "$target" \
         --memory-plan --max-steps "${STEPS:-20}" --no-eval --recompute "$recompute")
   mn=$(sed -n 's/^memory plan of .*micro-batch \([0-9]*\) x \([0-9]*\) .*/\1 x \2/p' <<<"$out")

@@ -179,9 +179,6 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   uint64_t next = generation + 1;
   bool midWindow = position.microBatch > 0;
   NamedTensors named;
-  std::vector<std::string> keys;
-  keys.reserve(sig.numParams + sig.numTrainable * (1 + sig.statePerParam) +
-               2);
   for (unsigned i = 0; i < sig.numParams; ++i)
     named.push_back({paramKey(sig, i), &st.params[i]});
   // Accumulators and state of the trainable parameters (k), named by the

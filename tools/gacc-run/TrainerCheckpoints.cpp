@@ -195,14 +195,14 @@ int Trainer::writeCheckpoint() {
   return 0;
 }
 
-/// Parameters, accumulators and optimizer state into the host tensors,
-/// from the arenas or the device when they live there.
+/// Parameters, accumulators, optimizer state and running statistics into
+/// the host tensors, from the arenas or the device when they live there.
 void Trainer::syncStateToHost() {
-  if (onDevice)
+  if (onDevice) {
     gacc_cuda_synchronize();
-  if (onDevice)
     for (unsigned q = 0; q < sig.numStatistics; ++q)
       mirror.toHost(sig.statisticArg(q));
+  }
   if (settings.arenaUpdate) {
     arenas.stateToHost(st);
     return;

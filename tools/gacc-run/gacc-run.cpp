@@ -204,9 +204,11 @@ static cl::opt<std::string> checkpointDir(
              "optimizer steps, at the end of the run, and on SIGTERM or "
              "SIGINT at the next micro-batch boundary, after which gacc-run "
              "exits 0. The step then runs one micro-batch at a time. A "
-             "checkpoint holds parameters, optimizer state, counters, the "
-             "loss scale, the epoch's sample order and, in the middle of a "
-             "window, the accumulators; it is complete or absent"),
+             "checkpoint holds parameters, optimizer state, running "
+             "statistics, counters, the loss scale, the epoch's sample "
+             "order and, in the middle of a window, the accumulators; it is "
+             "complete or absent (per_window batch statistics are not "
+             "supported yet)"),
     cl::value_desc("DIR"), cl::cat(cat));
 static cl::opt<int64_t> checkpointEvery(
     "checkpoint-every",
