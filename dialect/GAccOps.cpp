@@ -211,28 +211,14 @@ LogicalResult TrainStepOp::verifyRegions() {
                    "#gacc.batch_statistics<per_micro_batch> (PyTorch's "
                    "behaviour, accepted knowingly) or <per_window> (running "
                    "statistics of the whole window)");
+  // The gradients (one per trainable parameter) are checked with the
+  // parameters they belong to, in verifySymbolUses.
   auto yield = cast<YieldOp>(body.getTerminator());
-  SmallVector<BlockArgument> trainable = getTrainableParamArguments();
-  if (yield.getNumOperands() != 1 &&
-      yield.getNumOperands() != 1 + trainable.size())
-    return yield.emitOpError("must yield the micro-batch loss, optionally "
-                             "followed by one gradient per trainable "
-                             "parameter (")
-           << trainable.size() << "), got " << yield.getNumOperands()
-           << " values";
   auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
   if (!lossType || lossType.getRank() != 0 ||
       !lossType.getElementType().isF32())
     return yield.emitOpError("loss must be a scalar tensor<f32>, got ")
            << yield.getOperand(0).getType();
-  for (unsigned i = 1; i < yield.getNumOperands(); ++i) {
-    BlockArgument p = trainable[i - 1];
-    if (yield.getOperand(i).getType() != p.getType())
-      return yield.emitOpError("gradient #")
-             << i - 1 << " has type " << yield.getOperand(i).getType()
-             << " but parameter " << getParams()[p.getArgNumber()]
-             << " has type " << p.getType();
-  }
   return success();
 }
 
@@ -252,6 +238,7 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                  << "each gacc.statistic belongs to one op";
   }
   llvm::SmallPtrSet<Attribute, 8> seen;
+  SmallVector<BlockArgument> trainable;
   for (auto [i, attr] : llvm::enumerate(getParams())) {
     auto ref = cast<FlatSymbolRefAttr>(attr);
     if (!seen.insert(ref).second)
@@ -265,6 +252,25 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError("body argument #")
              << i << " has type " << argType << " but parameter " << ref
              << " is declared as " << param.getType();
+    if (!param.getFrozen())
+      trainable.push_back(getBodyBlock().getArgument(i));
+  }
+  // After gacc-autodiff: one gradient per trainable parameter.
+  auto yield = cast<YieldOp>(getBodyBlock().getTerminator());
+  if (yield.getNumOperands() != 1 &&
+      yield.getNumOperands() != 1 + trainable.size())
+    return yield.emitOpError("must yield the micro-batch loss, optionally "
+                             "followed by one gradient per trainable "
+                             "parameter (")
+           << trainable.size() << "), got " << yield.getNumOperands()
+           << " values";
+  for (unsigned i = 1; i < yield.getNumOperands(); ++i) {
+    BlockArgument p = trainable[i - 1];
+    if (yield.getOperand(i).getType() != p.getType())
+      return yield.emitOpError("gradient #")
+             << i - 1 << " has type " << yield.getOperand(i).getType()
+             << " but parameter " << getParams()[p.getArgNumber()]
+             << " has type " << p.getType();
   }
   return success();
 }
