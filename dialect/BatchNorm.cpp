@@ -111,13 +111,7 @@ Value buildNormalize(OpBuilder &b, Location loc, Value x, Value mean,
                                     maps.channel, maps.channel, maps.all},
              SmallVector<utils::IteratorType>(rank,
                                               utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               Value c = arith::SubFOp::create(nb, nl, a[0], a[1]);
-               Value xhat = arith::MulFOp::create(nb, nl, c, a[2]);
-               Value y = arith::AddFOp::create(
-                   nb, nl, arith::MulFOp::create(nb, nl, xhat, a[3]), a[4]);
-               linalg::YieldOp::create(nb, nl, y);
-             })
+             buildNormalizeBody)
       .getResult(0);
 }
 

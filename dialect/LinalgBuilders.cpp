@@ -477,15 +477,17 @@ Value mlir::gacc::buildLayerNorm(OpBuilder &b, Location loc, Value x,
              ValueRange{x, stats.mean, stats.rstd, weight, bias},
              ValueRange{init},
              SmallVector<AffineMap>{m.ij, m.i, m.i, m.j, m.j, m.ij},
-             iterators(2),
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               Value c = arith::SubFOp::create(nb, nl, a[0], a[1]);
-               Value xhat = arith::MulFOp::create(nb, nl, c, a[2]);
-               Value y = arith::AddFOp::create(
-                   nb, nl, arith::MulFOp::create(nb, nl, xhat, a[3]), a[4]);
-               linalg::YieldOp::create(nb, nl, y);
-             })
+             iterators(2), buildNormalizeBody)
       .getResult(0);
+}
+
+void mlir::gacc::buildNormalizeBody(OpBuilder &b, Location loc,
+                                    ValueRange a) {
+  Value c = arith::SubFOp::create(b, loc, a[0], a[1]);
+  Value xhat = arith::MulFOp::create(b, loc, c, a[2]);
+  Value y = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, xhat, a[3]), a[4]);
+  linalg::YieldOp::create(b, loc, y);
 }
 
 LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,

@@ -103,6 +103,10 @@ struct LayerNormStats {
 LayerNormStats buildLayerNormStats(OpBuilder &b, Location loc, Value x,
                                    double eps);
 
+/// The body of a normalization's affine map: block arguments (x, mean,
+/// rstd, weight, bias, out) yield (x − mean)·rstd·weight + bias.
+void buildNormalizeBody(OpBuilder &b, Location loc, ValueRange a);
+
 /// (x − mean)·rstd·weight + bias for x [R, D], weight and bias [D].
 Value buildLayerNorm(OpBuilder &b, Location loc, Value x,
                      const LayerNormStats &stats, Value weight, Value bias);
