@@ -666,26 +666,19 @@ Value mlir::gacc::buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
 
 Value mlir::gacc::buildSampleMask(OpBuilder &b, Location loc, Value labels,
                                   int64_t ignoreIndex) {
-  MLIRContext *ctx = b.getContext();
-  // Rows of targets ([m] as [m, 1]), then a per-row maximum of the "not
-  // ignored" indicator.
+  // The maximum of the "not ignored" indicator over each sample's targets
+  // (dimension 0 parallel, the others reduced; none for [m] labels).
   auto lt = cast<RankedTensorType>(labels.getType());
-  Value flat =
-      lt.getRank() == 1
-          ? tensor::ExpandShapeOp::create(
-                b, loc,
-                RankedTensorType::get({lt.getDimSize(0), 1},
-                                      lt.getElementType()),
-                labels, SmallVector<ReassociationIndices>{{0, 1}})
-                .getResult()
-          : buildCollapseToMatrix(b, loc, labels);
-  auto ft = cast<RankedTensorType>(flat.getType());
-  auto rowType = RankedTensorType::get({ft.getDimSize(0)}, b.getF32Type());
-  RowMaps m = rowMaps(ctx);
+  unsigned rank = lt.getRank();
+  auto rowType = RankedTensorType::get({lt.getDimSize(0)}, b.getF32Type());
   return linalg::GenericOp::create(
-             b, loc, TypeRange{rowType}, ValueRange{flat},
+             b, loc, TypeRange{rowType}, ValueRange{labels},
              ValueRange{buildFilled(b, loc, rowType, 0.0)},
-             SmallVector<AffineMap>{m.ij, m.i}, iterators(1, 1),
+             SmallVector<AffineMap>{
+                 b.getMultiDimIdentityMap(rank),
+                 AffineMap::get(rank, 0, {b.getAffineDimExpr(0)},
+                                b.getContext())},
+             iterators(1, rank - 1),
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                Value ignored = isIgnored(nb, nl, a[0], ignoreIndex);
                Value one = arith::SelectOp::create(

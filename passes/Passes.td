@@ -122,8 +122,9 @@ def GAccMaskBatchStatisticsPass
     in its statistics and change the normalization of every real sample.
     For each op implementing `BatchStatisticsOpInterface` without a
     sample mask, this pass sets one: a [m] f32 tensor, 1 for a sample with
-    a target that is not the padding value, built once per training step
-    at the start of its body. It runs before gacc-autodiff, so the
+    a target that is not the padding value (the loss op's targets and
+    padding value, through `LossOpInterface`), built once per training step
+    where the targets are defined. It runs before gacc-autodiff, so the
     gradients follow the masked statistics.
 
     ```mlir
@@ -133,9 +134,8 @@ def GAccMaskBatchStatisticsPass
     %n = gacc.batch_norm %x, %g, %b mask %mask running(@m, @v) {...} : ...
     ```
 
-    Errors: a training step whose loss targets cannot be found
-    (passes/StepSignature.h); an op whose input's dimension 0 is not the
-    micro-batch size.
+    Errors: a yielded loss that is not produced by a loss op; an op whose
+    input's dimension 0 is not the micro-batch size.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

@@ -280,6 +280,13 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   return ctx;
 }
 
+/// The micro-batch loop's carried values: the accumulators (`numAccs`),
+/// the loss sum, the count (when `counted`), then the running statistics'
+/// (RunningStatistics), which start at this index.
+unsigned firstRunningValue(unsigned numAccs, bool counted) {
+  return numAccs + (counted ? 2 : 1);
+}
+
 /// The micro-batch loop: an scf.for over micro-batches [begin, end) of the
 /// window (all N in the step function) carrying the accumulators, the loss
 /// sum, (unless `sum`) the count, from `lossSum` and `count`, and the
@@ -293,7 +300,7 @@ scf::ForOp emitMicroBatchLoop(OpBuilder &b, Location loc, TrainStepOp step,
   carried.push_back(lossSum);
   if (count)
     carried.push_back(count);
-  unsigned firstRunning = carried.size();
+  unsigned firstRunning = firstRunningValue(P, bool(count));
   llvm::append_range(carried, ctx.running->initial(b, loc, v.statistics));
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
@@ -632,9 +639,10 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   // The loop carries one accumulator per trainable parameter first.
   unsigned P = sig.numTrainable;
   ValueRange carried = loop.getResults();
-  writeStatistics(b, loc, entry, sig,
-                  running.finish(b, loc, carried.drop_front(counted ? P + 2
-                                                                    : P + 1)));
+  writeStatistics(
+      b, loc, entry, sig,
+      running.finish(b, loc,
+                     carried.drop_front(firstRunningValue(P, counted))));
   func::ReturnOp::create(
       b, loc,
       emitOptimizerStep(b, loc, step, sig, entry, v, carried.take_front(P),
@@ -687,10 +695,11 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
         b.getUnitAttr(), b.getUnitAttr());
   // Running statistics per micro-batch (a per_window step is not
   // resumable: its window's partial statistics live in the loop).
-  writeStatistics(b, loc, entry, sig,
-                  running.finish(b, loc,
-                                 loop.getResults().drop_front(
-                                     counted ? P + 2 : P + 1)));
+  writeStatistics(
+      b, loc, entry, sig,
+      running.finish(b, loc,
+                     loop.getResults().drop_front(firstRunningValue(P,
+                                                                    counted))));
   func::ReturnOp::create(
       b, loc,
       ValueRange{loop.getResult(P), counted ? loop.getResult(P + 1) : countIn});

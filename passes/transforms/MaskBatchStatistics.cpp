@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/StepSignature.h"
 
 #include "dialect/LinalgBuilders.h"
 
@@ -36,27 +35,30 @@ struct MaskBatchStatisticsPass
       });
       if (unmasked.empty())
         continue;
-      FailureOr<StepSignature> sig = getStepSignature(step);
-      if (failed(sig))
+      auto loss = step.getLoss().getDefiningOp<LossOpInterface>();
+      if (!loss) {
+        step.emitOpError("the yielded loss must be produced by a loss op, "
+                         "whose targets say which samples count");
         return signalPassFailure();
+      }
       // Statistics over samples: dimension 0 must be the micro-batch.
+      int64_t m = step.getMicroBatchAttr().getInt();
       for (BatchStatisticsOpInterface op : unmasked) {
         auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-        if (!type || type.getRank() == 0 ||
-            type.getDimSize(0) != sig->microBatch) {
+        if (!type || type.getRank() == 0 || type.getDimSize(0) != m) {
           op->emitOpError("computes statistics over the samples of the "
                           "micro-batch, so its input's dimension 0 must be "
                           "the micro-batch size ")
-              << sig->microBatch << ", got " << op->getOperand(0).getType();
+              << m << ", got " << op->getOperand(0).getType();
           return signalPassFailure();
         }
       }
-      // One mask per step, from the targets, where the body begins.
-      Block &body = step.getBodyBlock();
-      OpBuilder b = OpBuilder::atBlockBegin(&body);
-      Value mask = buildSampleMask(
-          b, step.getLoc(), step.getInputArguments()[sig->targetInput],
-          sig->paddingTarget);
+      // One mask per step, from the targets, where they are defined.
+      Value targets = loss.getTargets();
+      OpBuilder b(step.getContext());
+      b.setInsertionPointAfterValue(targets);
+      Value mask = buildSampleMask(b, step.getLoc(), targets,
+                                   loss.getPaddingTarget());
       for (BatchStatisticsOpInterface op : unmasked)
         op.setSampleMask(mask);
     }

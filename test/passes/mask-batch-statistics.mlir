@@ -5,8 +5,7 @@
 // (cross_entropy's ignore_index, -100), 0 for a padding row.
 // CHECK-LABEL: gacc.train_step @s
 // CHECK: ^bb0(%{{[^:]+}}: tensor<3xf32>, %{{[^:]+}}: tensor<2x3xf32>, %[[X:[^:]+]]: tensor<4x3xf32>, %[[Y:[^:]+]]: tensor<4xi32>):
-// CHECK: %[[ROWS:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1]] output_shape [4, 1] : tensor<4xi32> into tensor<4x1xi32>
-// CHECK: %[[MASK:.+]] = linalg.generic {{.*}} ins(%[[ROWS]] : tensor<4x1xi32>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[MASK:.+]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[Y]] : tensor<4xi32>) outs(%{{.+}} : tensor<4xf32>)
 // CHECK: arith.constant -100 : i32
 // CHECK: arith.cmpi eq
 // CHECK: arith.maximumf
@@ -35,11 +34,10 @@ gacc.train_step @s params [@g, @w] attributes {
 // -----
 
 // Sequence targets [m, T]: a sample counts when any of its targets does
-// (a row maximum over the collapsed targets); a mask the model gives is
-// kept.
+// (a maximum over T per sample); a mask the model gives is kept.
 // CHECK-LABEL: gacc.train_step @seq
 // CHECK: ^bb0({{.*}}, %[[K:[^:]+]]: tensor<2xf32>):
-// CHECK: %[[M:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<2x5xi32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: %[[M:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x5xi32>) outs(%{{.+}} : tensor<2xf32>)
 // CHECK: gacc.batch_norm %{{.+}} mask %[[M]] running(@mean1, @var1)
 // CHECK: gacc.batch_norm %{{.+}} mask %[[K]] running(@mean2, @var2)
 gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
