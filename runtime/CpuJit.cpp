@@ -15,6 +15,7 @@
 #include "abi/RuntimeABI.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
@@ -123,8 +124,19 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::ExecutionEngineOptions options;
-  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
-  options.transformer = [optimize](llvm::Module *module) -> llvm::Error {
+  // The host's target machine, so that LLVM's loop and SLP vectorizers
+  // know the vector registers (without it they see none and keep every
+  // loop scalar).
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  std::shared_ptr<llvm::TargetMachine> host = std::move(*machine);
+  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, host.get());
+  options.transformer = [optimize, host](llvm::Module *module) -> llvm::Error {
     hoistLaunchAllocas(*module);
     return optimize(module);
   };
