@@ -697,6 +697,41 @@ def GAccStridedCopiesToLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def GAccApproximateMathPass : Pass<"gacc-approximate-math", "ModuleOp"> {
+  let summary = "Replace f32 transcendental math ops by upstream MLIR's "
+                "polynomial approximations (the CPU path)";
+  let description = [{
+    LLVM lowers `math.tanh`, `math.exp` and the like to calls of the C
+    library, one element at a time: its loop vectorizer cannot vectorize a
+    loop that calls `tanhf`. This pass applies upstream MLIR's polynomial
+    approximations (`populateMathPolynomialApproximationPatterns`, the
+    Cephes and Eigen formulas of mlir/lib/Dialect/Math/Transforms/
+    PolynomialApproximation.cpp) to the f32 ops named in `ops`, so that the
+    generated loops are straight-line arithmetic that LLVM vectorizes. The
+    approximations are within a few ulp of the C library and keep its
+    limits (exp(-inf) = 0, tanh(±inf) = ±1, NaN in NaN out); results are
+    not bit-identical to the library's.
+
+    The CPU pipeline runs it after the linalg ops became loops. The GPU
+    pipeline does not: libdevice's functions are already vector-free
+    device code.
+
+    ```mlir
+    %y = math.tanh %x : f32
+    // becomes a clamp, a rational polynomial in %x and a select
+    ```
+
+    Errors: none; ops of other element types and ops not named stay.
+  }];
+  let options = [
+    ListOption<"opNames", "ops", "std::string",
+               "Mnemonics of the math ops to approximate (default: tanh, "
+               "exp, expm1, log, log1p, erf)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def GAccHoistDeallocationsPass
     : Pass<"gacc-hoist-deallocations", "func::FuncOp"> {
   let summary = "Free each buffer right after its last use";

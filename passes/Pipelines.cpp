@@ -84,6 +84,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Per-element tanh, exp, ... as arithmetic that LLVM vectorizes.
+  pm.addPass(createGAccApproximateMathPass());
   // bf16 rounding (truncf/extf) as integer arithmetic: no compiler-rt
   // helpers are needed at run time.
   arith::ArithExpandOpsPassOptions expand;

@@ -1,0 +1,53 @@
+//===- ApproximateMath.cpp - gacc-approximate-math ------------------------===//
+//
+// Replaces f32 transcendental math ops (tanh, exp, ...) by upstream MLIR's
+// polynomial approximations, so that the CPU's loops hold no library calls
+// and LLVM's loop vectorizer can vectorize them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "gacc-approximate-math"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCAPPROXIMATEMATHPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// The ops approximated when the `ops` option is empty: those the models'
+/// elementwise loops evaluate per element (activations, softmax and
+/// cross-entropy). Scalars evaluated once per step (the schedules' cos and
+/// pow) keep the library's exact values.
+constexpr StringLiteral kDefaultOps[] = {"tanh", "exp", "expm1",
+                                         "log",  "log1p", "erf"};
+
+struct ApproximateMathPass
+    : public mlir::gacc::impl::GAccApproximateMathPassBase<
+          ApproximateMathPass> {
+  using GAccApproximateMathPassBase::GAccApproximateMathPassBase;
+
+  void runOnOperation() override {
+    SmallVector<std::string> names(opNames.begin(), opNames.end());
+    if (names.empty())
+      names.assign(std::begin(kDefaultOps), std::end(kDefaultOps));
+    RewritePatternSet patterns(&getContext());
+    // The patterns name ops in full (`math.tanh`).
+    auto named = [&](StringRef name) {
+      return name.consume_front("math.") && llvm::is_contained(names, name);
+    };
+    populateMathPolynomialApproximationPatterns(patterns, named);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

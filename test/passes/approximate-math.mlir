@@ -1,0 +1,34 @@
+// RUN: gacc-opt %s -gacc-approximate-math | FileCheck %s
+// RUN: gacc-opt %s -gacc-approximate-math=ops=exp | FileCheck %s --check-prefix=ONLY-EXP
+
+// The f32 transcendental ops of the CPU's loops become straight-line
+// arithmetic (upstream MLIR's polynomial approximations); f64 ops, the
+// schedules' cos and pow, and ops not named in `ops` stay library calls.
+// The accuracy is tested by execution in test/unit/ApproximateMathTest.cpp.
+
+// CHECK-LABEL: func.func @per_element(
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK-NOT: math.erf
+// CHECK: math.fma
+// CHECK: math.cos %{{.*}} : f32
+// CHECK: math.powf %{{.*}} : f32
+// CHECK: math.tanh %{{.*}} : f64
+// CHECK: return
+// ONLY-EXP-LABEL: func.func @per_element(
+// ONLY-EXP: math.tanh %{{.*}} : f32
+// ONLY-EXP-NOT: math.exp %
+// ONLY-EXP: math.log %{{.*}} : f32
+func.func @per_element(%x: f32, %d: f64) -> (f32, f32, f32, f32, f32, f32, f32, f32, f64) {
+  %t = math.tanh %x : f32
+  %e = math.exp %x : f32
+  %l = math.log %x : f32
+  %r = math.erf %x : f32
+  %m = math.expm1 %x : f32
+  %p = math.log1p %x : f32
+  %c = math.cos %x : f32
+  %w = math.powf %x, %x : f32
+  %dt = math.tanh %d : f64
+  return %t, %e, %l, %r, %m, %p, %c, %w, %dt : f32, f32, f32, f32, f32, f32, f32, f32, f64
+}
