@@ -732,6 +732,46 @@ def GAccApproximateMathPass : Pass<"gacc-approximate-math", "ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def GAccReassociateReductionsPass
+    : Pass<"gacc-reassociate-reductions", "func::FuncOp"> {
+  let summary = "Let the CPU's code generator reorder the floating-point "
+                "sums of linalg reductions (the CPU path)";
+  let description = [{
+    A linalg reduction lowered to loops adds one element at a time into its
+    output, and LLVM keeps that order: without the `reassoc` fast-math flag
+    its loop vectorizer refuses the loop ("cannot prove it is safe to
+    reorder floating-point operations"), so every reduction of a step (the
+    batch statistics of batch and layer normalization, the bias gradients,
+    the softmax sums) runs at one add per floating-point latency. This pass
+    finds the combiner of every output of a linalg op with reduction
+    iterators (upstream `matchReduction`: the chain of ops from the
+    output's block argument to its yielded value) and adds `reassoc` to the
+    combiner's arith fast-math flags, so LLVM may keep several partial sums
+    in vector registers and add them at the end.
+
+    The order of the additions then depends on the vector width the code
+    generator chose, not on the data or the run: results stay
+    deterministic, but differ from the sequential sum by rounding (the
+    long reductions of gacc, over the rows of a micro-batch, accumulate in
+    f64: LinalgBuilders.cpp). Nothing else
+    is reordered: elementwise arithmetic keeps its flags, and no `contract`
+    (fused multiply-add) flag is added.
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "reduction"]} ... {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    // %s becomes: arith.addf %acc, %in fastmath<reassoc> : f32
+    ```
+
+    Errors: none; ops without reduction iterators and combiners that are
+    not arith floating-point ops stay as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def GAccHoistDeallocationsPass
     : Pass<"gacc-hoist-deallocations", "func::FuncOp"> {
   let summary = "Free each buffer right after its last use";

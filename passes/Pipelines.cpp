@@ -83,6 +83,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertGAccToBLASPass());
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
+  // Reductions that LLVM may vectorize (several partial sums).
+  pm.addNestedPass<func::FuncOp>(createGAccReassociateReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Per-element tanh, exp, ... as arithmetic that LLVM vectorizes.
   pm.addPass(createGAccApproximateMathPass());
