@@ -43,7 +43,8 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
-    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand) {
+    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
+    int64_t deferWindowBytes) {
   // Padding rows never count in batch statistics.
   pm.addPass(createGAccMaskBatchStatisticsPass());
   pm.addPass(createGAccAutodiffPass());
@@ -51,6 +52,10 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   pm.addPass(createGAccRecomputeActivationsPass());
   pm.addPass(createGAccExpandAccumulationPass(expand));
   pm.addPass(createGAccFuseAccumulationPass());
+  // A weight gradient computed once per window where that moves fewer
+  // bytes than accumulating it per micro-batch.
+  if (deferWindowBytes > 0)
+    pm.addPass(createGAccDeferWeightGradientsPass({deferWindowBytes}));
   pm.addPass(createConvertGAccToLinalgPass());
   // arith/math on tensors as elementwise linalg.generic ops.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -78,7 +83,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
-      pm, {options.unroll, options.arenaUpdate, options.resumable});
+      pm, {options.unroll, options.arenaUpdate, options.resumable},
+      options.deferWindowBytes);
   if (options.blas)
     pm.addPass(createConvertGAccToBLASPass());
   pm.addPass(createConvertGAccToRuntimePass());

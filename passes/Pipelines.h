@@ -20,6 +20,11 @@
 namespace mlir::gacc {
 
 /// Options of gacc-lower-to-cpu-pipeline.
+/// The bytes of window buffers that one weight gradient computed once per
+/// window may take (gacc-defer-weight-gradients' max-window-bytes) where
+/// the CPU path defers weight gradients.
+inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
+
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> unroll{
       *this, "unroll",
@@ -40,6 +45,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Call OpenBLAS cblas_sgemm (through the runtime's "
                      "gacc_sgemm) for matrix products; otherwise loops"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> deferWindowBytes{
+      *this, "defer-window-bytes",
+      llvm::cl::desc("gacc-defer-weight-gradients' max-window-bytes (0: "
+                     "every weight gradient accumulates per micro-batch)"),
+      llvm::cl::init(kDeferWindowBytes)};
 };
 
 /// Options of gacc-lower-to-nvvm-pipeline.
@@ -91,11 +101,14 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
 };
 
 /// gacc-autodiff, gacc-expand-accumulation (with `expand`'s options),
-/// gacc-fuse-accumulation, convert-gacc-to-linalg and one-shot
+/// gacc-fuse-accumulation, gacc-defer-weight-gradients (when
+/// `deferWindowBytes` is positive: its max-window-bytes),
+/// convert-gacc-to-linalg and one-shot
 /// bufferization with buffer deallocation: the model down to memref-level
 /// step functions.
 void buildTrainingStepToBuffersPipeline(
-    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand);
+    OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
+    int64_t deferWindowBytes = 0);
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

@@ -222,7 +222,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
 
 FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
     ModuleOp model, StringRef stepName, int64_t m, StringRef target,
-    const GAccExpandAccumulationPassOptions &expand) {
+    const GAccExpandAccumulationPassOptions &expand, int64_t deferWindowBytes) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(model->clone()));
   PassManager pm(model->getContext());
   GAccSetAccumulationSchedulePassOptions schedule;
@@ -239,7 +239,7 @@ FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
   if (failed(sig))
     return failure();
   PassManager lower(model->getContext());
-  buildTrainingStepToBuffersPipeline(lower, expand);
+  buildTrainingStepToBuffersPipeline(lower, expand, deferWindowBytes);
   if (failed(lower.run(*copy)))
     return failure();
   auto func = copy->lookupSymbol<func::FuncOp>(stepName);

@@ -43,7 +43,8 @@ struct PlanMemoryPass
     }
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       FailureOr<MemoryPlan> plan = planTrainingStepMemory(
-          getOperation(), step.getSymName(), int64_t(microBatch), target);
+          getOperation(), step.getSymName(), int64_t(microBatch), target,
+          {}, deferWindowBytes);
       if (failed(plan))
         return signalPassFailure();
       printMemoryPlan(*plan, llvm::outs());

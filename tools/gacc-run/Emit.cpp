@@ -24,7 +24,8 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 
 int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
-               llvm::StringRef chip, bool unroll, bool blas) {
+               llvm::StringRef chip, bool unroll, bool blas,
+               int64_t deferWindowBytes) {
   if (outPath.empty()) {
     reportError("--emit needs -o FILE");
     return kExitBadInput;
@@ -36,6 +37,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     mlir::gacc::CPUPipelineOptions options;
     options.unroll = unroll;
     options.blas = blas;
+    options.deferWindowBytes = deferWindowBytes;
     mlir::gacc::buildLowerToCPUPipeline(pm, options);
     // A model the pipeline cannot compile is bad input.
     if (failed(pm.run(*module))) {

@@ -37,6 +37,9 @@ struct RunSettings {
   uint64_t seed = 0;
   bool unroll = false;
   bool blas = true;
+  /// gacc-defer-weight-gradients' max-window-bytes for the CPU step (0:
+  /// every weight gradient accumulates per micro-batch).
+  int64_t deferWindowBytes = 0;
   std::string metricsPath, saveParams, loadParams, orderFile;
   /// The names and layout of the --load-params file (--params-layout).
   std::string paramsLayout = "gacc";
@@ -113,7 +116,8 @@ int checkEquivalence(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
 
 /// Compiles the model and writes `kind` (ptx, cubin, llvm) to `outPath`.
 int emit(mlir::ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
-         llvm::StringRef chip, bool unroll, bool blas);
+         llvm::StringRef chip, bool unroll, bool blas,
+         int64_t deferWindowBytes);
 
 } // namespace gaccrt
 

@@ -254,6 +254,16 @@ static cl::opt<bool>
     noBlas("no-blas",
            cl::desc("Compile matrix products to loops instead of OpenBLAS"),
            cl::init(false), cl::cat(cat));
+static cl::opt<bool> deferWeightGradients(
+    "defer-weight-gradients",
+    cl::desc("On the CPU, compute a weight gradient once per window from "
+             "the micro-batches' kept operands where a cost model finds that "
+             "moves fewer bytes than accumulating it per micro-batch "
+             "(gacc-defer-weight-gradients; default true; off with "
+             "--memory-budget, which keeps memory smallest, and with "
+             "checkpoints, --resume or --accum-schedule, whose windows span "
+             "calls)"),
+    cl::init(true), cl::cat(cat));
 static cl::opt<std::string>
     emitKind("emit",
              cl::desc("Write the compiled artifact to -o FILE instead of "
@@ -384,6 +394,7 @@ chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
 /// them asks for it. Returns the exit status (0: go on).
 static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
                       const GAccExpandAccumulationPassOptions &expand,
+                      int64_t deferWindowBytes,
                       std::optional<MemoryPlan> &plan) {
   bool lead = collectives::launcherRank() == 0;
   bool onDevice = target == "cuda";
@@ -430,7 +441,8 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice;
   if (!plan && wanted) {
     FailureOr<MemoryPlan> p =
-        planTrainingStepMemory(model, step.getSymName(), 0, target, expand);
+        planTrainingStepMemory(model, step.getSymName(), 0, target, expand,
+                               deferWindowBytes);
     if (failed(p))
       return kExitBadInput;
     plan = std::move(*p);
@@ -760,18 +772,28 @@ static int run(int argc, char **argv) {
     rampSchedule = std::move(*parsed);
   }
   std::optional<MemoryPlan> plan;
+  bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
+                   rampSchedule.has_value();
+  // Weight gradients deferred to the end of the window: on the CPU, where
+  // the whole window runs in one call, and not where memory comes first.
+  int64_t deferWindowBytes = deferWeightGradients && !resumable &&
+                                     memoryBudget.empty() &&
+                                     (!emitKind.empty() ? emitKind == "llvm"
+                                                        : resolvedTarget == "cpu")
+                                 ? kDeferWindowBytes
+                                 : 0;
   if (emitKind.empty()) {
     bool arena = useArenaUpdate(step, resolvedTarget);
-    bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
-                     rampSchedule.has_value();
     if (int status = planMemory(*model, step, resolvedTarget,
-                                {unroll, arena, resumable}, plan))
+                                {unroll, arena, resumable}, deferWindowBytes,
+                                plan))
       return status;
   }
 
   if (!emitKind.empty())
     return collectives::rank() == 0
-               ? emit(*model, emitKind, outFile, chip, unroll, !noBlas)
+               ? emit(*model, emitKind, outFile, chip, unroll, !noBlas,
+                      deferWindowBytes)
                : 0;
 
   FailureOr<StepSignature> sig = getStepSignature(step);
@@ -799,6 +821,7 @@ static int run(int argc, char **argv) {
     settings.growthInterval = scaling.getGrowthInterval();
   }
   settings.blas = !noBlas;
+  settings.deferWindowBytes = deferWindowBytes;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
   settings.evalEma = evalEma;

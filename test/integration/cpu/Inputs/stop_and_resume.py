@@ -5,7 +5,11 @@ then compares the parameters with an uninterrupted run's, byte for byte.
                      [--launcher "mpirun -np 2 ..."] [--signal TERM|KILL]
                      [--every E] -- ARGS...
 
-1. The uninterrupted run: gacc-run M ARGS --save-params DIR/full.
+1. The uninterrupted run: gacc-run M ARGS --checkpoint-dir DIR/full-ck
+   --save-params DIR/full (checkpoints that are never needed: the step is
+   compiled as the stopped run's is, so the comparison is of resuming, not
+   of a run without checkpoints, whose step may compute a weight gradient
+   once per window, --defer-weight-gradients, and round differently).
 2. The stopped run: gacc-run M ARGS --checkpoint-dir DIR/ck
    --pause-after-micro-batch S:K [--checkpoint-every E]. Rank 0 waits after
    micro-batch K of optimizer step S; this script sends it the signal. With
@@ -65,7 +69,9 @@ for f in [full, resumed, full_ema, resumed_ema]:
     if os.path.exists(f):
         os.remove(f)
 subprocess.run(["rm", "-rf", ck])
-run(base + ["--save-params", full] + (["--save-ema", full_ema] if a.ema else []),
+full_ck = os.path.join(a.dir, "full-ck")
+subprocess.run(["rm", "-rf", full_ck])
+run(base + ["--checkpoint-dir", full_ck, "--save-params", full] + (["--save-ema", full_ema] if a.ema else []),
     "the uninterrupted run")
 
 stopped = base + ["--checkpoint-dir", ck, "--pause-after-micro-batch", a.pause]
