@@ -29,6 +29,11 @@ namespace mlir::gacc {
 /// (also every forward op cheap to recompute).
 enum class RecomputePolicy { None, Marked, Cheap };
 
+/// The bytes of window buffers that one weight gradient computed once per
+/// window may take (gacc-defer-weight-gradients' max-window-bytes, its
+/// default): the CPU pipeline's and gacc-run's default.
+inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

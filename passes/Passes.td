@@ -109,7 +109,8 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
     Option<"deferWindowBytes", "defer-window-bytes", "int64_t",
            /*default=*/"0",
            "Plan the step with gacc-defer-weight-gradients and this "
-           "max-window-bytes (0: without it)">
+           "max-window-bytes (0, the default: without it; gacc-run plans "
+           "with the value of the step it compiles)">
   ];
 }
 
@@ -427,7 +428,9 @@ def GAccDeferWeightGradientsPass
     micro-batch, read and written by the others); deferring,
     2·N·m·(M + K) + M·K (the operand rows written to the window and read
     back, the accumulator written once). The pass defers where that is
-    fewer, and where the window buffers fit in `max-window-bytes`: a small
+    fewer, and where its window buffers, N·m·(M + K)·4 bytes (both
+    operands counted, copied or not; the limit is per weight gradient),
+    fit in `max-window-bytes`: a small
     micro-batch and a wide layer (fashion_mlp's 784 × 256 layer at
     m = 8: about 12.6 M elements against 0.7 M), not a micro-batch of
     thousands of tokens. An operand that is already a slice of a window
@@ -455,7 +458,8 @@ def GAccDeferWeightGradientsPass
     }
     // becomes
     %r:2 = scf.for %i = ... iter_args(%acc = %acc0, %w = %empty) -> ... {
-      %w1 = tensor.insert_slice %dy into %w[%i * 32, 0] [32, 256] [1, 1] : ...
+      %row = arith.muli %i, %c32 : index
+      %w1 = tensor.insert_slice %dy into %w[%row, 0] [32, 256] [1, 1] : ...
       scf.yield %acc, %w1 : ...
     }
     %a = gacc.matmul_accumulate %r#1, %xs into %r#0 first %true {transpose_a} : ...
@@ -465,7 +469,7 @@ def GAccDeferWeightGradientsPass
   }];
   let options = [
     Option<"maxWindowBytes", "max-window-bytes", "int64_t",
-           /*default=*/"(int64_t(64) << 20)",
+           /*default=*/"::mlir::gacc::kDeferWindowBytes",
            "Bytes that the window buffers of one deferred weight gradient "
            "may take at most">,
   ];
@@ -839,6 +843,9 @@ def GAccReassociateReductionsPass
     }
     // %s becomes: arith.addf %acc, %in fastmath<reassoc> : f32
     ```
+
+    The combiners of named contractions (the add of a `linalg.matmul`
+    lowered to loops with `--no-blas`) get the flag too.
 
     Errors: none; ops without reduction iterators and combiners that are
     not arith floating-point ops stay as they are.

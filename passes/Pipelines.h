@@ -20,11 +20,6 @@
 namespace mlir::gacc {
 
 /// Options of gacc-lower-to-cpu-pipeline.
-/// The bytes of window buffers that one weight gradient computed once per
-/// window may take (gacc-defer-weight-gradients' max-window-bytes) where
-/// the CPU path defers weight gradients.
-inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
-
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> unroll{
       *this, "unroll",

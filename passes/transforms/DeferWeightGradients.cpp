@@ -47,12 +47,8 @@ bool isFirstIteration(Value first, scf::ForOp loop) {
   if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
     return false;
   Value iv = loop.getInductionVar(), lb = loop.getLowerBound();
-  auto same = [](Value a, Value b) {
-    return a == b || (getConstantIntValue(a) && getConstantIntValue(b) &&
-                      *getConstantIntValue(a) == *getConstantIntValue(b));
-  };
-  return (cmp.getLhs() == iv && same(cmp.getRhs(), lb)) ||
-         (cmp.getRhs() == iv && same(cmp.getLhs(), lb));
+  return (cmp.getLhs() == iv && isEqualConstantIntOrValue(cmp.getRhs(), lb)) ||
+         (cmp.getRhs() == iv && isEqualConstantIntOrValue(cmp.getLhs(), lb));
 }
 
 /// The loop-invariant [N·m, k] window whose rows [i·m, (i + 1)·m) are
@@ -71,7 +67,9 @@ Value existingWindow(OpBuilder &b, Value operand, scf::ForOp loop,
   if (source.getRank() != 3 || !source.hasStaticShape() ||
       source.getDimSize(0) != trips ||
       source.getShape().drop_front() != result.getShape() ||
-      !slice.hasUnitStride())
+      !slice.hasUnitStride() ||
+      slice.getStaticSizes() !=
+          ArrayRef<int64_t>{1, result.getDimSize(0), result.getDimSize(1)})
     return Value();
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   if (dyn_cast<Value>(offsets[0]) != loop.getInductionVar() ||
@@ -191,12 +189,12 @@ struct DeferWeightGradientsPass
     Value first = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
     for (Deferral &deferral : deferrals) {
       MatmulAccumulateOp op = deferral.op;
+      Location opLoc = op.getLoc();
       // The accumulator goes through the loop unchanged.
-      Value acc = op.getAccumulator();
-      rewriter.replaceOp(op, acc);
+      rewriter.replaceOp(op, op.getAccumulator());
       Value result = newLoop.getResult(deferral.position);
       auto product = MatmulAccumulateOp::create(
-          rewriter, op.getLoc(), result.getType(), deferral.window[0],
+          rewriter, opLoc, result.getType(), deferral.window[0],
           deferral.window[1], result, first, /*transpose_a=*/true,
           /*transpose_b=*/false);
       rewriter.replaceAllUsesExcept(result, product.getResult(), product);
@@ -211,13 +209,13 @@ struct DeferWeightGradientsPass
       std::optional<APInt> count = loop.getStaticTripCount();
       if (!count || count->getSExtValue() < 2)
         continue;
-      std::optional<int64_t> trips = count->getSExtValue();
+      int64_t trips = count->getSExtValue();
       SmallVector<Deferral> deferrals;
       for (auto op : loop.getBody()->getOps<MatmulAccumulateOp>())
-        if (std::optional<Deferral> d = match(op, loop, *trips))
+        if (std::optional<Deferral> d = match(op, loop, trips))
           deferrals.push_back(*d);
       if (!deferrals.empty())
-        defer(rewriter, loop, *trips, deferrals);
+        defer(rewriter, loop, trips, deferrals);
     }
   }
 };

@@ -30,7 +30,7 @@ struct PlanMemoryPass
   /// dialects loaded before any pass runs.
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pm(ModuleOp::getOperationName());
-    buildTrainingStepToBuffersPipeline(pm, {});
+    buildTrainingStepToBuffersPipeline(pm, {}, deferWindowBytes);
     pm.getDependentDialects(registry);
   }
 
