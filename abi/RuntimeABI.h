@@ -17,6 +17,9 @@ namespace gacc::abi {
 /// gacc_sgemm(A, B, C, transA: i32, transB: i32, beta: f32): OpenBLAS
 /// cblas_sgemm on strided 2-D memrefs (convert-gacc-to-blas).
 constexpr const char *kSgemm = "gacc_sgemm";
+/// gacc_sgemm_batched(A, B, C, transA: i32, transB: i32, beta: f32): the
+/// same per matrix of rank-3 strided memrefs (a linalg.batch_matmul).
+constexpr const char *kSgemmBatched = "gacc_sgemm_batched";
 /// The same on device memory through cuBLAS, queued on the step's stream.
 constexpr const char *kCublasSgemm = "gacc_cublas_sgemm";
 /// gacc_all_reduce_sum_f32(buffer): in-place sum over the ranks

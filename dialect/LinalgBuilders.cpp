@@ -69,20 +69,30 @@ Value mlir::gacc::buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
 
 FailureOr<std::pair<bool, bool>>
 mlir::gacc::getMatmulTransposes(Operation *op) {
-  auto mm = dyn_cast<linalg::MatmulOp>(op);
-  if (!mm)
+  // linalg.matmul over (i, j, k); linalg.batch_matmul over (b, i, j, k).
+  unsigned batch;
+  if (isa<linalg::MatmulOp>(op))
+    batch = 0;
+  else if (isa<linalg::BatchMatmulOp>(op))
+    batch = 1;
+  else
     return failure();
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr d0, d1, d2;
-  bindDims(ctx, d0, d1, d2);
-  auto map = [&](ArrayRef<AffineExpr> e) {
-    return AffineMap::get(3, 0, e, ctx);
+  MLIRContext *ctx = op->getContext();
+  SmallVector<AffineExpr> d;
+  for (unsigned i = 0; i < batch + 3; ++i)
+    d.push_back(getAffineDimExpr(i, ctx));
+  auto map = [&](AffineExpr r, AffineExpr c) {
+    SmallVector<AffineExpr> e(d.begin(), d.begin() + batch);
+    e.append({r, c});
+    return AffineMap::get(batch + 3, 0, e, ctx);
   };
-  SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
-  if (maps.size() != 3 || maps[2] != map({d0, d1}))
+  AffineExpr i = d[batch], j = d[batch + 1], k = d[batch + 2];
+  SmallVector<AffineMap> maps =
+      cast<linalg::LinalgOp>(op).getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map(i, j))
     return failure();
-  bool ta = maps[0] == map({d2, d0}), tb = maps[1] == map({d1, d2});
-  if ((!ta && maps[0] != map({d0, d2})) || (!tb && maps[1] != map({d2, d1})))
+  bool ta = maps[0] == map(k, i), tb = maps[1] == map(j, k);
+  if ((!ta && maps[0] != map(i, k)) || (!tb && maps[1] != map(k, j)))
     return failure();
   return std::make_pair(ta, tb);
 }

@@ -74,8 +74,10 @@ Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
                             double labelSmoothing = 0.0);
 
 /// The transposes (of A, of B) of a linalg.matmul whose indexing maps are
-/// one of the four plain matrix products C[i, j] += op(A)·op(B), or failure
-/// for any other maps. The inverse of buildMatmul's maps.
+/// one of the four plain matrix products C[i, j] += op(A)·op(B), or of a
+/// linalg.batch_matmul with one of the four per batch index b
+/// (C[b, i, j] += op(A[b])·op(B[b])); failure for any other op or maps.
+/// The inverse of buildMatmul's maps.
 FailureOr<std::pair<bool, bool>> getMatmulTransposes(Operation *matmul);
 
 /// x [d0, …, dk−1, n] as the matrix [d0·…·dk−1, n] (tensor.collapse_shape;

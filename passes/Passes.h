@@ -62,7 +62,9 @@ unsigned markCheapRecomputation(TrainStepOp step);
 void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
 
 /// convert-gacc-to-blas: memref gacc.matmul_accumulate and fp32 memref
-/// linalg.matmul as calls of `callee` (abi::kSgemm or abi::kCublasSgemm).
+/// linalg.matmul as calls of `callee` (abi::kSgemm or abi::kCublasSgemm);
+/// with abi::kSgemm, fp32 memref linalg.batch_matmul as calls of
+/// abi::kSgemmBatched.
 void populateGAccToBLASConversionPatterns(RewritePatternSet &patterns,
                                           StringRef callee);
 

@@ -629,10 +629,21 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     the BLAS contract, and with beta = 0 BLAS never reads C, so the first
     micro-batch writes its accumulator without a zero-fill.
 
+    With `gacc_sgemm`, an fp32 `linalg.batch_matmul` on memrefs whose maps
+    are a plain product per batch index (either operand may be transposed
+    through its map, as the adjoints of attention's products are) becomes a
+    call of `gacc_sgemm_batched`: one `cblas_sgemm` per matrix of the batch
+    (C[b] += op(A[b])·op(B[b]), β = 1). On the cuda target batch products
+    stay loops.
+
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>
     // becomes
     func.call @gacc_sgemm(%a_, %b_, %c_, %ta, %tb, %beta) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) -> ()
+
+    linalg.batch_matmul ins(%q, %kt : memref<64x128x32xf32>, memref<64x32x128xf32>) outs(%s : memref<64x128x128xf32>)
+    // becomes
+    func.call @gacc_sgemm_batched(%q_, %kt_, %s_, %false, %false, %one) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ...) -> ()
     ```
   }];
   let options = [
@@ -851,6 +862,45 @@ def GAccReassociateReductionsPass
     not arith floating-point ops stay as they are.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def GAccOutlineLinalgOpsPass : Pass<"gacc-outline-linalg-ops", "ModuleOp"> {
+  let summary = "Give every linalg op on buffers a function of its own, "
+                "shared by identical ops (the CPU path)";
+  let description = [{
+    LLVM's loop analyses (ScalarEvolution's invalidation in the loop
+    passes) cost time that grows with the square of the loops in a
+    function, and a step function holds one loop nest per linalg op of
+    every micro-batch: examples/kjv_gpt.mlir took 86 s to compile, almost
+    all of it in LLVM. This pass moves each linalg op with buffer
+    semantics into a private function that takes the op's operands and
+    the values its body uses from above (constants are remade inside, so
+    sizes and factors stay constant), marks it `noinline` (LLVM's
+    `passthrough`), and calls it where the op was. Ops that are the same
+    but for their operands and locations (the blocks of a transformer, the
+    same elementwise op in forward and backward) call one function, which
+    LLVM then compiles once.
+
+    ```mlir
+    func.func @s(...) {
+      linalg.generic {...} ins(%a : memref<16x128xf32>) outs(%b : memref<16x128xf32>) {...}
+    }
+    // becomes
+    func.func @s(...) {
+      call @s_generic_0(%a, %b) : (memref<16x128xf32>, memref<16x128xf32>) -> ()
+    }
+    func.func private @s_generic_0(%arg0: memref<16x128xf32>, %arg1: memref<16x128xf32>)
+        attributes {passthrough = ["noinline"]} {
+      linalg.generic {...} ins(%arg0 : memref<16x128xf32>) outs(%arg1 : memref<16x128xf32>) {...}
+      return
+    }
+    ```
+
+    Functions are named `<caller>_<op>_<k>` (the k-th linalg op of the
+    caller), which is also what a profile of the JIT shows. Ops on tensors
+    are left alone. Errors: none.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def GAccHoistDeallocationsPass

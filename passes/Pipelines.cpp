@@ -91,6 +91,9 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertGAccToSCFPass());
   // Reductions that LLVM may vectorize (several partial sums).
   pm.addNestedPass<func::FuncOp>(createGAccReassociateReductionsPass());
+  // One function per loop nest: LLVM's loop passes cost the square of the
+  // loops in a function.
+  pm.addPass(createGAccOutlineLinalgOpsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Per-element tanh, exp, ... as arithmetic that LLVM vectorizes.
   pm.addPass(createGAccApproximateMathPass());

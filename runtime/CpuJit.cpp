@@ -15,15 +15,18 @@
 #include "abi/RuntimeABI.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -118,6 +121,54 @@ static void keepFreedBuffersInHeap() {
 #endif
 }
 
+/// GACC_JIT_IR=FILE: the LLVM IR the JIT compiles, after LLVM's
+/// optimization (what the vectorizers made of the step), written to FILE.
+static void writeOptimizedIR(const llvm::Module &module) {
+  const char *path = std::getenv("GACC_JIT_IR");
+  if (!path || !*path)
+    return;
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    std::fprintf(stderr, "warning: GACC_JIT_IR: cannot write %s: %s\n", path,
+                 ec.message().c_str());
+    return;
+  }
+  module.print(os, nullptr);
+}
+
+/// GACC_PERF_MAP=1: /tmp/perf-<pid>.map names the compiled functions for
+/// `perf report` (each function's size taken to the next one's address).
+static void writePerfMap(mlir::ModuleOp module,
+                         const mlir::ExecutionEngine &engine) {
+  const char *flag = std::getenv("GACC_PERF_MAP");
+  if (!flag || std::string(flag) != "1")
+    return;
+  std::vector<std::pair<uintptr_t, std::string>> symbols;
+  module.walk([&](mlir::LLVM::LLVMFuncOp f) {
+    if (f.isExternal())
+      return;
+    if (auto address = engine.lookup(f.getSymName()))
+      symbols.emplace_back(reinterpret_cast<uintptr_t>(*address),
+                           f.getSymName().str());
+    else
+      llvm::consumeError(address.takeError());
+  });
+  llvm::sort(symbols);
+  std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+  FILE *out = std::fopen(path.c_str(), "a");
+  if (!out)
+    return;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    uintptr_t end = i + 1 < symbols.size() ? symbols[i + 1].first
+                                           : symbols[i].first + 4096;
+    std::fprintf(out, "%lx %lx %s\n", (unsigned long)symbols[i].first,
+                 (unsigned long)(end - symbols[i].first),
+                 symbols[i].second.c_str());
+  }
+  std::fclose(out);
+}
+
 llvm::Expected<std::unique_ptr<CpuJit>>
 CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   keepFreedBuffersInHeap();
@@ -136,10 +187,18 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     return machine.takeError();
   std::shared_ptr<llvm::TargetMachine> host = std::move(*machine);
   auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, host.get());
-  options.transformer = [optimize, host](llvm::Module *module) -> llvm::Error {
+  // `transformer` is a function_ref: the callable must outlive create().
+  // (A temporary lambda left it dangling, and the optimizer then read a
+  // dead capture as its level: the CPU step ran unoptimized, unvectorized
+  // code.)
+  auto transform = [&](llvm::Module *module) -> llvm::Error {
     hoistLaunchAllocas(*module);
-    return optimize(module);
+    if (llvm::Error e = optimize(module))
+      return e;
+    writeOptimizedIR(*module);
+    return llvm::Error::success();
   };
+  options.transformer = transform;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engineOr = mlir::ExecutionEngine::create(module, options);
   if (!engineOr)
@@ -155,6 +214,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     };
     // What the lowerings call (abi/RuntimeABI.h).
     bind(abi::kSgemm, &gacc_sgemm);
+    bind(abi::kSgemmBatched, &gacc_sgemm_batched);
     bind(abi::kAllReduceSumF32, &gacc_all_reduce_sum_f32);
     bind(abi::kCudaSynchronize, &gacc_cuda_synchronize);
     bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
@@ -177,6 +237,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   // Run the module's global constructors now that every symbol resolves
   // (NVVM-pipeline host code loads its kernels' cubin in one).
   jit->engine->initialize();
+  writePerfMap(module, *jit->engine);
   return jit;
 }
 

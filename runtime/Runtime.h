@@ -21,6 +21,18 @@ void gacc_sgemm(float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0,
                 int64_t bSt0, int64_t bSt1, float *cAlloc, float *cAligned,
                 int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,
                 int64_t cSt1, int32_t transA, int32_t transB, float beta);
+/// The same for each matrix of a batch: rank-3 fp32 strided memrefs
+/// [batch, rows, cols], C[b] = beta·C[b] + op(A[b])·op(B[b]) (the batch
+/// sizes agree: convert-gacc-to-blas calls it for a linalg.batch_matmul).
+void gacc_sgemm_batched(float *aAlloc, float *aAligned, int64_t aOff,
+                        int64_t aB, int64_t aS0, int64_t aS1, int64_t aStB,
+                        int64_t aSt0, int64_t aSt1, float *bAlloc,
+                        float *bAligned, int64_t bOff, int64_t bB, int64_t bS0,
+                        int64_t bS1, int64_t bStB, int64_t bSt0, int64_t bSt1,
+                        float *cAlloc, float *cAligned, int64_t cOff,
+                        int64_t cB, int64_t cS0, int64_t cS1, int64_t cStB,
+                        int64_t cSt0, int64_t cSt1, int32_t transA,
+                        int32_t transB, float beta);
 }
 
 #endif // GACC_RUNTIME_RUNTIME_H

@@ -3,7 +3,8 @@
 // Conversion patterns that lower memref gacc.matmul_accumulate and fp32
 // linalg.matmul to calls of the runtime's gacc_sgemm (OpenBLAS cblas_sgemm
 // with beta = 0 or 1) or, on the cuda target, gacc_cublas_sgemm (cuBLAS),
-// applied with a ConversionTarget on which both are illegal.
+// and on the CPU fp32 linalg.batch_matmul to gacc_sgemm_batched, applied
+// with a ConversionTarget on which they are illegal.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,22 +28,24 @@ namespace abi = ::gacc::abi;
 
 namespace {
 
-MemRefType dynamicStrided(MLIRContext *ctx) {
+/// A rank-2 (rank-3 with `batched`) fp32 memref of any sizes and strides.
+MemRefType dynamicStrided(MLIRContext *ctx, bool batched = false) {
   int64_t d = ShapedType::kDynamic;
-  return MemRefType::get({d, d}, Float32Type::get(ctx),
-                         StridedLayoutAttr::get(ctx, d, {d, d}));
+  SmallVector<int64_t> dims(batched ? 3 : 2, d);
+  return MemRefType::get(dims, Float32Type::get(ctx),
+                         StridedLayoutAttr::get(ctx, d, dims));
 }
 
 /// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` at the
 /// start of the module holding `op`, unless it exists.
 func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
-                               StringRef name) {
+                               StringRef name, bool batched = false) {
   auto module = op->getParentOfType<ModuleOp>();
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(module.getBody());
-  MemRefType m = dynamicStrided(module.getContext());
+  MemRefType m = dynamicStrided(module.getContext(), batched);
   auto f = func::FuncOp::create(
       rewriter, module.getLoc(), name,
       rewriter.getFunctionType({m, m, m, rewriter.getI32Type(),
@@ -55,7 +58,8 @@ func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
 void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
               Value a, Value b, Value c, bool transA, bool transB,
               Value beta) {
-  MemRefType m = dynamicStrided(rewriter.getContext());
+  MemRefType m = dynamicStrided(rewriter.getContext(),
+                                cast<MemRefType>(c.getType()).getRank() == 3);
   auto cast = [&](Value v) -> Value {
     return memref::CastOp::create(rewriter, loc, m, v);
   };
@@ -68,9 +72,10 @@ void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
                                   i32(transB), beta});
 }
 
-/// An fp32 linalg.matmul on memrefs whose maps are a plain product
-/// (getMatmulTransposes): what the GEMM call computes.
-bool isBLASMatmul(linalg::MatmulOp op) {
+/// An fp32 linalg.matmul or linalg.batch_matmul on memrefs whose maps are
+/// a plain product per batch index (getMatmulTransposes): what the GEMM
+/// call computes.
+bool isBLASMatmul(linalg::LinalgOp op) {
   return op.hasPureBufferSemantics() &&
          llvm::all_of(op->getOperandTypes(),
                       [](Type t) {
@@ -127,6 +132,37 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
   std::string callee;
 };
 
+/// linalg.batch_matmul (memref, fp32): C[b] += op(A[b])·op(B[b]), β = 1,
+/// through the batched GEMM (the CPU's; on the cuda target batch products
+/// stay loops).
+struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
+  BatchMatmulToCall(MLIRContext *ctx, StringRef callee)
+      : OpConversionPattern(ctx), callee(callee.str()) {}
+  LogicalResult
+  matchAndRewrite(linalg::BatchMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isBLASMatmul(op))
+      return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
+    auto [ta, tb] = *getMatmulTransposes(op);
+    Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                          rewriter.getF32FloatAttr(1.0));
+    emitCall(rewriter, op.getLoc(),
+             getOrDeclareSgemm(rewriter, op, callee, /*batched=*/true),
+             adaptor.getInputs()[0], adaptor.getInputs()[1],
+             adaptor.getOutputs()[0], ta, tb, one);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  std::string callee;
+};
+
+/// The batched GEMM that goes with `callee`, if there is one.
+std::optional<StringRef> batchedCallee(StringRef callee) {
+  if (callee == abi::kSgemm)
+    return StringRef(abi::kSgemmBatched);
+  return std::nullopt;
+}
+
 struct ConvertGAccToBLASPass
     : public mlir::gacc::impl::ConvertGAccToBLASPassBase<
           ConvertGAccToBLASPass> {
@@ -146,6 +182,9 @@ struct ConvertGAccToBLASPass
         [](MatmulAccumulateOp op) { return op.getResult() != nullptr; });
     target.addDynamicallyLegalOp<linalg::MatmulOp>(
         [](linalg::MatmulOp op) { return !isBLASMatmul(op); });
+    if (batchedCallee(callee))
+      target.addDynamicallyLegalOp<linalg::BatchMatmulOp>(
+          [](linalg::BatchMatmulOp op) { return !isBLASMatmul(op); });
     RewritePatternSet patterns(ctx);
     populateGAccToBLASConversionPatterns(patterns, callee);
     if (failed(applyPartialConversion(getOperation(), target,
@@ -160,4 +199,6 @@ void mlir::gacc::populateGAccToBLASConversionPatterns(
     RewritePatternSet &patterns, StringRef callee) {
   patterns.add<MatmulAccumulateToCall, MatmulToCall>(patterns.getContext(),
                                                      callee);
+  if (std::optional<StringRef> batched = batchedCallee(callee))
+    patterns.add<BatchMatmulToCall>(patterns.getContext(), *batched);
 }

@@ -51,3 +51,56 @@ func.func @cublas(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>,
   gacc.matmul_accumulate %a, %b into %c first %first {transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
   return
 }
+
+// -----
+
+// A memref linalg.batch_matmul with the default maps becomes one
+// gacc_sgemm_batched call (rank-3 dynamic strided operands, no transposes,
+// beta = 1); one whose B is indexed transposed ([b, j, k], as attention's
+// adjoint dQ = dS·K reads K) passes transB = 1.
+
+// CHECK: func.func private @gacc_sgemm_batched(memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32, i32, f32)
+// CHECK-LABEL: func.func @batched(
+// CHECK-SAME: %[[A:[^:]+]]: memref<4x8x2xf32>, %[[B:[^:]+]]: memref<4x2x8xf32>, %[[C:[^:]+]]: memref<4x8x8xf32>, %[[BT:[^:]+]]: memref<4x8x2xf32>)
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[CA:.+]] = memref.cast %[[A]]
+// CHECK: %[[CB:.+]] = memref.cast %[[B]]
+// CHECK: %[[CC:.+]] = memref.cast %[[C]]
+// CHECK: %[[NT:.+]] = arith.constant 0 : i32
+// CHECK: %[[NT2:.+]] = arith.constant 0 : i32
+// CHECK: call @gacc_sgemm_batched(%[[CA]], %[[CB]], %[[CC]], %[[NT]], %[[NT2]], %[[ONE]])
+// CHECK: %[[CBT:.+]] = memref.cast %[[BT]]
+// CHECK: %[[T:.+]] = arith.constant 1 : i32
+// CHECK: call @gacc_sgemm_batched(%{{.+}}, %[[CBT]], %{{.+}}, %{{.+}}, %[[T]], %{{.+}})
+// CHECK-NOT: linalg.batch_matmul
+func.func @batched(%a: memref<4x8x2xf32>, %b: memref<4x2x8xf32>, %c: memref<4x8x8xf32>, %bt: memref<4x8x2xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x8x2xf32>, memref<4x2x8xf32>) outs(%c : memref<4x8x8xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+      ins(%a, %bt : memref<4x8x2xf32>, memref<4x8x2xf32>) outs(%c : memref<4x8x8xf32>)
+  return
+}
+
+// -----
+
+// A batch product whose B is shared by the batch (broadcast over b) is not a
+// per-batch GEMM of the runtime's: it stays a linalg op (lowered to loops).
+// On the cuda target batch products stay linalg ops.
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublas_sgemm | FileCheck %s --check-prefix=CUBLAS-BATCH
+
+// CHECK-LABEL: func.func @shared_b(
+// CHECK-NEXT: linalg.batch_matmul
+// CHECK-NEXT: return
+// CUBLAS-BATCH-LABEL: func.func @shared_b(
+// CUBLAS-BATCH: linalg.batch_matmul
+// CUBLAS-BATCH-LABEL: func.func @cuda_batch(
+// CUBLAS-BATCH: linalg.batch_matmul
+// CUBLAS-BATCH-NOT: gacc_sgemm_batched
+func.func @shared_b(%a: memref<4x8x2xf32>, %b: memref<2x8xf32>, %c: memref<4x8x8xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+      ins(%a, %b : memref<4x8x2xf32>, memref<2x8xf32>) outs(%c : memref<4x8x8xf32>)
+  return
+}
+func.func @cuda_batch(%a: memref<4x8x2xf32>, %b: memref<4x2x8xf32>, %c: memref<4x8x8xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x8x2xf32>, memref<4x2x8xf32>) outs(%c : memref<4x8x8xf32>)
+  return
+}
