@@ -24,8 +24,11 @@ namespace gacc::abi {
 ///   running statistics [Q] (gacc.statistic tensors, in the order the body
 ///   first names them), window inputs [I] (a leading dimension
 ///   N before each micro-batch input's shape), lr: f32 (the base learning
-///   rate), step: i64 (optimizer steps already taken), and with loss
-///   scaling the loss scale: f32.
+///   rate), step: i64 (optimizer steps already taken), first_sample: i64
+///   (the global index, in the epoch's order, of the window's first sample
+///   on this rank: micro-batch i's row r holds sample first_sample + i·m +
+///   r; what random ops such as dropout key their draws with), and with
+///   loss scaling the loss scale: f32.
 /// Arguments of `func.func @S_predict`: parameters [P], running statistics
 /// [Q], micro-batch inputs [I] without the loss targets, then the output
 /// memref.
@@ -62,8 +65,9 @@ struct StepLayout {
   unsigned inputArg(unsigned j) const { return statisticArg(numStatistics) + j; }
   unsigned lrArg() const { return inputArg(numInputs); }
   unsigned stepArg() const { return lrArg() + 1; }
-  unsigned lossScaleArg() const { return lrArg() + 2; }
-  unsigned numArgs() const { return lrArg() + 2 + (lossScaling ? 1 : 0); }
+  unsigned firstSampleArg() const { return lrArg() + 2; }
+  unsigned lossScaleArg() const { return lrArg() + 3; }
+  unsigned numArgs() const { return lrArg() + 3 + (lossScaling ? 1 : 0); }
   unsigned numResults() const { return lossScaling ? 5 : 4; }
   /// The resumable functions' arguments after @S's.
   unsigned beginArg() const { return numArgs(); }

@@ -6,7 +6,8 @@
 // every linalg body. LossOpInterface: ops that reduce a model output to a
 // loss. TableLookupOpInterface: ops that index a table with an input.
 // RecomputableOpInterface: ops cheap to recompute in the backward.
-// BatchStatisticsOpInterface, OptimizerAttrInterface: see below.
+// BatchStatisticsOpInterface, RandomOpInterface, OptimizerAttrInterface:
+// see below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +179,43 @@ def GAcc_BatchStatisticsOpInterface
       entry, in order) instead of the batch's statistics.
     }], "::mlir::Value", "buildInference",
       (ins "::mlir::OpBuilder &":$b, "::mlir::ValueRange":$running)>
+  ];
+}
+
+def GAcc_RandomOpInterface : OpInterface<"RandomOpInterface"> {
+  let cppNamespace = "::mlir::gacc";
+  let description = [{
+    An op whose training result draws random numbers (dropout). Its draws
+    are a pure function of the training step's seed, the optimizer step,
+    each sample's global index in the epoch order, the element's position
+    in its sample and the op's stream, through a counter-based generator
+    (Philox 4x32-10, Salmon et al. 2011, "Parallel random numbers: as easy
+    as 1, 2, 3"): N micro-batches of m and one batch of N·m draw the same
+    numbers, and the backward (or a recomputation) draws them again instead
+    of keeping a mask. At the model level the op has no key;
+    `gacc-expand-accumulation` binds one in every micro-batch
+    (`setRandomKey`) and replaces the op by `buildInference` in the predict
+    function.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      The op's stream, a part of the generator's counter: the ops of one
+      forward pass draw distinct streams (the training step's verifier
+      checks it), an op and its adjoint or recomputed clone the same.
+    }], "int64_t", "getRandomStream">,
+    InterfaceMethod<"Whether the key is bound.", "bool", "hasRandomKey">,
+    InterfaceMethod<[{
+      Binds the key, three i64 values: the step's `seed`, `step` (the
+      optimizer steps taken before this one) and `firstSample` (the global
+      index, in the epoch's order, of the sample in row 0 of the op's
+      micro-batch; row r holds sample firstSample + r).
+    }], "void", "setRandomKey",
+      (ins "::mlir::Value":$seed, "::mlir::Value":$step,
+           "::mlir::Value":$firstSample)>,
+    InterfaceMethod<[{
+      Builds, at the builder's insertion point, the op's result in
+      evaluation, where it draws nothing (dropout: its input).
+    }], "::mlir::Value", "buildInference", (ins "::mlir::OpBuilder &":$b)>
   ];
 }
 

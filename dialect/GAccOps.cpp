@@ -211,6 +211,27 @@ LogicalResult TrainStepOp::verifyRegions() {
                    "#gacc.batch_statistics<per_micro_batch> (PyTorch's "
                    "behaviour, accepted knowingly) or <per_window> (running "
                    "statistics of the whole window)");
+  // The random ops of the forward draw distinct streams (an adjoint or a
+  // recomputed clone in the backward draws its op's stream again).
+  llvm::SmallDenseMap<int64_t, Operation *> streams;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<BackwardBeginOp>(op))
+      break;
+    auto random = dyn_cast<RandomOpInterface>(&op);
+    if (!random)
+      continue;
+    if (random.hasRandomKey())
+      return op.emitOpError("has a random key in a training step's body; "
+                            "gacc-expand-accumulation binds it from the "
+                            "seed, the optimizer step and the samples");
+    auto [it, inserted] = streams.try_emplace(random.getRandomStream(), &op);
+    if (!inserted)
+      return op.emitOpError("draws random stream ")
+             << random.getRandomStream()
+             << ", as does the op at " << it->second->getLoc()
+             << ": its masks would repeat; give each random op of the "
+                "model its own `stream`";
+  }
   // The gradients (one per trainable parameter) are checked with the
   // parameters they belong to, in verifySymbolUses.
   auto yield = cast<YieldOp>(body.getTerminator());

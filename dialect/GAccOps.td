@@ -451,6 +451,59 @@ def GAcc_GeluOp : GAcc_LayerOp<"gelu", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+def GAcc_DropoutOp : GAcc_LayerOp<"dropout", [
+    AllTypesMatch<["input", "result"]>,
+    GAcc_RecomputableOpInterface,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_RandomOpInterface>]> {
+  let summary = "dropout whose mask is the same under any accumulation";
+  let description = [{
+    `torch.nn.functional.dropout(x, p, training=True)` (Srivastava et al.
+    2014): each element is zeroed with probability `p` and the kept ones
+    are scaled by 1/(1 − p), so the expectation is x; in evaluation (the
+    predict function) the op is the identity. `input` is fp32 [m, ...],
+    dimension 0 the micro-batch.
+
+    The mask is a pure function, not a random state: element e (row-major
+    position within its sample) of the sample with global index s in the
+    epoch's order, at optimizer step t, under the step's seed, is kept when
+    the Philox 4x32-10 word e mod 4 of counter (e div 4, s, t, `stream`)
+    and key (seed mod 2³², seed div 2³²) is at least round(p · 2³²)
+    (Salmon et al. 2011). So N micro-batches of m and one batch of N·m draw
+    the same masks, as do ranks of a data-parallel step; a different
+    optimizer step draws new ones. `stream` (default 0) tells the dropouts
+    of a model apart: those of one forward pass must differ. PyTorch's
+    generator (a state advanced per call) draws other masks; the
+    distribution is the same.
+
+    The key (seed, optimizer step, the global index of row 0), three i64
+    values, is bound by `gacc-expand-accumulation` in every micro-batch; at
+    the model level the op has none. Decomposition (with its key): one
+    elementwise `linalg.generic` computing the Philox rounds from
+    `linalg.index`. Adjoint (hand-written): dx = dropout(dy) with the same
+    key and stream, so the backward draws the mask again instead of keeping
+    it.
+
+    ```mlir
+    %d = gacc.dropout %h {p = 0.1 : f64, stream = 2 : i64} : tensor<16x128x128xf32>
+    // after gacc-expand-accumulation:
+    %d = gacc.dropout %h key(%seed, %step, %first) {p = 0.1 : f64, stream = 2 : i64} : tensor<16x128x128xf32>
+    ```
+
+    Errors: p outside [0, 1), a negative stream or one of 2³² or more, a
+    key of other than three values, an input of rank 0. Decomposing it
+    without a key is an error naming the pass that binds it.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, Variadic<I64>:$key,
+                       F64Attr:$p, DefaultValuedAttr<I64Attr, "0">:$stream);
+  let results = (outs GAcc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input (`key` `(` $key^ `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Model level: sequence layers (SequenceOps.cpp)
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,32 @@ mlir::gacc::getMatmulTransposes(Operation *op) {
   return std::make_pair(ta, tb);
 }
 
+std::array<Value, 4> mlir::gacc::buildPhilox4x32(OpBuilder &b, Location loc,
+                                                 std::array<Value, 4> c,
+                                                 std::array<Value, 2> k) {
+  auto constant = [&](uint32_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+  };
+  Value m0 = constant(0xD2511F53u), m1 = constant(0xCD9E8D57u);
+  Value w0 = constant(0x9E3779B9u), w1 = constant(0xBB67AE85u);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] = arith::AddIOp::create(b, loc, k[0], w0);
+      k[1] = arith::AddIOp::create(b, loc, k[1], w1);
+    }
+    auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, c[0]);
+    auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, c[2]);
+    auto xor3 = [&](Value x, Value y, Value z) -> Value {
+      Value xy = arith::XOrIOp::create(b, loc, x, y);
+      return arith::XOrIOp::create(b, loc, xy, z);
+    };
+    // The braced list is evaluated left to right.
+    c = {xor3(p1.getHigh(), c[1], k[0]), p1.getLow(),
+         xor3(p0.getHigh(), c[3], k[1]), p0.getLow()};
+  }
+  return c;
+}
+
 Value mlir::gacc::buildElementwise(OpBuilder &b, Location loc,
                                    ValueRange inputs,
                                    RankedTensorType resultType,

@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <array>
+
 namespace mlir::gacc {
 
 /// A tensor of `type` filled with `value` (tensor.empty + linalg.fill).
@@ -33,6 +35,17 @@ using ScalarBodyFn =
 /// tensor of `resultType`; `body` maps the input scalars to the result.
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
                        RankedTensorType resultType, ScalarBodyFn body);
+
+/// Philox 4x32-10 (Salmon et al. 2011, "Parallel random numbers: as easy
+/// as 1, 2, 3", the generator of Random123, cuRAND and PyTorch's CUDA
+/// kernels) on i32 scalars at the builder's insertion point: the four
+/// output words of `counter` under `key`. Ten rounds, each two 32 × 32 →
+/// 64-bit products (arith.mului_extended) with the multipliers 0xD2511F53
+/// and 0xCD9E8D57, the key bumped by the Weyl constants 0x9E3779B9 and
+/// 0xBB67AE85 between rounds.
+std::array<Value, 4> buildPhilox4x32(OpBuilder &b, Location loc,
+                                     std::array<Value, 4> counter,
+                                     std::array<Value, 2> key);
 
 /// x with its floating-point elements converted to `elemType` (truncf or
 /// extf), elementwise.

@@ -295,9 +295,9 @@ def GAccExpandAccumulationPass
     Replaces every differentiated `gacc.train_step @S` by two functions.
 
     `func.func @S(params…, accumulators…, optimizer state…, running
-    statistics…, inputs…, %lr: f32, %step: i64[, %loss_scale: f32]) ->
-    (f32, f32, f32, f32[, f32])` runs one optimizer step (the calling
-    convention of abi/StepABI.h). All state is passed as memrefs owned by
+    statistics…, inputs…, %lr: f32, %step: i64, %first_sample: i64[,
+    %loss_scale: f32]) -> (f32, f32, f32, f32[, f32])` runs one optimizer
+    step (the calling convention of abi/StepABI.h). All state is passed as memrefs owned by
     the caller and allocated once for the program (argument attributes
     `gacc.param`, `gacc.accumulator`, `gacc.optimizer_state`,
     `gacc.statistic`): accumulators persist across optimizer steps and
@@ -339,10 +339,17 @@ def GAccExpandAccumulationPass
     LeVeque's formula, and moves them once after the loop. A micro-batch of
     padding only moves nothing. They are written back into their arguments.
 
+    Random ops (`RandomOpInterface`: `gacc.dropout`) get their key in every
+    micro-batch's clone: the step's `seed` (a constant), `%step`, and the
+    global index of the micro-batch's first sample, `%first_sample` + i·m;
+    an op and its adjoint (or recomputed clone) get the same key, so they
+    draw the same mask, and N × m draws what 1 × (N·m) draws.
+
     `func.func @S_predict(params…, running statistics…, inputs…, %out)`
     writes the model output (the prediction operand of the loss op) for one
     micro-batch into `%out`, in evaluation: an op with batch statistics
-    normalizes by the running statistics (`buildInference`).
+    normalizes by the running statistics, a random op draws nothing
+    (`buildInference`; dropout passes its input).
 
     With `resumable`, the step is also built split at micro-batch
     boundaries, for checkpoints in the middle of a window (gacc-run
@@ -594,11 +601,15 @@ def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
     flattened; `gacc.relu`, `gacc.gelu`: elementwise generics;
     `gacc.layer_norm`: row statistics then one elementwise kernel;
     `gacc.embedding`: a gather; `gacc.cross_entropy`: stable log-sum-exp
-    reductions) and upstream's `linalg.softmax`, which no loop lowering
+    reductions; `gacc.dropout`: its Philox mask from each element's indices
+    and the key) and upstream's `linalg.softmax`, which no loop lowering
     takes. One conversion pattern (`populateGAccToLinalgConversionPatterns`)
     applied with a ConversionTarget on which every aggregated op is
     illegal: an op whose decomposition fails is an error. The formulas are
     those of the adjoints (dialect/LinalgBuilders.h).
+
+    Errors: a random op (RandomOpInterface) without the key that
+    gacc-expand-accumulation binds; an op whose decomposition fails.
 
     ```mlir
     %y = gacc.linear %x, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>

@@ -60,6 +60,18 @@ struct ConvertGAccToLinalgPass
     : public mlir::gacc::impl::ConvertGAccToLinalgPassBase<
           ConvertGAccToLinalgPass> {
   void runOnOperation() override {
+    // A random op draws its mask from a key that gacc-expand-accumulation
+    // binds: without one there is nothing to lower it to.
+    WalkResult unkeyed = getOperation()->walk([](RandomOpInterface op) {
+      if (!isAggregatedOpToLower(op) || op.hasRandomKey())
+        return WalkResult::advance();
+      op->emitOpError("has no random key to draw its mask from; "
+                      "gacc-expand-accumulation binds one in every "
+                      "micro-batch");
+      return WalkResult::interrupt();
+    });
+    if (unkeyed.wasInterrupted())
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal(

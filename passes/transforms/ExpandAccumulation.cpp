@@ -56,9 +56,9 @@ Value toTensor(OpBuilder &b, Location loc, Value memref, bool writable) {
 //===----------------------------------------------------------------------===//
 
 /// `func.func @S(params…, accumulators…, optimizer state…, running
-/// statistics…, inputs…, lr: f32,
-/// step: i64[, loss_scale: f32]) -> (f32 × numResults)` (abi/StepABI.h),
-/// with argument attributes naming what each memref holds.
+/// statistics…, inputs…, lr: f32, step: i64, first_sample: i64[,
+/// loss_scale: f32]) -> (f32 × numResults)` (abi/StepABI.h), with argument
+/// attributes naming what each memref holds.
 func::FuncOp createStepFunction(OpBuilder &b, Location loc,
                                 const StepSignature &sig) {
   MLIRContext *ctx = b.getContext();
@@ -94,9 +94,10 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
     types.push_back(sig.windowInputType(j));
     attrs.push_back(argAttr(b, "gacc.window_input", b.getI64IntegerAttr(j)));
   }
-  // lr: f32, step: i64 (no attributes: scalar arguments keep theirs down
-  // to LLVM IR, which has no use for them); the loss scale with scaling.
-  types.append({b.getF32Type(), b.getI64Type()});
+  // lr: f32, step: i64, first_sample: i64 (no attributes: scalar arguments
+  // keep theirs down to LLVM IR, which has no use for them); the loss scale
+  // with scaling.
+  types.append({b.getF32Type(), b.getI64Type(), b.getI64Type()});
   if (sig.lossScaling)
     types.push_back(b.getF32Type());
   attrs.resize(types.size(), b.getDictionaryAttr({}));
@@ -112,7 +113,7 @@ func::FuncOp createStepFunction(OpBuilder &b, Location loc,
 struct StepValues {
   /// params: every parameter; accs and states: the trainable ones'.
   SmallVector<Value> params, accs, states, statistics, inputs;
-  Value lr, step, lossScale;
+  Value lr, step, firstSample, lossScale;
 };
 
 StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
@@ -136,6 +137,7 @@ StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
         toTensor(b, loc, entry->getArgument(sig.inputArg(j)), false));
   v.lr = entry->getArgument(sig.lrArg());
   v.step = entry->getArgument(sig.stepArg());
+  v.firstSample = entry->getArgument(sig.firstSampleArg());
   if (sig.lossScaling)
     v.lossScale = entry->getArgument(sig.lossScaleArg());
   return v;
@@ -170,13 +172,28 @@ bool roundsResults(Operation *op) {
 
 /// The context of one micro-batch's clone: the compute type (null for
 /// fp32) with the values that stay fp32 (gradients, loss), the run-time
-/// loss scale, and the running statistics the loop carries.
+/// loss scale, the running statistics the loop carries, and the key of
+/// random ops (the step's seed, the optimizer step, the window's first
+/// sample, all i64) with the micro-batch size m.
 struct CloneContext {
   FloatType computeType;
   llvm::DenseSet<Value> keepF32;
   Value lossScale;
   const RunningStatistics *running = nullptr;
+  Value seed, step, firstSample;
+  int64_t microBatch = 0;
 };
+
+/// The global index of row 0 of micro-batch `i` (index): first_sample +
+/// i·m, as i64.
+Value firstSampleOf(OpBuilder &b, Location loc, Value i,
+                    const CloneContext &ctx) {
+  Value index = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+  Value m =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(ctx.microBatch));
+  Value row = arith::MulIOp::create(b, loc, index, m);
+  return arith::AddIOp::create(b, loc, ctx.firstSample, row);
+}
 
 /// Clones the body for micro-batch `i` of the window (slicing each window
 /// input at `i`) into `mapping`.
@@ -200,6 +217,7 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
       slice = roundToCompute(b, loc, slice, ctx.computeType);
     mapping.map(arg, slice);
   }
+  Value rowZero;
   for (Operation &op : step.getBodyBlock().without_terminator()) {
     if (auto scale = dyn_cast<LossScaleOp>(op)) {
       mapping.map(scale.getResult(),
@@ -207,7 +225,16 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
                                                  ValueRange{ctx.lossScale}));
       continue;
     }
-    b.clone(op, mapping);
+    Operation *clone = b.clone(op, mapping);
+    // Random ops draw from (seed, optimizer step, each sample's index).
+    if (auto random = dyn_cast<RandomOpInterface>(clone)) {
+      if (!rowZero) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(clone);
+        rowZero = firstSampleOf(b, loc, i, ctx);
+      }
+      random.setRandomKey(ctx.seed, ctx.step, rowZero);
+    }
     if (!ctx.computeType || !roundsResults(&op))
       continue;
     // Casts on use: every intermediate is rounded where it is produced.
@@ -263,12 +290,18 @@ SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
   return results;
 }
 
-/// The compute type and the values that stay fp32.
+/// The compute type and the values that stay fp32, the run-time scalars
+/// the micro-batches read (the seed as a constant at the insertion point).
 CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
-                              Value lossScale, const RunningStatistics &running,
-                              OpBuilder &b) {
+                              const StepValues &v,
+                              const RunningStatistics &running, OpBuilder &b) {
   CloneContext ctx;
   ctx.running = &running;
+  ctx.seed = arith::ConstantOp::create(
+      b, step.getLoc(), b.getI64IntegerAttr(int64_t(step.getSeed())));
+  ctx.step = v.step;
+  ctx.firstSample = v.firstSample;
+  ctx.microBatch = sig.microBatch;
   if (sig.precision == Precision::bf16)
     ctx.computeType = b.getBF16Type();
   else if (sig.precision == Precision::fp16)
@@ -276,7 +309,7 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   for (Value g : step.getGradients())
     ctx.keepF32.insert(g);
   ctx.keepF32.insert(step.getLoss());
-  ctx.lossScale = lossScale;
+  ctx.lossScale = v.lossScale;
   return ctx;
 }
 
@@ -628,7 +661,7 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
       beginFunction(b, loc, sig, sig.name, {},
                     SmallVector<Type>(sig.numResults(), f32), entry);
   RunningStatistics running(step, sig);
-  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, running, b);
+  CloneContext ctx = makeCloneContext(step, sig, v, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
   bool counted = step.getNormalization() != Normalization::sum;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
@@ -675,7 +708,7 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
   StepValues v = beginFunction(b, loc, sig, sig.accumulateName(),
                                {i64, i64, f32, f32}, {f32, f32}, entry);
   RunningStatistics running(step, sig);
-  CloneContext ctx = makeCloneContext(step, sig, v.lossScale, running, b);
+  CloneContext ctx = makeCloneContext(step, sig, v, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
   bool counted = step.getNormalization() != Normalization::sum;
   auto index = [&](Value x) -> Value {
@@ -782,6 +815,13 @@ LogicalResult buildPredictFunction(TrainStepOp step,
     if (!slice.contains(&op))
       continue;
     Operation *clone = b.clone(op, mapping);
+    // Random ops draw nothing in evaluation (dropout passes its input).
+    if (auto random = dyn_cast<RandomOpInterface>(clone)) {
+      Value inference = random.buildInference(b);
+      mapping.map(op.getResult(0), inference);
+      clone->erase();
+      continue;
+    }
     // Ops with batch statistics normalize by their running statistics.
     auto stats = dyn_cast<BatchStatisticsOpInterface>(clone);
     if (!stats)

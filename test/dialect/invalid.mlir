@@ -557,6 +557,87 @@ func.func @f(%x: tensor<2x7xf32>) {
 
 // -----
 
+// dropout: p is a probability below 1 (p = 1 would scale by infinity).
+func.func @f(%x: tensor<2x7xf32>) {
+  // expected-error @below {{p must be in [0, 1), got 1.000000e+00}}
+  %y = gacc.dropout %x {p = 1.0 : f64} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x7xf32>) {
+  // expected-error @below {{p must be in [0, 1), got -1.000000e-01}}
+  %y = gacc.dropout %x {p = -0.1 : f64} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+// dropout: the stream is a 32-bit counter word.
+func.func @f(%x: tensor<2x7xf32>) {
+  // expected-error @below {{stream must be in [0, 2^32), got 4294967296}}
+  %y = gacc.dropout %x {p = 0.1 : f64, stream = 4294967296 : i64} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x7xf32>) {
+  // expected-error @below {{stream must be in [0, 2^32), got -1}}
+  %y = gacc.dropout %x {p = 0.1 : f64, stream = -1 : i64} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+// dropout: the key is the seed, the optimizer step and the first sample.
+func.func @f(%x: tensor<2x7xf32>, %k: i64) {
+  // expected-error @below {{key must be three i64 values (seed, optimizer step, first sample), got 2}}
+  %y = gacc.dropout %x key(%k, %k) {p = 0.1 : f64} : tensor<2x7xf32>
+  return
+}
+
+// -----
+
+// dropout: rows are samples.
+func.func @f(%x: tensor<f32>) {
+  // expected-error @below {{needs a leading micro-batch dimension (rank >= 1)}}
+  %y = gacc.dropout %x {p = 0.1 : f64} : tensor<f32>
+  return
+}
+
+// -----
+
+// Two dropouts of one forward pass drawing the same stream would draw the
+// same masks: the step names the second and where the first is.
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %a = gacc.dropout %x {p = 0.1 : f64} : tensor<4x3xf32> loc("first.mlir":1:1)
+  // expected-error @below {{draws random stream 0, as does the op at loc("first.mlir":1:1): its masks would repeat; give each random op of the model its own `stream`}}
+  %b = gacc.dropout %a {p = 0.2 : f64} : tensor<4x3xf32>
+  %z = gacc.linear %b, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The key of a dropout in a training step is the step's to bind.
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %k = arith.constant 0 : i64
+  // expected-error @below {{has a random key in a training step's body; gacc-expand-accumulation binds it from the seed, the optimizer step and the samples}}
+  %a = gacc.dropout %x key(%k, %k, %k) {p = 0.1 : f64} : tensor<4x3xf32>
+  %z = gacc.linear %a, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // cross_entropy over sequences: labels are the logits' leading shape.
 func.func @f(%z: tensor<2x5x7xf32>, %y: tensor<2x4xi32>) {
   // expected-error @below {{labels must have the logits' shape without the class dimension, got 'tensor<2x4xi32>' for logits 'tensor<2x5x7xf32>'}}

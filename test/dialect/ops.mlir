@@ -137,6 +137,19 @@ func.func @sequence_ops(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tenso
   return %l : tensor<f32>
 }
 
+// Dropout at the model level (no key; stream 0 is the default and is not
+// printed) and with the key gacc-expand-accumulation binds.
+// CHECK-LABEL: func.func @dropout
+// CHECK: gacc.dropout %{{.*}} {p = 1.000000e-01 : f64} : tensor<2x5x7xf32>
+// CHECK: gacc.dropout %{{.*}} {p = 5.000000e-01 : f64, stream = 3 : i64} : tensor<2x5x7xf32>
+// CHECK: gacc.dropout %{{.*}} key(%{{.*}}, %{{.*}}, %{{.*}}) {p = 1.000000e-01 : f64, stream = 1 : i64} : tensor<2x5x7xf32>
+func.func @dropout(%x: tensor<2x5x7xf32>, %seed: i64, %step: i64, %first: i64) -> tensor<2x5x7xf32> {
+  %a = gacc.dropout %x {p = 0.1 : f64} : tensor<2x5x7xf32>
+  %b = gacc.dropout %a {p = 0.5 : f64, stream = 3 : i64} : tensor<2x5x7xf32>
+  %c = gacc.dropout %b key(%seed, %step, %first) {p = 0.1 : f64, stream = 1 : i64} : tensor<2x5x7xf32>
+  return %c : tensor<2x5x7xf32>
+}
+
 // CHECK: gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.000000e+00>
 gacc.param @c : tensor<3xf32> = #gacc.constant<value = 1.0>
 // CHECK: gacc.param @frozen : tensor<3xf32> = #gacc.zeros {frozen}

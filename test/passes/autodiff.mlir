@@ -446,3 +446,30 @@ gacc.train_step @taps params [@w] attributes {
   %l = gacc.cross_entropy %c, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// dropout's adjoint is dropout of the output's adjoint with the same p and
+// stream (at the model level neither has a key; gacc-expand-accumulation
+// gives both the same one), so the backward draws the forward's mask again
+// instead of keeping it.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @dropout
+// CHECK: %[[Z:.+]] = gacc.linear
+// CHECK: %[[D:.+]] = gacc.dropout %[[Z]] {p = 3.000000e-01 : f64, stream = 4 : i64} : tensor<4x3xf32>
+// CHECK: gacc.cross_entropy %[[D]]
+// CHECK: gacc.backward_begin
+// CHECK: %[[DD:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x3xf32>)
+// CHECK: %[[DZ:.+]] = gacc.dropout %[[DD]] {p = 3.000000e-01 : f64, stream = 4 : i64} : tensor<4x3xf32>
+// CHECK: %[[DW:.+]] = linalg.matmul {{.+}} ins(%[[DZ]], %{{.+}} : tensor<4x3xf32>, tensor<4x2xf32>)
+// CHECK: gacc.yield %{{.+}}, %[[DW]]
+gacc.train_step @dropout params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %d = gacc.dropout %z {p = 0.3 : f64, stream = 4 : i64} : tensor<4x3xf32>
+  %l = gacc.cross_entropy %d, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

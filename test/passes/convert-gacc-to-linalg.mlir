@@ -237,3 +237,48 @@ func.func @batch_norm(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>, %k: tensor<2xf
   %y = gacc.batch_norm %x, %w, %w mask %k running(@m, @v) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>
   return %y : tensor<2x3x4x5xf32>
 }
+
+// -----
+
+// dropout with its key: one elementwise linalg.generic that computes each
+// element's mask from its indices. The element's position within its sample
+// (d1 · 4 + d2), the sample's index (first + d0), then ten Philox rounds of
+// two 32 × 32-bit products each over counter (position div 4, sample, step,
+// stream 5) and key (seed mod 2³², seed div 2³²); word (position mod 4) is
+// compared with round(0.25 · 2³²) = 2³⁰, and the kept elements are scaled
+// by 1/(1 − 0.25).
+// CHECK-LABEL: func.func @dropout(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>, %[[SEED:[^:]+]]: i64, %[[STEP:[^:]+]]: i64, %[[FIRST:[^:]+]]: i64
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<2x3x4xf32>)
+// CHECK: %[[SCALE:.+]] = arith.constant 1.33333337 : f32
+// CHECK: %[[KEPT:.+]] = arith.mulf %{{.+}}, %[[SCALE]] : f32
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: %[[ROW64:.+]] = arith.index_castui %[[ROW]] : index to i64
+// CHECK: %[[SAMPLE:.+]] = arith.addi %[[FIRST]], %[[ROW64]] : i64
+// CHECK: arith.trunci %[[SAMPLE]] : i64 to i32
+// CHECK: arith.trunci %[[STEP]] : i64 to i32
+// CHECK: arith.constant 5 : i32
+// CHECK: arith.trunci %[[SEED]] : i64 to i32
+// CHECK: arith.shrui %[[SEED]], %{{.+}} : i64
+// CHECK-COUNT-20: arith.mului_extended
+// CHECK-NOT: arith.mului_extended
+// CHECK: %[[T:.+]] = arith.constant 1073741824 : i32
+// CHECK: %[[KEEP:.+]] = arith.cmpi uge, %{{.+}}, %[[T]] : i32
+// CHECK: %[[Y:.+]] = arith.select %[[KEEP]], %[[KEPT]], %{{.+}} : f32
+// CHECK: linalg.yield %[[Y]] : f32
+// CHECK-NOT: gacc.dropout
+func.func @dropout(%x: tensor<2x3x4xf32>, %seed: i64, %step: i64, %first: i64) -> tensor<2x3x4xf32> {
+  %c = gacc.dropout %x key(%seed, %step, %first) {p = 0.25 : f64, stream = 5 : i64} : tensor<2x3x4xf32>
+  return %c : tensor<2x3x4xf32>
+}
+
+// -----
+
+// dropout with p = 0 is its input: no mask is drawn.
+// CHECK-LABEL: func.func @no_dropout(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3xf32>
+// CHECK-NEXT: return %[[X]] : tensor<2x3xf32>
+func.func @no_dropout(%x: tensor<2x3xf32>, %k: i64) -> tensor<2x3xf32> {
+  %c = gacc.dropout %x key(%k, %k, %k) {p = 0.0 : f64} : tensor<2x3xf32>
+  return %c : tensor<2x3xf32>
+}

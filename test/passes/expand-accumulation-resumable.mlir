@@ -14,7 +14,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-LABEL: func.func @s_predict(
 // CHECK-LABEL: func.func @s_accumulate(
 // CHECK-SAME: %[[ACC:[^:]+]]: memref<3x2xf32> {gacc.accumulator = @w}
-// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64, %[[BEGIN:[^:]+]]: i64, %[[END:[^:]+]]: i64, %[[LS0:[^:]+]]: f32, %[[CNT0:[^:]+]]: f32) -> (f32, f32)
+// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64, %[[FIRST:[^:]+]]: i64, %[[BEGIN:[^:]+]]: i64, %[[END:[^:]+]]: i64, %[[LS0:[^:]+]]: f32, %[[CNT0:[^:]+]]: f32) -> (f32, f32)
 // CHECK: %[[ACCT:.+]] = bufferization.to_tensor %[[ACC]] restrict writable
 // CHECK: %[[B:.+]] = arith.index_cast %[[BEGIN]] : i64 to index
 // CHECK: %[[E:.+]] = arith.index_cast %[[END]] : i64 to index
@@ -29,7 +29,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-LABEL: func.func @s_update(
 // CHECK-SAME: %[[P:[^:]+]]: memref<3x2xf32> {gacc.initializer
 // CHECK-SAME: %[[UACC:[^:]+]]: memref<3x2xf32> {gacc.accumulator = @w}
-// CHECK-SAME: %[[ULR:[^:]+]]: f32, %[[USTEP:[^:]+]]: i64, %[[ULS:[^:]+]]: f32, %[[UCNT:[^:]+]]: f32) -> (f32, f32, f32, f32)
+// CHECK-SAME: %[[ULR:[^:]+]]: f32, %[[USTEP:[^:]+]]: i64, %[[UFIRST:[^:]+]]: i64, %[[ULS:[^:]+]]: f32, %[[UCNT:[^:]+]]: f32) -> (f32, f32, f32, f32)
 // CHECK-NOT: scf.for
 // CHECK: %[[UACCT:.+]] = bufferization.to_tensor %[[UACC]] restrict writable
 // CHECK: %[[DIV:.+]] = arith.maximumf %[[UCNT]], %{{.+}} : f32

@@ -19,7 +19,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-SAME: %[[MOM:.+]]: memref<3x2xf32> {gacc.optimizer_state = @w}
 // CHECK-SAME: %[[X:.+]]: memref<3x4x2xf32> {gacc.window_input = 0 : i64}
 // CHECK-SAME: %[[Y:.+]]: memref<3x4xi32> {gacc.window_input = 1 : i64}
-// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32, f32, f32)
+// CHECK-SAME: %[[LR:[^:]+]]: f32, %[[STEP:[^:]+]]: i64, %[[FIRST:[^:]+]]: i64) -> (f32, f32, f32, f32)
 // CHECK: %[[PT:.+]] = bufferization.to_tensor %[[P]] restrict writable
 // CHECK: %[[ACCT:.+]] = bufferization.to_tensor %[[ACC]] restrict writable
 // CHECK: %[[MOMT:.+]] = bufferization.to_tensor %[[MOM]] restrict writable
@@ -100,7 +100,7 @@ gacc.train_step @nostate params [@b] attributes {
 
 gacc.param @b : tensor<4xf32> = #gacc.zeros {no_weight_decay}
 // CHECK-LABEL: func.func @sched(
-// CHECK-SAME: %[[LR0:[^:]+]]: f32, %[[STEP:[^:]+]]: i64) -> (f32, f32, f32, f32)
+// CHECK-SAME: %[[LR0:[^:]+]]: f32, %[[STEP:[^:]+]]: i64, %{{[^:]+}}: i64) -> (f32, f32, f32, f32)
 // CHECK: scf.for
 // CHECK: %[[T:.+]] = arith.sitofp %[[STEP]] : i64 to f32
 // CHECK: math.cos
@@ -133,7 +133,7 @@ gacc.train_step @sched params [@b] attributes {
 
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK-LABEL: func.func @half(
-// CHECK-SAME: %[[STEP:[^:]+]]: i64, %[[SCALE:[^:]+]]: f32) -> (f32, f32, f32, f32, f32)
+// CHECK-SAME: %[[STEP:[^:]+]]: i64, %{{[^:]+}}: i64, %[[SCALE:[^:]+]]: f32) -> (f32, f32, f32, f32, f32)
 // CHECK: %[[PT:.+]] = bufferization.to_tensor %{{.+}} restrict writable : memref<3x2xf32>
 // CHECK: %[[PLOW:.+]] = linalg.generic {{.+}} ins(%[[PT]] : tensor<3x2xf32>)
 // CHECK: arith.truncf %{{.+}} : f32 to f16
@@ -157,4 +157,45 @@ gacc.train_step @half params [@w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   %s = gacc.loss_scale : tensor<f32>
   gacc.yield %l, %w : tensor<f32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Random ops get their key in every micro-batch: the step's seed (7) as a
+// constant, the optimizer step argument, and the global index of the
+// micro-batch's first sample, first_sample + i·m (m = 4); the forward's
+// dropout and its adjoint get the same key, so they draw the same mask. The
+// predict function (evaluation) has no dropout: it reads the linear layer's
+// output directly.
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @dropout(
+// CHECK-SAME: %[[STEP:[^:]+]]: i64, %[[FIRST:[^:]+]]: i64) -> (f32, f32, f32, f32)
+// CHECK: %[[SEED:.+]] = arith.constant 7 : i64
+// CHECK: scf.for %[[I:[^ ]+]] =
+// CHECK: %[[I64:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[M:.+]] = arith.constant 4 : i64
+// CHECK: %[[OFF:.+]] = arith.muli %[[I64]], %[[M]] : i64
+// CHECK: %[[ROW0:.+]] = arith.addi %[[FIRST]], %[[OFF]] : i64
+// CHECK: gacc.dropout %{{.+}} key(%[[SEED]], %[[STEP]], %[[ROW0]]) {p = 3.000000e-01 : f64, stream = 4 : i64}
+// CHECK: gacc.dropout %{{.+}} key(%[[SEED]], %[[STEP]], %[[ROW0]]) {p = 3.000000e-01 : f64, stream = 4 : i64}
+// CHECK-LABEL: func.func @dropout_predict(
+// CHECK: %[[Z:.+]] = gacc.linear
+// CHECK-NOT: gacc.dropout
+// CHECK: bufferization.materialize_in_destination %[[Z]]
+gacc.train_step @dropout params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = 7 : i64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %d = gacc.dropout %z {p = 0.3 : f64, stream = 4 : i64} : tensor<4x3xf32>
+  %l = gacc.cross_entropy %d, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.backward_begin
+  %dd = gacc.dropout %z {p = 0.3 : f64, stream = 4 : i64} : tensor<4x3xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%dd, %x : tensor<4x3xf32>, tensor<4x2xf32>) outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
+  gacc.yield %l, %dw : tensor<f32>, tensor<3x2xf32>
 }

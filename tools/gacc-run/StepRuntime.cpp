@@ -247,7 +247,9 @@ llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
        {&st.params, &st.accs, &st.states, &st.statistics, &st.windows})
     for (auto &t : *group)
       st.args.push_back(JitArg::of(t));
+  // lr, step, first_sample (abi/StepABI.h).
   st.args.push_back(JitArg::f32(float(settings.lr)));
+  st.args.push_back(JitArg::i64(0));
   st.args.push_back(JitArg::i64(0));
   if (sig.lossScaling)
     st.args.push_back(JitArg::f32(settings.initialLossScale));

@@ -378,6 +378,9 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
   std::vector<JitArg> &args = onDevice ? mirror.args : st.args;
   int64_t stepIndex = pos.optimizerSteps;
   args[sig.stepArg()].i = stepIndex;
+  // Random ops (dropout) key their draws by each sample's index in the
+  // epoch's order: this rank's slice starts at `begin`.
+  args[sig.firstSampleArg()].i = begin;
   if (sig.lossScaling)
     args[sig.lossScaleArg()].f = pos.lossScale;
   float results[abi::kMaxStepResults] = {};

@@ -111,8 +111,8 @@ static cl::opt<double> lr("lr",
                           cl::init(-1.0), cl::cat(cat));
 static cl::opt<int64_t> seed(
     "seed",
-    cl::desc("Seed of initialization and data order (default: the step's "
-             "seed)"),
+    cl::desc("Seed of initialization, data order and dropout masks "
+             "(default: the step's seed)"),
     cl::init(-1), cl::cat(cat));
 static cl::opt<int64_t> logEvery(
     "log-every",
@@ -762,6 +762,10 @@ static int run(int argc, char **argv) {
     return kExitBadInput;
   }
   applyRecomputePolicy(*model, step, *recomputePolicy);
+  // --seed is the step's seed: the initializers and the order read it, and
+  // random ops (dropout) compile it into their key.
+  if (seed.getNumOccurrences())
+    step.setSeed(uint64_t(seed));
   std::optional<AccumulationSchedule> rampSchedule;
   if (accumSchedule.getNumOccurrences()) {
     auto parsed = AccumulationSchedule::parse(accumSchedule);
@@ -810,8 +814,7 @@ static int run(int argc, char **argv) {
   settings.lr = lr.getNumOccurrences() ? double(lr)
                         : cast<OptimizerAttrInterface>(step.getOptimizer())
                               .getDefaultLearningRate();
-  settings.seed =
-      seed.getNumOccurrences() ? uint64_t(seed) : uint64_t(step.getSeed());
+  settings.seed = step.getSeed();
   settings.unroll = unroll;
   if (step.hasLossScaling()) {
     LossScalingAttr scaling = step.getLossScalingOrDefault();

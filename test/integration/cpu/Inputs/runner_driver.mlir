@@ -7,10 +7,10 @@
 // four f32 results (objective, count, learning rate, gradient norm).
 func.func private @n2(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
                       memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>,
-                      f32, i64) -> (f32, f32, f32, f32)
+                      f32, i64, i64) -> (f32, f32, f32, f32)
 func.func private @n1(memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>,
                       memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>,
-                      f32, i64) -> (f32, f32, f32, f32)
+                      f32, i64, i64) -> (f32, f32, f32, f32)
 func.func private @printI64(i64)
 func.func private @printNewline()
 
@@ -64,10 +64,12 @@ func.func @main() {
   %ok0 = arith.constant true
   %okF = scf.for %k = %c0 to %c3 step %c1 iter_args(%ok = %ok0) -> (i1) {
     %step = arith.index_cast %k : index to i64
-    %la, %na, %ra, %ga = func.call @n2(%wa, %ba, %aw_a, %ab_a, %mw_a, %mb_a, %x2c, %y2c, %lr, %step)
-        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>, f32, i64) -> (f32, f32, f32, f32)
-    %lb, %nb, %rb, %gb = func.call @n1(%wb, %bb, %aw_b, %ab_b, %mw_b, %mb_b, %x1, %y1, %lr, %step)
-        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>, f32, i64) -> (f32, f32, f32, f32)
+    // The window's first sample (what random ops key their draws with).
+    %first = arith.constant 0 : i64
+    %la, %na, %ra, %ga = func.call @n2(%wa, %ba, %aw_a, %ab_a, %mw_a, %mb_a, %x2c, %y2c, %lr, %step, %first)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<2x2x2xf32>, memref<2x2xi32>, f32, i64, i64) -> (f32, f32, f32, f32)
+    %lb, %nb, %rb, %gb = func.call @n1(%wb, %bb, %aw_b, %ab_b, %mw_b, %mb_b, %x1, %y1, %lr, %step, %first)
+        : (memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<3x2xf32>, memref<3xf32>, memref<1x4x2xf32>, memref<1x4xi32>, f32, i64, i64) -> (f32, f32, f32, f32)
     // Both windows hold 4 samples: the counts are printed.
     %nai = arith.fptosi %na : f32 to i64
     %nbi = arith.fptosi %nb : f32 to i64

@@ -18,9 +18,11 @@ that is from gacc: the number a framework user would silently get.
 
 Models: fashion_mlp, fashion_residual_mlp and fashion_linalg_mlp
 (examples/fashion_*.mlir on Fashion-MNIST),
-kjv_char (examples/kjv_char.mlir on KJV characters) and seq (the
+kjv_char (examples/kjv_char.mlir on KJV characters), seq (the
 embedding / linear / gelu / layer_norm / cross-entropy model of
-seq_model.mlir on a tensors file).
+seq_model.mlir on a tensors file) and the transformer models (gpt, gpt_lora,
+and gpt_dropout, whose dropout masks this script draws from its own Philox
+4x32-10 with gacc.dropout's key).
 """
 import argparse
 import gzip
@@ -129,8 +131,9 @@ def forward(model, p, x):
         WINDOW["bn2"].append(h.detach())
         h = F.batch_norm(h, None, None, p["bn2_weight"], p["bn2_bias"], training=True, eps=1e-5)
         return F.linear(F.relu(h), p["fc_weight"], p["fc_bias"])
-    if model in ("gpt", "gpt_lora"):
+    if model in ("gpt", "gpt_lora", "gpt_dropout"):
         lora = model == "gpt_lora"
+        drop = dropout if model == "gpt_dropout" else (lambda h, p, stream: h)
 
         def linear(x, name):  # with LoRA: + (alpha/r)·(x·Aᵀ)·Bᵀ, alpha/r = 2
             y = F.linear(x, p[name + "_w"], p[name + "_b"])
@@ -139,17 +142,17 @@ def forward(model, p, x):
                 y = y + 2.0 * F.linear(F.linear(x, p[f"lora_{key}_a"]), p[f"lora_{key}_b"])
             return y
         m, t = x.shape
-        h = F.embedding(x, p["wte"]) + p["wpe"]
+        h = drop(F.embedding(x, p["wte"]) + p["wpe"], 0.1, 0)
         a = F.layer_norm(h, (8,), p["ln1_w"], p["ln1_b"], eps=1e-5)
         q, k, v = linear(a, "attn").split(8, dim=-1)
         q, k, v = (z.reshape(m, t, 2, 4).transpose(1, 2) for z in (q, k, v))
         s = q @ k.transpose(-1, -2) / math.sqrt(4)
         s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
         o = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(m, t, 8)
-        h = h + linear(o, "proj")
+        h = h + drop(linear(o, "proj"), 0.2, 1)
         a = F.layer_norm(h, (8,), p["ln2_w"], p["ln2_b"], eps=1e-5)
         a = F.gelu(F.linear(a, p["fc_w"], p["fc_b"]), approximate="tanh")
-        h = h + F.linear(a, p["out_w"], p["out_b"])
+        h = h + drop(F.linear(a, p["out_w"], p["out_b"]), 0.1, 2)
         h = F.layer_norm(h, (8,), p["lnf_w"], p["lnf_b"], eps=1e-5)
         return F.linear(h, p["wte"])
     if model == "seq":
@@ -158,6 +161,50 @@ def forward(model, p, x):
         n = F.layer_norm(a, a.shape[-1:], p["ln_w"], p["ln_b"], eps=1e-5)
         return F.linear(n, p["w2"], p["b2"])
     raise ValueError(model)
+
+
+# The key of gacc.dropout's masks for the micro-batch being replayed: the
+# step's seed, the optimizer steps taken and the epoch-order index of the
+# micro-batch's first sample.
+DROPOUT = {"seed": 0, "step": 0, "first": 0}
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+
+
+def philox4x32(counter, key):
+    """Philox 4x32-10 (Salmon et al. 2011; Random123's reference), written
+    here from the paper for numpy arrays of 32-bit counters: the four
+    output words."""
+    c = [np.asarray(x, dtype=np.uint64) for x in counter]
+    k = [int(key[0]), int(key[1])]
+    lo32 = np.uint64(0xFFFFFFFF)
+    for r in range(10):
+        if r:
+            k = [(k[0] + PHILOX_W[0]) & 0xFFFFFFFF, (k[1] + PHILOX_W[1]) & 0xFFFFFFFF]
+        p0, p1 = np.uint64(PHILOX_M[0]) * c[0], np.uint64(PHILOX_M[1]) * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k[0]), p1 & lo32,
+             (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k[1]), p0 & lo32]
+    return c
+
+
+assert [int(w[0]) for w in philox4x32([[0]] * 4, (0, 0))] == [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+
+
+def dropout(h, p, stream):
+    """gacc.dropout's definition: element e of the sample with epoch-order
+    index s is kept when Philox word e mod 4 of counter (e div 4, s, step,
+    stream) under key (seed mod 2^32, seed div 2^32) is >= round(p * 2^32);
+    kept elements are scaled by 1/(1 - p)."""
+    m = h.shape[0]
+    per = int(np.prod(h.shape[1:]))
+    e = np.tile(np.arange(per, dtype=np.uint64), (m, 1))
+    s = np.repeat(np.arange(m, dtype=np.uint64) + np.uint64(DROPOUT["first"]), per).reshape(m, per)
+    seed = DROPOUT["seed"]
+    words = philox4x32([e >> np.uint64(2), s, np.full_like(e, DROPOUT["step"]), np.full_like(e, stream)],
+                       (seed & 0xFFFFFFFF, seed >> 32))
+    word = np.choose((e & np.uint64(3)).astype(np.int64), words)
+    keep = torch.tensor((word >= np.uint64(round(p * 2**32))).reshape(h.shape))
+    return torch.where(keep, h / (1 - p), torch.zeros_like(h))
 
 
 LABEL_SMOOTHING = 0.0
@@ -285,6 +332,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
             break
         n_steps = accum_steps_at(args, len(losses))
         window = order[start:start + (args.effective_batch or n_steps * args.micro_batch)]
+        window_start = start
         start += len(window)
         xs, ys = zip(*[sample(i) for i in window])
         x, y = torch.tensor(np.stack(xs)), torch.tensor(np.stack(ys))
@@ -293,6 +341,7 @@ def replay(args, sample, init, order, naive, clip_per_micro_batch=False):
         total = 0.0
         for k in range(0, len(window), args.micro_batch):
             xm, ym = x[k:k + args.micro_batch], y[k:k + args.micro_batch]
+            DROPOUT.update(step=len(losses), first=window_start + k)
             loss = summed_loss(forward(args.model, p, xm), ym)
             if naive:  # the faulty loop: per-micro-batch mean, then / N
                 loss = loss / max(count(ym, args.normalization), 1) / n_steps
@@ -338,7 +387,8 @@ def rel_max(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True,
-                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt", "gpt_lora"])
+                    choices=["fashion_mlp", "fashion_residual_mlp", "fashion_linalg_mlp", "kjv_char", "seq", "cnn", "bn_cnn", "gpt", "gpt_lora",
+                             "gpt_dropout"])
     ap.add_argument("--data", default="")
     ap.add_argument("--init", required=True)
     ap.add_argument("--order", required=True)
@@ -369,7 +419,9 @@ def main():
     ap.add_argument("--ema", default="", help="gacc-run --save-ema output")
     ap.add_argument("--label-smoothing", type=float, default=0.0,
                     help="torch.nn.functional.cross_entropy's label_smoothing")
+    ap.add_argument("--seed", type=int, default=0, help="the step's seed (gacc.dropout's key)")
     args = ap.parse_args()
+    DROPOUT["seed"] = args.seed
     if args.trainable_prefix:
         FROZEN.update(k for k in safetensors_io.load(args.init) if not k.startswith(args.trainable_prefix))
     global LABEL_SMOOTHING
