@@ -1,10 +1,11 @@
 //===- BatchNorm.cpp - gacc.batch_norm in linalg --------------------------===//
 //
 // The training-mode decomposition of gacc.batch_norm (the micro-batch's
-// masked statistics, then the per-channel affine map) that gacc-autodiff
-// differentiates, the statistics gacc-expand-accumulation reads to move the
-// running statistics, and the evaluation form over the running statistics.
-// Formulas: torch.nn.functional.batch_norm.
+// masked statistics, then the per-channel affine map), its hand-written
+// adjoint (torch's batch_norm_backward), the statistics
+// gacc-expand-accumulation reads to move the running statistics, and the
+// evaluation form over the running statistics. Formulas:
+// torch.nn.functional.batch_norm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +89,23 @@ Value buildScaleBy(OpBuilder &b, Location loc, Value v, Value s) {
       .getResult(0);
 }
 
+/// rsqrt(var + eps) [C].
+Value buildRstd(OpBuilder &b, Location loc, Value var, double eps) {
+  return buildElementwise(
+      b, loc, ValueRange{var}, cast<RankedTensorType>(var.getType()),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value e = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(eps));
+        Value shifted = arith::AddFOp::create(nb, nl, a[0], e);
+        return math::RsqrtOp::create(nb, nl, shifted);
+      });
+}
+
+/// x̂ = (x − mean) · rstd, inside a body.
+Value buildXhat(OpBuilder &b, Location loc, Value x, Value mean, Value rstd) {
+  Value centered = arith::SubFOp::create(b, loc, x, mean);
+  return arith::MulFOp::create(b, loc, centered, rstd);
+}
+
 /// (x − mean) · rsqrt(var + eps) · weight + bias over x [m, C, ...], the
 /// statistics [C].
 Value buildNormalize(OpBuilder &b, Location loc, Value x, Value mean,
@@ -95,14 +113,7 @@ Value buildNormalize(OpBuilder &b, Location loc, Value x, Value mean,
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t rank = xt.getRank();
   ChannelMaps maps(b, rank);
-  auto cType = cast<RankedTensorType>(mean.getType());
-  Value rstd = buildElementwise(
-      b, loc, ValueRange{var}, cType,
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value e = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(eps));
-        return math::RsqrtOp::create(nb, nl,
-                                     arith::AddFOp::create(nb, nl, a[0], e));
-      });
+  Value rstd = buildRstd(b, loc, var, eps);
   return linalg::GenericOp::create(
              b, loc, TypeRange{xt}, ValueRange{x, mean, rstd, weight, bias},
              ValueRange{tensor::EmptyOp::create(b, loc, xt.getShape(),
@@ -113,6 +124,35 @@ Value buildNormalize(OpBuilder &b, Location loc, Value x, Value mean,
                                               utils::IteratorType::parallel),
              buildNormalizeBody)
       .getResult(0);
+}
+
+/// Σ dy and Σ dy·x̂ per channel over every position of dy [m, C, ...]
+/// (padding rows too: their outputs are normalized by the statistics as
+/// well), in one pass, summed in f64 and rounded to f32 [C].
+std::pair<Value, Value> buildGradientSums(OpBuilder &b, Location loc, Value dy,
+                                          Value x, Value mean, Value rstd) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank();
+  ChannelMaps maps(b, rank);
+  auto c64 = RankedTensorType::get({xt.getDimSize(1)}, b.getF64Type());
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{c64, c64}, ValueRange{dy, x, mean, rstd},
+      ValueRange{buildFilled(b, loc, c64, 0.0), buildFilled(b, loc, c64, 0.0)},
+      SmallVector<AffineMap>{maps.all, maps.all, maps.channel, maps.channel,
+                             maps.channel, maps.channel},
+      channelReduction(rank), [](OpBuilder &nb, Location nl, ValueRange a) {
+        Value xhat = buildXhat(nb, nl, a[1], a[2], a[3]);
+        Value dyXhat = arith::MulFOp::create(nb, nl, a[0], xhat);
+        Type f64 = nb.getF64Type();
+        Value s = arith::AddFOp::create(
+            nb, nl, a[4], arith::ExtFOp::create(nb, nl, f64, a[0]));
+        Value sx = arith::AddFOp::create(
+            nb, nl, a[5], arith::ExtFOp::create(nb, nl, f64, dyXhat));
+        linalg::YieldOp::create(nb, nl, ValueRange{s, sx});
+      });
+  Type f32 = b.getF32Type();
+  return {buildConvertElements(b, loc, sums.getResult(0), f32),
+          buildConvertElements(b, loc, sums.getResult(1), f32)};
 }
 
 } // namespace
@@ -174,6 +214,75 @@ FailureOr<SmallVector<Value>> BatchNormOp::decomposeOperation(OpBuilder &b) {
                                            stats.variance, getWeight(),
                                            getBias(),
                                            getEps().convertToDouble())};
+}
+
+/// torch's batch_norm_backward (training), with the sample mask k:
+/// dbias = Σ dy, dweight = Σ dy·x̂ (every position), and
+/// dx = weight · rstd · (dy − k · (Σ dy + x̂ · Σ dy·x̂) / count): the
+/// statistics depend on the counted samples only, every output on them.
+/// One pass for both sums and one for dx, where differentiating the
+/// decomposition takes a pass per term.
+LogicalResult BatchNormOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &operandAdjoints) {
+  operandAdjoints.assign(getNumOperands(), Value());
+  Value dy = resultAdjoints[0];
+  if (!dy || !(needed[0] || needed[1] || needed[2]))
+    return success();
+  Location loc = getLoc();
+  Value x = getInput();
+  Statistics stats = buildStatistics(b);
+  Value rstd = buildRstd(b, loc, stats.variance, getEps().convertToDouble());
+  auto [sumDy, sumDyXhat] =
+      buildGradientSums(b, loc, dy, x, stats.mean, rstd);
+  if (needed[1])
+    operandAdjoints[1] = sumDyXhat;
+  if (needed[2])
+    operandAdjoints[2] = sumDy;
+  if (!needed[0])
+    return success();
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank();
+  ChannelMaps maps(b, rank);
+  Value mask = getSampleMask();
+  if (!mask)
+    mask = buildFilled(
+        b, loc, RankedTensorType::get({xt.getDimSize(0)}, xt.getElementType()),
+        1.0);
+  Value invCount = buildElementwise(
+      b, loc, ValueRange{stats.count},
+      cast<RankedTensorType>(stats.count.getType()),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value one = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(1.0));
+        Value n = arith::MaximumFOp::create(nb, nl, a[0], one);
+        return arith::DivFOp::create(nb, nl, one, n);
+      });
+  AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
+  operandAdjoints[0] =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{xt},
+          ValueRange{dy, x, mask, stats.mean, rstd, getWeight(), sumDy,
+                     sumDyXhat, invCount},
+          ValueRange{tensor::EmptyOp::create(b, loc, xt.getShape(),
+                                             xt.getElementType())},
+          SmallVector<AffineMap>{maps.all, maps.all, maps.sample,
+                                 maps.channel, maps.channel, maps.channel,
+                                 maps.channel, maps.channel, scalar, maps.all},
+          SmallVector<utils::IteratorType>(rank,
+                                           utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location nl, ValueRange a) {
+            Value xhat = buildXhat(nb, nl, a[1], a[3], a[4]);
+            Value spread = arith::MulFOp::create(nb, nl, xhat, a[7]);
+            Value sums = arith::AddFOp::create(nb, nl, a[6], spread);
+            Value counted = arith::MulFOp::create(nb, nl, a[2], a[8]);
+            Value correction = arith::MulFOp::create(nb, nl, sums, counted);
+            Value centered = arith::SubFOp::create(nb, nl, a[0], correction);
+            Value scale = arith::MulFOp::create(nb, nl, a[5], a[4]);
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::MulFOp::create(nb, nl, scale, centered)));
+          })
+          .getResult(0);
+  return success();
 }
 
 Value BatchNormOp::buildInference(OpBuilder &b, ValueRange running) {

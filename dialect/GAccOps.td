@@ -760,6 +760,7 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
 
 def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<GAcc_BatchStatisticsOpInterface,
         ["getRunningStatistics", "setSampleMask", "buildInference"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
@@ -800,6 +801,12 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     batch's memory that accumulation exists to avoid. So neither mode makes
     N × m equal 1 × (N·m) in the gradients; `per_window` makes the running
     statistics (and so evaluation) those of the large batch.
+
+    Adjoint (hand-written, torch's batch_norm_backward): dbias = Σ dy,
+    dweight = Σ dy·x̂ over every position (one pass, summed in f64) and
+    dx = weight · rstd · (dy − k · (Σ dy + x̂ · Σ dy·x̂) / count) with k the
+    sample mask (one pass), where differentiating the decomposition would
+    take a pass over the activations per term.
 
     ```mlir
     gacc.statistic @bn_mean : tensor<64xf32> = #gacc.zeros

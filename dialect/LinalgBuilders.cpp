@@ -186,13 +186,14 @@ Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
 }
 
 Value mlir::gacc::buildAddBias(OpBuilder &b, Location loc, Value x,
-                               Value bias) {
+                               Value bias, unsigned biasDim) {
   auto xt = cast<RankedTensorType>(x.getType());
   MLIRContext *ctx = b.getContext();
   AffineExpr d0, d1;
   bindDims(ctx, d0, d1);
-  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {d1}, ctx),
-                                 AffineMap::get(2, 0, {d0, d1}, ctx)};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(2, 0, {biasDim == 0 ? d0 : d1}, ctx),
+      AffineMap::get(2, 0, {d0, d1}, ctx)};
   auto op = linalg::GenericOp::create(
       b, loc, TypeRange{xt}, ValueRange{bias}, ValueRange{x}, maps,
       iterators(2), [](OpBuilder &nb, Location nl, ValueRange args) {

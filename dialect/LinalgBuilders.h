@@ -55,8 +55,10 @@ Value buildConvertElements(OpBuilder &b, Location loc, Value x,
 /// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n].
 Value buildSumRows(OpBuilder &b, Location loc, Value x);
 
-/// x [m, n] + b [n] broadcast over rows, in place into x's value.
-Value buildAddBias(OpBuilder &b, Location loc, Value x, Value bias);
+/// x [m, n] + b [n] broadcast over rows (or, with `biasDim` 0, b [m]
+/// broadcast over columns), in place into x's value.
+Value buildAddBias(OpBuilder &b, Location loc, Value x, Value bias,
+                   unsigned biasDim = 1);
 
 /// Per-row statistics of softmax cross-entropy for logits z [m, C] and
 /// labels y [m]: rowMax = max_j z_ij, sumExp = Σ_j exp(z_ij − rowMax),

@@ -4,7 +4,8 @@
 // pools, global average pooling and group normalization into upstream
 // tensor, linalg and arith ops that gacc-autodiff differentiates: strided
 // `tensor.extract_slice` taps of the padded input (im2col for the
-// convolution, folded maxima or sums for the pools), `linalg.matmul`,
+// convolution, in the channels-first layout [C·K, N·OH·OW]; folded maxima
+// or sums for the pools), `linalg.matmul`,
 // `linalg.transpose`, reshapes and elementwise `linalg.generic` ops.
 //
 //===----------------------------------------------------------------------===//
@@ -90,37 +91,43 @@ Value transpose(OpBuilder &b, Location loc, Value x,
 
 /// The convolution of one group: x [N, C, H, W], w [O, C, KH, KW],
 /// bias [O] or null -> [N, O, OH, OW], through im2col and one matmul.
+/// The padded input is moved to [C, N, H, W] once (blocks of whole rows),
+/// so that the taps stack into the matrix [C·K, N·OH·OW] with no
+/// transpose of single elements: y = W [O, C·K] · cols is one GEMM whose
+/// rows are output channels, its weight gradient dy [O, N·OH·OW] · colsᵀ
+/// one GEMM into the accumulator (gacc-fuse-accumulation), and only the
+/// result moves back to [N, O, OH, OW] (blocks of OH·OW).
 Value convolveGroup(OpBuilder &b, Location loc, Value x, Value weight,
                     Value bias, const Window &win, int64_t oh, int64_t ow) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(weight.getType());
   int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), o = wt.getDimSize(0);
-  int64_t k = win.kh * win.kw;
   Type f32 = xt.getElementType();
-  // Taps [N, C, OH, OW] stacked into [N, C, K, OH, OW].
+  Value channelsFirst =
+      transpose(b, loc, padSpatial(b, loc, x, win, 0.0), {1, 0, 2, 3});
+  // Taps [C, N, OH, OW] stacked into [C, K, N, OH, OW].
   SmallVector<Value> stacked;
-  for (Value t : taps(b, loc, padSpatial(b, loc, x, win, 0.0), win, oh, ow))
+  for (Value t : taps(b, loc, channelsFirst, win, oh, ow))
     stacked.push_back(tensor::ExpandShapeOp::create(
-        b, loc, tensorOf({n, c, 1, oh, ow}, f32), t,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
+        b, loc, tensorOf({c, 1, n, oh, ow}, f32), t,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}}));
   Value cube = stacked.size() == 1
                    ? stacked.front()
-                   : tensor::ConcatOp::create(b, loc, /*dim=*/2, stacked)
+                   : tensor::ConcatOp::create(b, loc, /*dim=*/1, stacked)
                          .getResult();
-  // im2col [N·OH·OW, C·K], rows in (n, oh, ow) order, columns (c, kh, kw).
+  // im2col [C·K, N·OH·OW]: rows (c, kh, kw), columns (n, oh, ow).
   Value cols = tensor::CollapseShapeOp::create(
-      b, loc, transpose(b, loc, cube, {0, 3, 4, 1, 2}),
-      SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4}});
+      b, loc, cube, SmallVector<ReassociationIndices>{{0, 1}, {2, 3, 4}});
   Value wMat = tensor::CollapseShapeOp::create(
       b, loc, weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value y = buildMatmul(b, loc, cols, wMat, /*transposeA=*/false,
-                        /*transposeB=*/true);
+  Value y = buildMatmul(b, loc, wMat, cols, /*transposeA=*/false,
+                        /*transposeB=*/false);
   if (bias)
-    y = buildAddBias(b, loc, y, bias);
-  Value nhwc = tensor::ExpandShapeOp::create(
-      b, loc, tensorOf({n, oh, ow, o}, f32), y,
-      SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-  return transpose(b, loc, nhwc, {0, 3, 1, 2});
+    y = buildAddBias(b, loc, y, bias, /*biasDim=*/0);
+  Value onhw = tensor::ExpandShapeOp::create(
+      b, loc, tensorOf({o, n, oh, ow}, f32), y,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  return transpose(b, loc, onhw, {1, 0, 2, 3});
 }
 
 /// Channels [begin, begin + count) of x along `dim` (0 or 1).

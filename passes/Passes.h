@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -43,6 +44,22 @@ inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
 /// The discardable unit attribute that marks a forward op of a training
 /// step for recomputation in the backward (gacc-recompute-activations).
 constexpr llvm::StringLiteral kRecomputeAttrName = "gacc.recompute";
+
+/// The discardable attribute gacc-outline-linalg-ops puts on an outlined
+/// function: the positions, in its LLVM signature, of the aligned pointers
+/// of memref arguments that no other argument overlaps where one is
+/// written (what gacc-mark-noalias-pointers marks `llvm.noalias` after
+/// convert-func-to-llvm, which drops memref argument attributes).
+constexpr llvm::StringLiteral kNoaliasPointersAttrName =
+    "gacc.noalias_pointers";
+
+/// Whether every memref operand of `op` is contiguous in its innermost
+/// dimension. On the CPU path an op with a strided innermost access (a
+/// pooling window's tap) keeps its loops as they are: collapsed into long
+/// loops (gacc-collapse-dimensions) or told that its buffers do not overlap
+/// (gacc-outline-linalg-ops), LLVM vectorizes it with gathers, measured 3
+/// times slower than its scalar loops (docs/benchmarks.md).
+bool hasUnitInnerStrides(linalg::LinalgOp op);
 
 /// Parses "none", "marked" or "cheap".
 std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);

@@ -875,6 +875,39 @@ def GAccReassociateReductionsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GAccCollapseDimensionsPass
+    : Pass<"gacc-collapse-dimensions", "func::FuncOp"> {
+  let summary = "Run consecutive dimensions of a linalg.generic on buffers "
+                "as one loop (the CPU path)";
+  let description = [{
+    A linalg.generic lowered to loops gets one loop per iteration
+    dimension; over image activations [m, C, H, W] the innermost loop runs
+    W (14 or 28) times, too few for LLVM's vectorizer (and few enough for
+    its full unrolling, after which it vectorizes the next loop with gathers).
+    This pass merges each run of consecutive iteration dimensions of one
+    iterator type that every indexing map keeps in order
+    (`linalg::areDimSequencesPreserved`) and that every operand lays out
+    contiguously (static strides: the outer dimension strides over the
+    whole inner one) into one dimension, with upstream
+    `linalg::collapseOpIterationDims` (`memref.collapse_shape` of the
+    operands). An elementwise op becomes one loop over all its elements,
+    a per-channel op over [m, C, H, W] a loop of H·W per channel; strided
+    views (a pooling window's taps) keep their dimensions. Ops reading
+    `linalg.index` are left alone.
+
+    ```mlir
+    linalg.generic {indexing_maps = [(n, c, h, w) -> (n, c, h, w), (n, c, h, w) -> (c), (n, c, h, w) -> (n, c, h, w)], iterator_types = [parallel × 4]}
+        ins(%x, %mean : memref<32x32x28x28xf32>, memref<32xf32>) outs(%y : memref<32x32x28x28xf32>)
+    // becomes, over (n, c, hw):
+    %xc = memref.collapse_shape %x [[0], [1], [2, 3]] : memref<32x32x28x28xf32> into memref<32x32x784xf32>
+    linalg.generic {indexing_maps = [(n, c, s) -> (n, c, s), (n, c, s) -> (c), ...]} ins(%xc, %mean ...) outs(%yc ...)
+    ```
+
+    Errors: none.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GAccOutlineLinalgOpsPass : Pass<"gacc-outline-linalg-ops", "ModuleOp"> {
   let summary = "Give every linalg op on buffers a function of its own, "
                 "shared by identical ops (the CPU path)";
@@ -912,6 +945,35 @@ def GAccOutlineLinalgOpsPass : Pass<"gacc-outline-linalg-ops", "ModuleOp"> {
     are left alone. Errors: none.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def GAccMarkNoaliasPointersPass
+    : Pass<"gacc-mark-noalias-pointers", "ModuleOp"> {
+  let summary = "Mark llvm.noalias the pointers gacc-outline-linalg-ops "
+                "found disjoint (the CPU path)";
+  let description = [{
+    A loop nest that reads one buffer and writes another vectorizes only
+    where LLVM knows they do not overlap: without it, the loop vectorizer
+    checks at run time (and falls back to a scalar loop for an in-place
+    operation), and a reduction into an output buffer cannot keep its
+    partial sums in registers (LICM cannot promote the output's loads and
+    stores across the input's). gacc-outline-linalg-ops knows which
+    operands of each outlined op view distinct buffers (allocations, or
+    distinct arguments of the step, which never overlap) and records the
+    positions of their aligned pointers in the function's LLVM signature
+    as `gacc.noalias_pointers`; convert-func-to-llvm drops memref argument
+    attributes, so this pass, after it, marks those pointer arguments
+    `llvm.noalias` and removes the record.
+
+    ```mlir
+    llvm.func @s_generic_3(%arg0: !llvm.ptr, %arg1: !llvm.ptr, ...) attributes {gacc.noalias_pointers = array<i64: 1, 6>, ...}
+    // becomes
+    llvm.func @s_generic_3(%arg0: !llvm.ptr, %arg1: !llvm.ptr {llvm.noalias}, ..., %arg6: !llvm.ptr {llvm.noalias}, ...)
+    ```
+
+    Errors: a recorded position that is not a pointer argument.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def GAccHoistDeallocationsPass

@@ -91,6 +91,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertGAccToSCFPass());
   // Reductions that LLVM may vectorize (several partial sums).
   pm.addNestedPass<func::FuncOp>(createGAccReassociateReductionsPass());
+  // Few, long loops: contiguous dimensions run as one.
+  pm.addNestedPass<func::FuncOp>(createGAccCollapseDimensionsPass());
   // One function per loop nest: LLVM's loop passes cost the square of the
   // loops in a function.
   pm.addPass(createGAccOutlineLinalgOpsPass());
@@ -115,6 +117,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  // The outlined ops' disjoint buffers, as their pointers' noalias.
+  pm.addPass(createGAccMarkNoaliasPointersPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -473,3 +473,43 @@ gacc.train_step @dropout params [@w] attributes {
   %l = gacc.cross_entropy %d, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// batch_norm's hand-written adjoint (torch's batch_norm_backward): one pass
+// over the activations sums Σ dy and Σ dy·x̂ per channel (two f64 outputs),
+// which are the bias and weight gradients; one elementwise pass computes dx
+// from dy, x, the mask, the statistics, the weight and both sums. Nothing
+// differentiates the statistics' own reductions.
+
+// CHECK-LABEL: gacc.train_step @batch_norm
+// CHECK: %[[C:.+]] = tensor.expand_shape %{{.+}} output_shape [4, 3, 2]
+// CHECK: gacc.batch_norm %[[C]]
+// CHECK: gacc.backward_begin
+// CHECK: %[[DY:.+]] = tensor.expand_shape %{{.+}} output_shape [4, 3, 2] : tensor<4x6xf32> into tensor<4x3x2xf32>
+// CHECK: %[[SUMS:.+]]:2 = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[DY]], %[[C]], %{{.+}}, %{{.+}} : tensor<4x3x2xf32>, tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>) outs(%{{.+}}, %{{.+}} : tensor<3xf64>, tensor<3xf64>)
+// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[SUMS]]#0 : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[DG:.+]] = linalg.generic {{.+}} ins(%[[SUMS]]#1 : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[DY]], %[[C]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[DB]], %[[DG]], %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<4x3x2xf32>)
+// CHECK-NOT: iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK: %[[DH:.+]] = tensor.collapse_shape %[[DX]]
+// CHECK: %[[DW1:.+]] = linalg.matmul {{.+}} ins(%[[DH]], %{{.+}} : tensor<4x6xf32>, tensor<4x5xf32>)
+// CHECK: gacc.yield %{{.+}}, %[[DW1]], %[[DG]], %[[DB]], %{{.+}} :
+gacc.param @w1 : tensor<6x5xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @b : tensor<3xf32> = #gacc.zeros
+gacc.param @w2 : tensor<2x6xf32> = #gacc.zeros
+gacc.statistic @mean : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @batch_norm params [@w1, @g, @b, @w2] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w1: tensor<6x5xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %w2: tensor<2x6xf32>, %x: tensor<4x5xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w1 : tensor<4x5xf32>, tensor<6x5xf32> -> tensor<4x6xf32>
+  %c = tensor.expand_shape %h [[0], [1, 2]] output_shape [4, 3, 2] : tensor<4x6xf32> into tensor<4x3x2xf32>
+  %n = gacc.batch_norm %c, %g, %b running(@mean, @var) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>
+  %f = tensor.collapse_shape %n [[0], [1, 2]] : tensor<4x3x2xf32> into tensor<4x6xf32>
+  %z = gacc.linear %f, %w2 : tensor<4x6xf32>, tensor<2x6xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -130,22 +130,24 @@ func.func @softmax(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// conv2d through im2col: the padded input's 3×3 strided taps stacked along
-// a new dimension, transposed to [N, OH, OW, C, K] and collapsed to the
-// [N·OH·OW, C·K] matrix; one matmul against the weight viewed as [O, C·K]
-// (transposed through its maps), the bias per row, back to NCHW.
+// conv2d through im2col in the channels-first layout: the padded input
+// moved to [C, N, H, W] once, its 3×3 strided taps stacked along a new
+// dimension into [C, K, N, OH, OW] and collapsed to the [C·K, N·OH·OW]
+// matrix; one matmul of the weight viewed as [O, C·K] by it (rows are
+// output channels), the bias per row, back to [N, O, OH, OW].
 // CHECK-LABEL: func.func @conv2d(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x6x6xf32>, %[[W:[^:]+]]: tensor<4x3x3x3xf32>, %[[B:[^:]+]]: tensor<4xf32>)
 // CHECK: %[[P:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: tensor.extract_slice %[[P]][0, 0, 0, 0] [2, 3, 3, 3] [1, 1, 2, 2]
-// CHECK-COUNT-8: tensor.extract_slice %[[P]]
-// CHECK: %[[CAT:.+]] = tensor.concat dim(2) {{.*}} -> tensor<2x3x9x3x3xf32>
-// CHECK: %[[T:.+]] = linalg.transpose ins(%[[CAT]] : tensor<2x3x9x3x3xf32>) {{.*}} permutation = [0, 3, 4, 1, 2]
-// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[T]] {{\[}}[0, 1, 2], [3, 4]] : tensor<2x3x3x3x9xf32> into tensor<18x27xf32>
+// CHECK: %[[CF:.+]] = linalg.transpose ins(%[[P]] : tensor<2x3x8x8xf32>) {{.*}} permutation = [1, 0, 2, 3]
+// CHECK: tensor.extract_slice %[[CF]][0, 0, 0, 0] [3, 2, 3, 3] [1, 1, 2, 2]
+// CHECK-COUNT-8: tensor.extract_slice %[[CF]]
+// CHECK: %[[CAT:.+]] = tensor.concat dim(1) {{.*}} -> tensor<3x9x2x3x3xf32>
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[CAT]] {{\[}}[0, 1], [2, 3, 4]] : tensor<3x9x2x3x3xf32> into tensor<27x18xf32>
 // CHECK: %[[WM:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
-// CHECK: %[[MM:.+]] = linalg.matmul {{.*}} ins(%[[COLS]], %[[WM]] : tensor<18x27xf32>, tensor<4x27xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%[[MM]] : tensor<18x4xf32>)
-// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[WM]], %[[COLS]] : tensor<4x27xf32>, tensor<27x18xf32>)
+// CHECK: %[[Y:.+]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%[[MM]] : tensor<4x18xf32>)
+// CHECK: %[[ONHW:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2, 3]] output_shape [4, 2, 3, 3]
+// CHECK: linalg.transpose ins(%[[ONHW]] : tensor<4x2x3x3xf32>) {{.*}} permutation = [1, 0, 2, 3]
 func.func @conv2d(%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
   %y = gacc.conv2d %x, %w bias %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
   return %y : tensor<2x4x3x3xf32>
