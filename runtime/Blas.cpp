@@ -2,11 +2,14 @@
 //
 // C = beta·C + op(A)·op(B) on strided fp32 memrefs, and the same for each
 // matrix of a batch, called from compiled code with each memref expanded
-// into its descriptor fields.
+// into its descriptor fields. Products of at most kSmallGemmMaxRows rows
+// (a layer at a small micro-batch) go to SmallGemm's kernels, the rest to
+// OpenBLAS.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Runtime.h"
+#include "runtime/SmallGemm.h"
 
 #include <cblas.h>
 
@@ -27,6 +30,10 @@ void gemm(const View &a, const View &b, const View &c, bool transA,
           bool transB, float beta) {
   int64_t m = c.rows, n = c.cols, k = transA ? a.rows : a.cols;
   bool unit = a.colStride == 1 && b.colStride == 1 && c.colStride == 1;
+  if (unit && !transA &&
+      gaccrt::smallGemm(a.data, a.rowStride, b.data, b.rowStride, c.data,
+                        c.rowStride, m, n, k, transB, beta))
+    return;
   if (unit && m > 0 && n > 0) {
     // Row-major BLAS: with beta = 0, C is never read (BLAS contract).
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,

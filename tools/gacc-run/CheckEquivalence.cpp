@@ -35,6 +35,36 @@ double relativeDifference(const HostTensor &a, const HostTensor &b) {
   return scale > 0 ? diff / scale : diff;
 }
 
+/// max |a − b| / max |b| of updated parameters, leaving out the elements
+/// whose update the gradients do not determine: where the reference
+/// gradient `g` is within `margin` (the two runs' largest gradient
+/// difference) of zero, its sign, and so the direction of an adaptive
+/// optimizer's step lr·g/(|g| + eps), is not fixed by the gradients
+/// agreeing. Counts those that differ in `skipped`.
+double relativeDifferenceWhereDetermined(const HostTensor &a,
+                                         const HostTensor &b,
+                                         const HostTensor &g, double margin,
+                                         int64_t &skipped) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+    scale = std::max(scale, std::fabs(double(b.f32()[i])));
+    if (std::fabs(double(g.f32()[i])) <= margin) {
+      skipped += a.f32()[i] != b.f32()[i];
+      continue;
+    }
+    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+/// max |a − b| over the elements.
+double absoluteDifference(const HostTensor &a, const HostTensor &b) {
+  double diff = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i)
+    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
+  return diff;
+}
+
 /// The first op of `step` whose result depends on the whole batch, if any.
 BatchStatisticsOpInterface findBatchStatistics(TrainStepOp step) {
   BatchStatisticsOpInterface found;
@@ -111,6 +141,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   // Gradients: the accumulated sums divided by each run's count.
   double gradDiff = 0, paramDiff = 0;
+  std::vector<HostTensor> referenceGrads(sig.numParams);
+  std::vector<double> gradMargins(sig.numParams, -1.0);
   for (unsigned t = 0; t < sig.numTrainable; ++t) {
     HostTensor g[2];
     for (int k = 0; k < 2; ++k) {
@@ -119,10 +151,21 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
         g[k].f32()[e] /= std::max(results[k][kCount], 1.0f);
     }
     gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
+    unsigned i = sig.trainable[t];
+    gradMargins[i] = absoluteDifference(g[0], g[1]);
+    referenceGrads[i] = std::move(g[1]);
   }
+  // Updated parameters where the gradients fix the update (every element
+  // of a frozen parameter).
+  int64_t undetermined = 0;
   for (unsigned i = 0; i < sig.numParams; ++i)
-    paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
-                                                       states[1].params[i]));
+    paramDiff = std::max(
+        paramDiff,
+        gradMargins[i] < 0
+            ? relativeDifference(states[0].params[i], states[1].params[i])
+            : relativeDifferenceWhereDetermined(
+                  states[0].params[i], states[1].params[i], referenceGrads[i],
+                  gradMargins[i], undetermined));
   double statDiff = 0;
   for (unsigned q = 0; q < sig.numStatistics; ++q)
     statDiff = std::max(statDiff, relativeDifference(states[0].statistics[q],
@@ -138,6 +181,11 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       sig.name.c_str(), (long long)end, (long long)m, (long long)sig.accumSteps,
       (long long)eff, results[0][kCount], results[1][kCount], results[0][kObjective],
       results[1][kObjective], gradDiff, paramDiff, tolerance);
+  if (undetermined)
+    llvm::outs() << "  updated parameters left out: " << undetermined
+                 << " elements whose gradient is within the two runs' "
+                    "gradient difference of zero (the update's sign is not "
+                    "determined)\n";
   if (sig.numStatistics)
     llvm::outs() << llvm::format("  running statistics: %.3e\n", statDiff);
   if (ok) {
