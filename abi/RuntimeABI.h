@@ -25,6 +25,14 @@ constexpr const char *kCublasSgemm = "gacc_cublas_sgemm";
 /// gacc_all_reduce_sum_f32(buffer): in-place sum over the ranks
 /// (convert-gacc-to-runtime).
 constexpr const char *kAllReduceSumF32 = "gacc_all_reduce_sum_f32";
+/// gacc_step_arena(bytes: index) -> memref<?xi8>: the step arena, at
+/// least `bytes` long and aligned to a page, that holds a CPU step's
+/// transient buffers at offsets chosen at compile time
+/// (gacc-place-transient-buffers). Its contents do not outlive the call of
+/// the function that asks for it; one arena per thread. Called through
+/// MLIR's C interface: _mlir_ciface_gacc_step_arena(result descriptor,
+/// bytes) (runtime/StepArena.cpp).
+constexpr const char *kStepArena = "gacc_step_arena";
 /// gacc_cuda_synchronize(): waits for the step's stream
 /// (gacc-async-launches).
 constexpr const char *kCudaSynchronize = "gacc_cuda_synchronize";

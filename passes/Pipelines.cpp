@@ -85,6 +85,9 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable},
       options.deferWindowBytes);
+  // The transient buffers at the offsets the memory plan reports.
+  if (options.stepArena)
+    pm.addPass(createGAccPlaceTransientBuffersPass());
   if (options.blas)
     pm.addPass(createConvertGAccToBLASPass());
   pm.addPass(createConvertGAccToRuntimePass());

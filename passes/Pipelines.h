@@ -45,6 +45,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("gacc-defer-weight-gradients' max-window-bytes (0: "
                      "every weight gradient accumulates per micro-batch)"),
       llvm::cl::init(kDeferWindowBytes)};
+  PassOptions::Option<bool> stepArena{
+      *this, "step-arena",
+      llvm::cl::desc("Place the transient buffers in the step arena at "
+                     "compile-time offsets (gacc-place-transient-buffers); "
+                     "otherwise each is allocated from the heap as it runs"),
+      llvm::cl::init(true)};
 };
 
 /// Options of gacc-lower-to-nvvm-pipeline.

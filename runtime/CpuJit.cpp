@@ -11,6 +11,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/Runtime.h"
+#include "runtime/StepArena.h"
 
 #include "abi/RuntimeABI.h"
 
@@ -94,6 +95,15 @@ static void *checkedMalloc(uint64_t bytes) {
   if (!p && bytes)
     allocationFailure(bytes, /*onDevice=*/false);
   return p;
+}
+
+/// The compiled code's step arena (abi::kStepArena), with the same
+/// failure handling as its malloc.
+static void checkedStepArena(ByteBufferDescriptor *result, int64_t bytes) {
+  auto *p = static_cast<int8_t *>(reserveStepArena(uint64_t(bytes)));
+  if (!p)
+    allocationFailure(uint64_t(bytes), /*onDevice=*/false);
+  *result = {p, p, 0, bytes, 1};
 }
 
 static void *checkedCudaMalloc(uint64_t bytes) {
@@ -254,6 +264,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind(abi::kAllReduceSumF32, &gacc_all_reduce_sum_f32);
     bind(abi::kCudaSynchronize, &gacc_cuda_synchronize);
     bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
+    bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
+         &checkedStepArena);
     // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).
     bind("mgpuModuleLoad", &mgpuModuleLoad);
     bind("mgpuModuleUnload", &mgpuModuleUnload);

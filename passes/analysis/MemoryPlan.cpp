@@ -7,13 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/analysis/MemoryPlan.h"
+#include "passes/analysis/BufferPlacement.h"
 #include "passes/Pipelines.h"
 
 #include "abi/MemoryABI.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -43,66 +42,6 @@ FailureOr<uint64_t> blockBytes(MemRefType type, bool device) {
   if (bytes <= abi::kDeviceScalarBytes)
     return uint64_t(0);
   return abi::roundToBlocks(bytes, abi::kDeviceAlignment);
-}
-
-/// An op of the timeline: one that reads or writes a buffer (or calls),
-/// at the level of the step's control flow (not inside a linalg body).
-bool isTimelineOp(Operation *op) {
-  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          ViewLikeOpInterface, BackwardBeginOp>(op) ||
-      op->hasTrait<OpTrait::IsTerminator>())
-    return false;
-  if (isa<RegionBranchOpInterface>(op))
-    return false; // its body's ops stand for it
-  Operation *parent = op->getParentOp();
-  if (!isa<func::FuncOp, RegionBranchOpInterface>(parent))
-    return false;
-  return llvm::any_of(op->getOperandTypes(),
-                      [](Type t) { return isa<MemRefType>(t); }) ||
-         isa<CallOpInterface>(op);
-}
-
-/// The step's ops in program order with a position each (nested ops after
-/// their parent), the phase of each timeline op, and the buffers' live
-/// ranges [alloc, dealloc] in those positions.
-struct Linearized {
-  llvm::DenseMap<Operation *, unsigned> position;
-  /// The last position inside each op with regions.
-  llvm::DenseMap<Operation *, unsigned> lastInside;
-  SmallVector<Operation *> timeline;
-  SmallVector<std::string> phases;
-};
-
-Linearized linearize(func::FuncOp step) {
-  Linearized l;
-  unsigned next = 0;
-  bool inLoop = false, backward = false, loopSeen = false;
-  std::function<void(Operation *)> visit = [&](Operation *op) {
-    l.position[op] = next++;
-    if (isa<BackwardBeginOp>(op))
-      backward = true;
-    if (isTimelineOp(op)) {
-      l.timeline.push_back(op);
-      l.phases.push_back(inLoop ? (backward ? "backward" : "forward")
-                         : loopSeen ? "update"
-                                    : "setup");
-    }
-    if (op->getNumRegions()) {
-      bool loop = isa<scf::ForOp>(op) && op->getParentOp() == step;
-      if (loop)
-        inLoop = true, backward = false;
-      for (Region &r : op->getRegions())
-        for (Block &b : r)
-          for (Operation &inner : b)
-            visit(&inner);
-      if (loop)
-        inLoop = false, loopSeen = true;
-      l.lastInside[op] = next - 1;
-    }
-  };
-  for (Operation &op : step.getBody().front())
-    visit(&op);
-  return l;
 }
 
 } // namespace
@@ -162,7 +101,17 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
     unsigned begin, end;
     uint64_t bytes;
     MemoryKind kind;
+    bool inArena;
   };
+  // On the CPU most of them lie in the step arena at offsets of their own
+  // (gacc-place-transient-buffers); the others are allocated as they run.
+  llvm::DenseSet<Operation *> inArena;
+  if (!device && isEntryFunction(step)) {
+    TransientPlacement placed = placeTransientBuffers(step);
+    plan.arenaBytes = placed.layout.bytes;
+    for (memref::AllocOp alloc : placed.allocs)
+      inArena.insert(alloc);
+  }
   SmallVector<Range> ranges;
   SmallVector<unsigned> boundaries;
   step.walk([&](BackwardBeginOp op) { boundaries.push_back(l.position[op]); });
@@ -175,19 +124,15 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
       op->emitError("the memory plan needs static shapes, got ") << type;
       return WalkResult::interrupt();
     }
-    unsigned begin = l.position[op];
-    unsigned end = op->getBlock()->getParentOp() == step
-                       ? unsigned(l.position.size())
-                       : l.lastInside[op->getParentOp()];
-    for (Operation *user : op->getResult(0).getUsers())
-      if (isa<memref::DeallocOp>(user) && user->getBlock() == op->getBlock())
-        end = l.position[user];
+    LiveInterval interval = liveIntervalOf(op, l, step, *bytes);
+    unsigned begin = interval.begin, end = interval.end;
     bool activation = llvm::any_of(boundaries, [&](unsigned b) {
       return begin < b && b < end;
     });
     ranges.push_back({begin, end, *bytes,
                       activation ? MemoryKind::Activations
-                                 : MemoryKind::Temporaries});
+                                 : MemoryKind::Temporaries,
+                      inArena.contains(op)});
     if (activation)
       plan.activationsAcrossBoundary += *bytes;
     return WalkResult::advance();
@@ -202,9 +147,15 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
     point.phase = phase;
     point.live = persistent;
     unsigned at = l.position[op];
+    uint64_t outsideArena = 0;
     for (const Range &r : ranges)
-      if (r.begin < at && at < r.end)
+      if (r.begin < at && at < r.end) {
         point.live[unsigned(r.kind)] += r.bytes;
+        if (!r.inArena)
+          outsideArena += r.bytes;
+      }
+    plan.heldPeakBytes = std::max(
+        plan.heldPeakBytes, total(persistent) + plan.arenaBytes + outsideArena);
     plan.timeline.push_back(std::move(point));
   }
   if (plan.timeline.empty()) {
@@ -217,6 +168,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
   for (size_t i = 0; i < plan.timeline.size(); ++i)
     if (total(plan.timeline[i].live) > plan.peakBytes())
       plan.peakPoint = i;
+  plan.heldPeakBytes = std::max(plan.heldPeakBytes, plan.peakBytes());
   return plan;
 }
 

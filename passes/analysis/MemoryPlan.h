@@ -71,6 +71,16 @@ struct MemoryPlan {
   /// forward/backward boundary.
   uint64_t activationsAcrossBoundary = 0;
 
+  /// On the CPU: the bytes of the step arena, which holds the transient
+  /// buffers at offsets chosen at compile time (BufferPlacement.h); at
+  /// least the transient bytes live at the peak, more where the buffers do
+  /// not pack without gaps. 0 on cuda.
+  uint64_t arenaBytes = 0;
+  /// The most the step holds at once: on the CPU the persistent bytes, the
+  /// arena and the largest live bytes of the buffers outside it; never
+  /// less than the peak. What a memory budget must cover.
+  uint64_t heldPeakBytes = 0;
+
   const MemoryBytes &atPeak() const { return timeline[peakPoint].live; }
   uint64_t peakBytes() const { return total(atPeak()); }
 };

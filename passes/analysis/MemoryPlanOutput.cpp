@@ -74,6 +74,21 @@ void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
                      "boundary: %llu bytes (%.2f MiB)\n",
                      (unsigned long long)plan.activationsAcrossBoundary,
                      mib(plan.activationsAcrossBoundary));
+  if (plan.arenaBytes) {
+    uint64_t transient = plan.atPeak()[unsigned(MemoryKind::Activations)] +
+                         plan.atPeak()[unsigned(MemoryKind::Temporaries)];
+    os << llvm::format("  step arena (the transient buffers at compile-time "
+                       "offsets): %llu bytes (%.2f MiB, %+.1f%% of the "
+                       "peak's transient bytes)\n",
+                       (unsigned long long)plan.arenaBytes,
+                       mib(plan.arenaBytes),
+                       100.0 * (double(plan.arenaBytes) - double(transient)) /
+                           std::max<double>(double(transient), 1));
+    os << llvm::format("  held at most (persistent, arena, other buffers): "
+                       "%llu bytes (%.2f MiB)\n",
+                       (unsigned long long)plan.heldPeakBytes,
+                       mib(plan.heldPeakBytes));
+  }
 }
 
 llvm::json::Value mlir::gacc::toJSON(const MemoryPlan &plan) {
@@ -92,7 +107,9 @@ llvm::json::Value mlir::gacc::toJSON(const MemoryPlan &plan) {
       {"peak_location", p.location},
       {"at_peak", std::move(atPeak)},
       {"activations_across_boundary",
-       int64_t(plan.activationsAcrossBoundary)}};
+       int64_t(plan.activationsAcrossBoundary)},
+      {"arena_bytes", int64_t(plan.arenaBytes)},
+      {"held_peak_bytes", int64_t(plan.heldPeakBytes)}};
 }
 
 namespace {

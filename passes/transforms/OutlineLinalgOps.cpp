@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/BufferPlacement.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,12 +40,14 @@ namespace {
 /// the linalg op last. Inside the function every view of one buffer is then
 /// an address computation from one pointer, which LLVM's dependence
 /// analysis and interleaved accesses see through (two taps of one padded
-/// image: x[2·i] and x[2·i + 1]).
+/// image: x[2·i] and x[2·i + 1]). A buffer placed in the step arena is
+/// the chain's end: the function takes it, not the arena.
 SmallVector<Operation *> outlinedOps(linalg::LinalgOp op) {
   SetVector<Operation *> views;
   std::function<void(Value)> visit = [&](Value v) {
     auto view = v.getDefiningOp<ViewLikeOpInterface>();
-    if (!view || !isa<MemRefType>(v.getType()) || !isPure(view))
+    if (!view || !isa<MemRefType>(v.getType()) || !isPure(view) ||
+        isPlacedBuffer(v))
       return;
     visit(view.getViewSource());
     views.insert(view);
@@ -73,10 +76,14 @@ SetVector<Value> capturedValues(ArrayRef<Operation *> ops) {
       }));
 }
 
-/// Whether a memref value is a whole buffer of its own: an allocation, or
-/// an argument of its function's entry block (the step's buffers, which
-/// never overlap: abi/StepABI.h). Distinct such values never overlap.
+/// Whether a memref value is a whole buffer of its own: an allocation, a
+/// buffer placed in the step arena (which overlaps no buffer live at the
+/// same time), or an argument of its function's entry block (the step's
+/// buffers, which never overlap: abi/StepABI.h). Distinct such values used
+/// by one op never overlap.
 bool isWholeBuffer(Value v) {
+  if (isPlacedBuffer(v))
+    return true;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Block *block = arg.getOwner();
     return block->isEntryBlock() &&

@@ -16,6 +16,9 @@
 //   temporaries at the peak (the first backward op, the logits'
 //     gradient): 4·16·4 = 256                                   ->  256
 //   peak: 3·576 + 320 + 448 + 256                               = 2752
+//   step arena: the transient buffers pack without gaps, so it is
+//     the peak's activations and temporaries: 448 + 256          =  704
+//   held at most: the persistent bytes and the arena             = 2752
 // CPU-LABEL: memory plan of @small on cpu: micro-batch 4 x 2 accumulation steps
 // CPU-NEXT:  at the peak                 bytes        MiB
 // CPU-NEXT:  parameters                    576
@@ -27,8 +30,10 @@
 // CPU-NEXT:  temporaries                   256
 // CPU-NEXT:  workspace                       0
 // CPU-NEXT:  peak                         2752
-// CPU-NEXT:  peak at linalg.generic in the backward ({{.*}}plan-memory.mlir:[[@LINE+44]]:8)
+// CPU-NEXT:  peak at linalg.generic in the backward ({{.*}}plan-memory.mlir:[[@LINE+46]]:8)
 // CPU-NEXT:  activations live across the forward/backward boundary: 448 bytes
+// CPU-NEXT:  step arena (the transient buffers at compile-time offsets): 704 bytes ({{.*}}, +0.0% of the peak's transient bytes)
+// CPU-NEXT:  held at most (persistent, arena, other buffers): 2752 bytes
 
 // On the cuda target, blocks of 256 bytes; scalars (the loss) in the 1 MiB scalar pool;
 // the 32 MiB cuBLAS workspace.

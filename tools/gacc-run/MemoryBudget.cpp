@@ -94,12 +94,12 @@ gaccrt::chooseMicroBatch(ModuleOp model, llvm::StringRef step,
   auto smallest = plan(1);
   if (!smallest)
     return smallest.takeError();
-  if (smallest->peakBytes() > budget)
+  if (smallest->heldPeakBytes > budget)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         llvm::formatv("--memory-budget {0}: even micro-batch 1 needs {1} "
                       "(largest parts: {2}); raise the budget",
-                      formatBytes(budget), formatBytes(smallest->peakBytes()),
+                      formatBytes(budget), formatBytes(smallest->heldPeakBytes),
                       largestParts(*smallest))
             .str());
   MemoryPlan best = *smallest;
@@ -109,7 +109,7 @@ gaccrt::chooseMicroBatch(ModuleOp model, llvm::StringRef step,
     auto p = plan(mid);
     if (!p)
       return p.takeError();
-    if (p->peakBytes() <= budget) {
+    if (p->heldPeakBytes <= budget) {
       lo = mid;
       best = std::move(*p);
     } else {

@@ -37,6 +37,9 @@ struct RunSettings {
   uint64_t seed = 0;
   bool unroll = false;
   bool blas = true;
+  /// The CPU step's transient buffers in the step arena
+  /// (gacc-place-transient-buffers), not the heap.
+  bool stepArena = true;
   /// gacc-defer-weight-gradients' max-window-bytes for the CPU step (0:
   /// every weight gradient accumulates per micro-batch).
   int64_t deferWindowBytes = 0;

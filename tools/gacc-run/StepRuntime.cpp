@@ -294,6 +294,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     CPUPipelineOptions pipelineOptions;
     pipelineOptions.unroll = settings.unroll;
     pipelineOptions.blas = settings.blas;
+    pipelineOptions.stepArena = settings.stepArena;
     pipelineOptions.deferWindowBytes = settings.deferWindowBytes;
     pipelineOptions.arenaUpdate = settings.arenaUpdate;
     pipelineOptions.resumable = settings.resumable();

@@ -16,6 +16,7 @@
 #include "runtime/CudaRuntime.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
+#include "runtime/StepArena.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -607,16 +608,21 @@ llvm::Error Trainer::saveGradients(float count, float scale) {
 void Trainer::reportMemory(llvm::json::Object &summary) {
   if (!settings.memoryPlan)
     return;
-  uint64_t planned = settings.memoryPlan->peakBytes();
+  // What the step holds at most: on the CPU its persistent buffers, the
+  // step arena and the buffers outside it.
+  uint64_t planned = settings.stepArena || onDevice
+                         ? settings.memoryPlan->heldPeakBytes
+                         : settings.memoryPlan->peakBytes();
   // The device's arena peak with the scalar pool and cuBLAS workspace; on
-  // the CPU the resident growth of the step's state plus the largest
-  // growth while training.
+  // the CPU the resident growth of the step's state, the step arena's
+  // resident pages (faulted in by the first step, so inside the base) and
+  // the largest growth while training.
   uint64_t measured;
   if (onDevice) {
     measured = cuda::managedPeakBytes();
   } else {
     uint64_t peak = std::max(trainingPeakBytes, rss::peakBytes());
-    measured = measuredStateBytes +
+    measured = measuredStateBytes + stepArenaResidentBytes() +
                (peak > trainingBaseBytes ? peak - trainingBaseBytes : 0);
   }
   out << "memory: planned peak " << formatBytes(planned) << ", measured "

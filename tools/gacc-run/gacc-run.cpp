@@ -254,6 +254,12 @@ static cl::opt<bool>
     noBlas("no-blas",
            cl::desc("Compile matrix products to loops instead of OpenBLAS"),
            cl::init(false), cl::cat(cat));
+static cl::opt<bool> noStepArena(
+    "no-step-arena",
+    cl::desc("On the CPU, allocate each transient buffer from the heap as "
+             "the step runs instead of placing them all in the step arena "
+             "at offsets chosen at compile time"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
     cl::desc("On the CPU, compute a weight gradient once per window from "
@@ -430,7 +436,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       if (n * m != eff)
         llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
                      << " samples";
-      llvm::outs() << "), planned peak " << formatBytes(chosen->peakBytes());
+      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
       if (recomputed)
         llvm::outs() << ", with activation recomputation (--recompute cheap: "
                         "a larger micro-batch fits than without)";
@@ -824,6 +830,7 @@ static int run(int argc, char **argv) {
     settings.growthInterval = scaling.getGrowthInterval();
   }
   settings.blas = !noBlas;
+  settings.stepArena = !noStepArena;
   settings.deferWindowBytes = deferWindowBytes;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
@@ -875,9 +882,9 @@ static int run(int argc, char **argv) {
 static void reportAllocationFailure(uint64_t bytes, bool onDevice) {
   llvm::outs().flush();
   reportError(llvm::formatv(
-      "the compiled step cannot allocate {0:F2} GB of {1} memory for one of "
-      "its buffers (their sizes grow with the micro-batch): out of memory; "
-      "lower --micro-batch",
+      "the compiled step cannot allocate {0:F2} GB of {1} memory for its "
+      "buffers (the step arena or one buffer; their sizes grow with the "
+      "micro-batch): out of memory; lower --micro-batch",
       bytes / 1e9, onDevice ? "device" : "host"));
   if (collectives::size() > 1)
     collectives::abortJob(kExitBadInput);
