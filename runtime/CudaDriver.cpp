@@ -43,6 +43,7 @@ void loadOnce() {
       !bind(lib, d.cuDeviceGet, "cuDeviceGet") ||
       !bind(lib, d.cuDeviceGetName, "cuDeviceGetName") ||
       !bind(lib, d.cuDeviceTotalMem, "cuDeviceTotalMem_v2") ||
+      !bind(lib, d.cuMemGetInfo, "cuMemGetInfo_v2") ||
       !bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute") ||
       !bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") ||
       !bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent") ||
@@ -104,6 +105,8 @@ void loadOnce() {
   d.cuDeviceGetName(name, sizeof(name) - 1, dev);
   info.name = name;
   d.cuDeviceTotalMem(&info.memoryBytes, dev);
+  size_t total = 0;
+  d.cuMemGetInfo(&info.freeMemoryBytes, &total);
   int major = 0, minor = 0;
   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR
   d.cuDeviceGetAttribute(&major, 75, dev);
@@ -122,6 +125,12 @@ const Driver *gaccrt::cuda::load(std::string &reason) {
 }
 
 DeviceInfo gaccrt::cuda::deviceInfo() { return info; }
+
+uint64_t gaccrt::cuda::stepMemoryBytes() {
+  return info.freeMemoryBytes > kDeviceMemoryMargin
+             ? info.freeMemoryBytes - kDeviceMemoryMargin
+             : 0;
+}
 
 std::string gaccrt::cuda::describe(const char *call, CUresult result) {
   const char *name = nullptr;

@@ -39,6 +39,7 @@ struct Driver {
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
   CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*cuMemGetInfo)(size_t *free, size_t *total);
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
@@ -85,14 +86,24 @@ struct Driver {
 /// CUDA device", the failing call and its error name). Loads once.
 const Driver *load(std::string &reason);
 
-/// That device: its name, memory (bytes) and compute capability (e.g. 90).
+/// That device: its name, memory and free memory when the driver loaded
+/// (bytes), and compute capability (e.g. 90).
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
-  size_t memoryBytes = 0;
+  size_t memoryBytes = 0, freeMemoryBytes = 0;
   int computeCapability = 0;
 };
 DeviceInfo deviceInfo();
+
+/// What gacc leaves of the device's free memory to the CUDA context,
+/// cuBLAS's handle and other processes' growth: 1 GiB.
+constexpr uint64_t kDeviceMemoryMargin = 1ull << 30;
+
+/// The device memory a step may use, the default memory budget on the
+/// cuda target and the managed arena gacc reserves: the device's free
+/// memory less kDeviceMemoryMargin (0 when less is free).
+uint64_t stepMemoryBytes();
 
 /// "call: CUDA_ERROR_NAME" for a failed driver call.
 std::string describe(const char *call, CUresult result);

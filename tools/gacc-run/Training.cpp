@@ -240,10 +240,11 @@ int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
   return kExitBadInput;
 }
 
-/// Device memory: one managed reservation of 90% of the device's memory
-/// (pages are backed on first touch), carved for every buffer; cuBLAS.
+/// Device memory: one managed reservation of the device's free memory
+/// less a margin (cuda::stepMemoryBytes; pages are backed on first touch),
+/// carved for every buffer; cuBLAS.
 int Trainer::prepareDevice() {
-  uint64_t reserve = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
+  uint64_t reserve = cuda::stepMemoryBytes();
   std::string problem = cuda::reserveManagedArena(reserve);
   if (problem.empty() && settings.blas)
     problem = cuda::loadCublas();

@@ -183,8 +183,8 @@ static cl::opt<std::string> memoryBudget(
              "temporaries and workspaces, not the data set's host copy. "
              "The effective batch stays; N = ceil(E / m) and the last "
              "micro-batch of a window may be ragged. Default on --target "
-             "cuda: the model's micro-batch, checked against 90% of the "
-             "device's memory"),
+             "cuda: the model's micro-batch, checked against the device's "
+             "free memory less 1 GiB"),
     cl::value_desc("size"), cl::cat(cat));
 static cl::opt<std::string> recompute(
     "recompute",
@@ -456,14 +456,16 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   if (!plan)
     return 0;
   if (onDevice && memoryBudget.empty()) {
-    uint64_t arena = uint64_t(cuda::deviceInfo().memoryBytes * 0.9);
+    uint64_t arena = cuda::stepMemoryBytes();
     if (plan->peakBytes() > arena) {
       reportError(llvm::formatv(
           "the planned peak of micro-batch {0}, {1}, does not fit the {2} "
-          "gacc reserves on the device (90% of its memory); give "
-          "--memory-budget to choose a micro-batch that fits",
+          "gacc reserves on the device (its free memory, {3}, less a {4} "
+          "margin); give --memory-budget to choose a micro-batch that fits",
           plan->microBatch, formatBytes(plan->peakBytes()),
-          formatBytes(arena)));
+          formatBytes(arena),
+          formatBytes(cuda::deviceInfo().freeMemoryBytes),
+          formatBytes(cuda::kDeviceMemoryMargin)));
       return kExitBadInput;
     }
   }
