@@ -22,6 +22,9 @@ constexpr const char *kSgemm = "gacc_sgemm";
 constexpr const char *kSgemmBatched = "gacc_sgemm_batched";
 /// The same on device memory through cuBLAS, queued on the step's stream.
 constexpr const char *kCublasSgemm = "gacc_cublas_sgemm";
+/// The same through cuBLASLt, its plans chosen once per shape
+/// (runtime/CublasLt.h).
+constexpr const char *kCublasLtSgemm = "gacc_cublaslt_sgemm";
 /// gacc_all_reduce_sum_f32(buffer): in-place sum over the ranks
 /// (convert-gacc-to-runtime).
 constexpr const char *kAllReduceSumF32 = "gacc_all_reduce_sum_f32";

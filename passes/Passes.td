@@ -632,8 +632,10 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     OpenBLAS's `cblas_sgemm` with the operands' strides, or (`callee =
     gacc_cublas_sgemm`, for host code of the NVVM pipeline) cuBLAS's
     `cublasSgemm` on device memory (runtime/CudaMemory.cpp, libcublas opened
-    at run time), with the same beta semantics (names from
-    abi/RuntimeABI.h). The conversion patterns
+    at run time), or (`callee = gacc_cublaslt_sgemm`) cuBLASLt's
+    `cublasLtMatmul` with fp32 compute, its descriptors and algorithm
+    chosen once per shape (runtime/CublasLt.h), all with the same beta
+    semantics (names from abi/RuntimeABI.h). The conversion patterns
     (`populateGAccToBLASConversionPatterns`) are applied with a
     ConversionTarget on which both memref forms are illegal. OpenBLAS is the
     project's choice for CPU GEMMs: accumulate-into (beta = 1) is part of
@@ -660,8 +662,9 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
   let options = [
     Option<"callee", "callee", "std::string",
            /*default=*/"::gacc::abi::kSgemm",
-           "The runtime GEMM to call: gacc_sgemm (OpenBLAS, host memory) or "
-           "gacc_cublas_sgemm (cuBLAS, device memory; the cuda target)">
+           "The runtime GEMM to call: gacc_sgemm (OpenBLAS, host memory), "
+           "gacc_cublas_sgemm (cuBLAS, device memory; the cuda target) or "
+           "gacc_cublaslt_sgemm (cuBLASLt, device memory)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

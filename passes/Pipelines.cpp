@@ -135,9 +135,11 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable});
+  const char *gemm = options.cublasLt ? ::gacc::abi::kCublasLtSgemm
+                                      : ::gacc::abi::kCublasSgemm;
   if (options.cublas) {
     ConvertGAccToBLASPassOptions blas;
-    blas.callee = ::gacc::abi::kCublasSgemm;
+    blas.callee = gemm;
     pm.addPass(createConvertGAccToBLASPass(blas));
   }
   pm.addPass(createConvertGAccToRuntimePass());
@@ -164,7 +166,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // memory (and before returning).
   GAccAsyncLaunchesPassOptions async;
   if (options.cublas)
-    async.streamOrderedCallees = {::gacc::abi::kCublasSgemm};
+    async.streamOrderedCallees = {gemm};
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

@@ -60,6 +60,11 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Call cuBLAS (gacc_cublas_sgemm, from host code) for "
                      "the GEMMs instead of compiling them to kernels"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> cublasLt{
+      *this, "cublaslt",
+      llvm::cl::desc("With cublas: call cuBLASLt (gacc_cublaslt_sgemm, its "
+                     "plans chosen once per shape) instead of cuBLAS"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> arenaKernels{
       *this, "arena-kernels",
       llvm::cl::desc("Also build the multi-tensor arena kernels "

@@ -264,6 +264,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind(abi::kAllReduceSumF32, &gacc_all_reduce_sum_f32);
     bind(abi::kCudaSynchronize, &gacc_cuda_synchronize);
     bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
+    bind(abi::kCublasLtSgemm, &gacc_cublaslt_sgemm);
     bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
          &checkedStepArena);
     // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).

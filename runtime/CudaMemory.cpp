@@ -1,13 +1,15 @@
-//===- CudaMemory.cpp - managed memory and cuBLAS of the cuda target ------===//
+//===- CudaMemory.cpp - managed memory and GEMMs of the cuda target -------===//
 //
 // The managed-memory arena behind gacc_cuda_malloc/free (one
 // cuMemAllocManaged reservation carved by DeviceArena, with peak
 // accounting, and a host-preferred pool for scalars), prefetching, and
-// gacc_cublas_sgemm over libcublas opened at run time.
+// the GEMMs over libcublas (gacc_cublas_sgemm) or libcublasLt
+// (gacc_cublaslt_sgemm), both opened at run time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "abi/MemoryABI.h"
+#include "runtime/CublasLt.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/DeviceArena.h"
@@ -47,11 +49,30 @@ struct Cublas {
   cublasHandle_t handle = nullptr;
 } cublas;
 bool cublasLoaded = false;
-/// Device memory of cuBLAS's workspace (counted in the peak).
+/// Device memory of the GEMM libraries' workspaces (counted in the peak).
 uint64_t cublasWorkspaceBytes = 0;
+
+/// The cuBLASLt handle's plans (gacc-run --cuda-gemm=cublaslt).
+std::unique_ptr<cublaslt::GemmPlans> cublasLt;
+/// 32 MiB of workspace per GEMM library, what the cuBLAS documentation
+/// recommends for Hopper (as PyTorch sets it).
+constexpr size_t kWorkspaceBytes = ::gacc::abi::kCublasWorkspaceBytes;
 
 void report(const std::string &message) {
   std::fprintf(stderr, "gacc-run: cuda: %s\n", message.c_str());
+}
+
+/// Device memory for a GEMM library's workspace, counted in the peak.
+std::string allocateWorkspace(CUdeviceptr &workspace) {
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d)
+    return reason;
+  if (CUresult r = d->cuMemAlloc(&workspace, kWorkspaceBytes))
+    return describe("cuMemAlloc (GEMM workspace)", r);
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  cublasWorkspaceBytes += kWorkspaceBytes;
+  return "";
 }
 } // namespace
 
@@ -163,27 +184,61 @@ std::string gaccrt::cuda::loadCublas() {
   if (int status = cublas.setStream(cublas.handle, processStream()))
     return "cublasSetStream failed with status " + std::to_string(status);
   // A workspace of its own for the handle, set after the stream (which
-  // resets it to the library's default pool), as PyTorch does: 32 MiB,
-  // what the cuBLAS documentation recommends for Hopper.
-  std::string reason;
-  const Driver *d = load(reason);
-  if (!d)
-    return reason;
-  constexpr size_t kWorkspaceBytes = ::gacc::abi::kCublasWorkspaceBytes;
+  // resets it to the library's default pool), as PyTorch does.
   CUdeviceptr workspace = 0;
-  if (CUresult r = d->cuMemAlloc(&workspace, kWorkspaceBytes))
-    return describe("cuMemAlloc (cuBLAS workspace)", r);
-  if (int status = cublas.setWorkspace(
-          cublas.handle, reinterpret_cast<void *>(workspace), kWorkspaceBytes)) {
-    d->cuMemFree(workspace);
+  if (std::string problem = allocateWorkspace(workspace); !problem.empty())
+    return problem;
+  if (int status = cublas.setWorkspace(cublas.handle,
+                                       reinterpret_cast<void *>(workspace),
+                                       kWorkspaceBytes))
     return "cublasSetWorkspace failed with status " + std::to_string(status);
-  }
-  {
-    std::lock_guard<std::mutex> lock(arenaMutex);
-    cublasWorkspaceBytes = kWorkspaceBytes;
-  }
   cublasLoaded = true;
   return "";
+}
+
+std::string gaccrt::cuda::loadCublasLt() {
+  if (cublasLt)
+    return "";
+  static cublaslt::Api api;
+  if (std::string problem = cublaslt::loadApi(api); !problem.empty())
+    return problem;
+  cublaslt::Handle handle = nullptr;
+  if (int status = api.create(&handle))
+    return "cublasLtCreate failed with status " + std::to_string(status);
+  CUdeviceptr workspace = 0;
+  if (std::string problem = allocateWorkspace(workspace); !problem.empty())
+    return problem;
+  cublasLt = std::make_unique<cublaslt::GemmPlans>(
+      api, handle, reinterpret_cast<void *>(workspace), kWorkspaceBytes,
+      processStream());
+  return "";
+}
+
+extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
+                                    int64_t aS0, int64_t aS1, int64_t aSt0,
+                                    int64_t aSt1, float *, float *bAligned,
+                                    int64_t bOff, int64_t, int64_t,
+                                    int64_t bSt0, int64_t bSt1, float *,
+                                    float *cAligned, int64_t cOff,
+                                    int64_t cS0, int64_t cS1, int64_t cSt0,
+                                    int64_t cSt1, int32_t transA,
+                                    int32_t transB, float beta) {
+  if (!cublasLt) {
+    recordFailure("gacc_cublaslt_sgemm called before cuBLASLt was loaded");
+    return;
+  }
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
+    recordFailure("gacc_cublaslt_sgemm needs unit inner strides");
+    return;
+  }
+  cublaslt::RowMajorGemm g{cS0,  cS1,  transA ? aS0 : aS1, transA != 0,
+                           transB != 0, aSt0, bSt0,        cSt0};
+  void *profiled = profileBegin("cublasLtMatmul");
+  std::string problem = cublasLt->run(g, aAligned + aOff, bAligned + bOff,
+                                      cAligned + cOff, beta);
+  profileEnd(profiled);
+  if (!problem.empty())
+    recordFailure(problem);
 }
 
 extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
@@ -196,11 +251,11 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
                                   int32_t transA, int32_t transB,
                                   float beta) {
   if (!cublasLoaded) {
-    report("gacc_cublas_sgemm called before cuBLAS was loaded");
+    recordFailure("gacc_cublas_sgemm called before cuBLAS was loaded");
     return;
   }
   if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
-    report("gacc_cublas_sgemm needs unit inner strides");
+    recordFailure("gacc_cublas_sgemm needs unit inner strides");
     return;
   }
   int64_t m = cS0, n = cS1, k = transA ? aS0 : aS1;
@@ -219,7 +274,8 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
       cAligned + cOff, int(std::max<int64_t>(cSt0, 1)));
   profileEnd(profiled);
   if (status)
-    report("cublasSgemm failed with status " + std::to_string(status));
+    recordFailure("cublasSgemm failed with status " +
+                  std::to_string(status));
   (void)aS0;
   (void)bS1;
 }

@@ -92,8 +92,7 @@ extern "C" void mgpuModuleUnload(void *module) {
   }
 }
 
-/// Records a failure that is not a driver error code.
-static void recordProblem(const std::string &message) {
+void gaccrt::cuda::recordFailure(const std::string &message) {
   std::fprintf(stderr, "gacc-run: cuda: %s\n", message.c_str());
   std::lock_guard<std::mutex> lock(errorMutex);
   if (firstError.empty())
@@ -253,7 +252,7 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   const Driver *d = driverOrReport();
   CUfunction f = nullptr;
   if (d && !module)
-    recordProblem(std::string("kernel ") + name +
+    recordFailure(std::string("kernel ") + name +
                   " requested from a module that did not load");
   if (d && module)
     check("cuModuleGetFunction",
@@ -311,7 +310,7 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  uint64_t paramsCount) {
   const Driver *d = driverOrReport();
   if (d && !function)
-    recordProblem("launch of a kernel that was not found");
+    recordFailure("launch of a kernel that was not found");
   if (!d || !function)
     return;
   // A kernel reading more parameters than the host code passes would make
@@ -319,7 +318,7 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   int64_t expected = kernelParamCount(d, static_cast<CUfunction>(function));
   if (expected >= 0 && !extra && uint64_t(expected) != paramsCount) {
     std::string name = kernelName(function);
-    recordProblem((name.empty() ? "a kernel" : "kernel " + name) + " takes " + std::to_string(expected) +
+    recordFailure((name.empty() ? "a kernel" : "kernel " + name) + " takes " + std::to_string(expected) +
                   " parameters, the host code passes " +
                   std::to_string(paramsCount));
     return;

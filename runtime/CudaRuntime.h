@@ -36,6 +36,9 @@ void gacc_cuda_synchronize();
 namespace gaccrt::cuda {
 /// The first driver error since the last call ("" when none), cleared.
 std::string lastError();
+/// Reports a failure that is not a driver error code (a GEMM library's
+/// status, a kernel refused) on stderr and remembers it for lastError().
+void recordFailure(const std::string &message);
 /// The process's one stream (created on first use; null without a
 /// driver): mgpuStreamCreate returns it, and cuBLAS queues on it.
 void *processStream();
@@ -73,6 +76,18 @@ void gacc_cublas_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
                        float *cAlloc, float *cAligned, int64_t cOff,
                        int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
                        int32_t transA, int32_t transB, float beta);
+
+/// The same through cuBLASLt (cublasLtMatmul, fp32 compute): the matmul
+/// descriptor, layouts and algorithm are chosen on a shape's first call
+/// and reused (runtime/CublasLt.h). A failure is recorded
+/// (cuda::recordFailure) and the call returns without queuing the GEMM.
+void gacc_cublaslt_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
+                         int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
+                         float *bAlloc, float *bAligned, int64_t bOff,
+                         int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
+                         float *cAlloc, float *cAligned, int64_t cOff,
+                         int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
+                         int32_t transA, int32_t transB, float beta);
 }
 
 namespace gaccrt::cuda {
@@ -92,6 +107,9 @@ void prefetchToDevice(const void *p, uint64_t bytes);
 /// Loads cuBLAS (libcublas.so.13, .12 or .so) and creates its handle.
 /// Returns "" or the reason.
 std::string loadCublas();
+/// Loads cuBLASLt (libcublasLt.so.13, .12 or .so), creates its handle and
+/// a 32 MiB workspace of its own. Returns "" or the reason.
+std::string loadCublasLt();
 } // namespace gaccrt::cuda
 
 #endif // GACC_RUNTIME_CUDARUNTIME_H

@@ -168,10 +168,12 @@ struct ConvertGAccToBLASPass
           ConvertGAccToBLASPass> {
   using Base::Base;
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (callee != abi::kSgemm && callee != abi::kCublasSgemm)
+    if (callee != abi::kSgemm && callee != abi::kCublasSgemm &&
+        callee != abi::kCublasLtSgemm)
       return emitError(UnknownLoc::get(ctx))
              << "convert-gacc-to-blas: callee must be " << abi::kSgemm
-             << " or " << abi::kCublasSgemm << ", got '" << callee << "'";
+             << ", " << abi::kCublasSgemm << " or " << abi::kCublasLtSgemm
+             << ", got '" << callee << "'";
     return success();
   }
   void runOnOperation() override {

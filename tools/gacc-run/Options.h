@@ -37,6 +37,9 @@ struct RunSettings {
   uint64_t seed = 0;
   bool unroll = false;
   bool blas = true;
+  /// The cuda target's GEMMs through cuBLASLt (gacc_cublaslt_sgemm), not
+  /// cuBLAS (--cuda-gemm).
+  bool cublasLt = false;
   /// The CPU step's transient buffers in the step arena
   /// (gacc-place-transient-buffers), not the heap.
   bool stepArena = true;

@@ -286,6 +286,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.chip = "sm_" + std::to_string(settings.computeCapability);
     options.format = "bin";
     options.cublas = settings.blas;
+    options.cublasLt = settings.cublasLt;
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;
     options.resumable = settings.resumable();

@@ -254,6 +254,17 @@ static cl::opt<bool>
     noBlas("no-blas",
            cl::desc("Compile matrix products to loops instead of OpenBLAS"),
            cl::init(false), cl::cat(cat));
+enum class CudaGemm { Cublas, CublasLt };
+static cl::opt<CudaGemm> cudaGemm(
+    "cuda-gemm",
+    cl::desc("The library that runs the GEMMs when the target is cuda "
+             "(default cublas)"),
+    cl::values(clEnumValN(CudaGemm::Cublas, "cublas",
+                          "cublasSgemm, one call per GEMM"),
+               clEnumValN(CudaGemm::CublasLt, "cublaslt",
+                          "cublasLtMatmul with fp32 compute, descriptors "
+                          "and algorithm chosen once per GEMM shape")),
+    cl::init(CudaGemm::Cublas), cl::cat(cat));
 static cl::opt<bool> noStepArena(
     "no-step-arena",
     cl::desc("On the CPU, allocate each transient buffer from the heap as "
@@ -668,6 +679,16 @@ static int run(int argc, char **argv) {
     reportError("--target must be cpu, cuda or auto, got '" + target + "'");
     return kExitBadInput;
   }
+  if (cudaGemm.getNumOccurrences() && target == "cpu") {
+    reportError("--cuda-gemm chooses the GEMM library of --target cuda; the "
+                "CPU's GEMMs are OpenBLAS's");
+    return kExitBadInput;
+  }
+  if (cudaGemm == CudaGemm::CublasLt && noBlas) {
+    reportError("--cuda-gemm=cublaslt with --no-blas: the GEMMs are "
+                "compiled to kernels, not library calls");
+    return kExitBadInput;
+  }
   // The cuda target needs the driver and a device; auto falls back to the
   // CPU without them.
   std::string resolvedTarget = "cpu";
@@ -832,6 +853,7 @@ static int run(int argc, char **argv) {
     settings.growthInterval = scaling.getGrowthInterval();
   }
   settings.blas = !noBlas;
+  settings.cublasLt = cudaGemm == CudaGemm::CublasLt;
   settings.stepArena = !noStepArena;
   settings.deferWindowBytes = deferWindowBytes;
   settings.metricsPath = metrics;

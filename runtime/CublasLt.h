@@ -1,0 +1,140 @@
+//===- CublasLt.h - cuBLASLt GEMMs with plans chosen once -------*- C++ -*-===//
+//
+// The cuda target's GEMMs through cuBLASLt (libcublasLt, opened at run
+// time): the entry points gacc calls, as a table of function pointers, and
+// GemmPlans, which creates the matmul descriptor, the three matrix layouts
+// and the algorithm (cublasLtMatmulAlgoGetHeuristic's first answer) once
+// per GEMM shape and replays them on every later call of that shape: no
+// descriptor, layout or heuristic work per call, the host cost that
+// cublasSgemm pays on every call. The table is a parameter so that the
+// unit tests drive GemmPlans with a fake library and check the calls it
+// makes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_CUBLASLT_H
+#define GACC_RUNTIME_CUBLASLT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace gaccrt::cublaslt {
+
+// Enumerators of CUDA 13's cublasLt.h, cublas_api.h and library_types.h
+// that gacc passes (checked against the headers by CublasLtTest where the
+// toolkit is installed).
+/// cublasOperation_t.
+constexpr int32_t kOpN = 0, kOpT = 1;
+/// cudaDataType_t: fp32 and bf16 elements.
+constexpr int32_t kR32F = 0, kR16BF = 14;
+/// cublasComputeType_t: fp32 products and sums (no TF32 down-conversion),
+/// what cublasSgemm computes.
+constexpr int32_t kCompute32F = 68;
+/// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t).
+constexpr int32_t kDescTransA = 3, kDescTransB = 4;
+/// cublasLtMatmulPreferenceAttributes_t: the workspace bound (uint64_t).
+constexpr int32_t kPrefMaxWorkspaceBytes = 1;
+
+using Handle = void *;
+using MatmulDesc = void *;
+using Layout = void *;
+using Preference = void *;
+
+/// cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t, field for
+/// field.
+struct Algo {
+  uint64_t data[8];
+};
+struct HeuristicResult {
+  Algo algo;
+  size_t workspaceSize;
+  int state;
+  float wavesCount;
+  int reserved[4];
+};
+
+/// The cuBLASLt entry points gacc calls; each returns a cublasStatus_t
+/// (0 = CUBLAS_STATUS_SUCCESS).
+struct Api {
+  int (*create)(Handle *);
+  int (*matmulDescCreate)(MatmulDesc *, int32_t computeType,
+                          int32_t scaleType);
+  int (*matmulDescSetAttribute)(MatmulDesc, int32_t attribute,
+                                const void *value, size_t bytes);
+  int (*matrixLayoutCreate)(Layout *, int32_t type, uint64_t rows,
+                            uint64_t cols, int64_t ld);
+  int (*preferenceCreate)(Preference *);
+  int (*preferenceSetAttribute)(Preference, int32_t attribute,
+                                const void *value, size_t bytes);
+  int (*algoGetHeuristic)(Handle, MatmulDesc, Layout a, Layout b, Layout c,
+                          Layout d, Preference, int requested,
+                          HeuristicResult *results, int *returned);
+  int (*matmul)(Handle, MatmulDesc, const void *alpha, const void *a,
+                Layout, const void *b, Layout, const void *beta,
+                const void *c, Layout, void *d, Layout, const Algo *,
+                void *workspace, size_t workspaceBytes, void *stream);
+};
+
+/// Opens libcublasLt.so.13 (or .12, or .so) and fills `api`. Returns "" or
+/// the reason (the library or an entry point missing).
+std::string loadApi(Api &api);
+
+/// Row-major C[m, n] = beta·C + op(A)·op(B), as gacc's buffers hold it:
+/// op(A) is [m, k] (A is [k, m] when transA), op(B) is [k, n] (B is [n, k]
+/// when transB); lda, ldb and ldc are the row strides in elements; the
+/// element types are cudaDataType_t values (kR32F, kR16BF).
+struct RowMajorGemm {
+  int64_t m, n, k;
+  bool transA, transB;
+  int64_t lda, ldb, ldc;
+  int32_t aType = kR32F, bType = kR32F, cType = kR32F;
+};
+
+/// One GEMM shape's descriptor, layouts and algorithm.
+struct GemmPlan {
+  MatmulDesc desc = nullptr;
+  Layout a = nullptr, b = nullptr, c = nullptr;
+  Algo algo{};
+  size_t workspaceBytes = 0;
+};
+
+/// The plans of one cuBLASLt handle, keyed by shape, transposes, strides
+/// and element types. Not thread-safe (one step runs at a time).
+class GemmPlans {
+public:
+  /// `workspace` (device memory of `workspaceBytes`) bounds every plan's
+  /// algorithm and is passed to every matmul; `stream` is a CUstream.
+  GemmPlans(const Api &api, Handle handle, void *workspace,
+            size_t workspaceBytes, void *stream)
+      : api(api), handle(handle), workspace(workspace),
+        workspaceBytes(workspaceBytes), stream(stream) {}
+
+  /// Queues C = beta·C + op(A)·op(B) (fp32 compute, alpha = 1) on the
+  /// stream, planning the shape on its first call. Nothing for an empty C.
+  /// Returns "" or the failing call and its status.
+  std::string run(const RowMajorGemm &g, const void *a, const void *b,
+                  void *c, float beta);
+
+  /// How many shapes have been planned.
+  size_t size() const { return plans.size(); }
+
+private:
+  using Key = std::tuple<int64_t, int64_t, int64_t, bool, bool, int64_t,
+                         int64_t, int64_t, int32_t, int32_t, int32_t>;
+  std::string plan(const RowMajorGemm &g, GemmPlan &p);
+
+  const Api &api;
+  Handle handle;
+  void *workspace;
+  size_t workspaceBytes;
+  void *stream;
+  Preference preference = nullptr;
+  std::map<Key, GemmPlan> plans;
+};
+
+} // namespace gaccrt::cublaslt
+
+#endif // GACC_RUNTIME_CUBLASLT_H

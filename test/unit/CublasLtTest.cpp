@@ -1,0 +1,281 @@
+//===- CublasLtTest.cpp - GemmPlans against a fake cuBLASLt ---------------===//
+//
+// gaccrt::cublaslt::GemmPlans driven by a fake library that keeps every
+// descriptor and layout it is given and computes cublasLtMatmul's
+// column-major D = alpha·op(A)·op(B) + beta·C from them on the host, as
+// the cuBLASLt documentation defines it (it refuses mismatched shapes and
+// a leading dimension below the rows, as cuBLASLt does). So the tests show
+// that the row-major GEMMs gacc asks for come out right for every
+// transpose pair, padded strides and beta 0 and 1 (against float64); that
+// a shape is planned once (one descriptor, three layouts, one heuristic
+// query) and replayed; that the workspace, its bound and the stream are
+// passed; that a failed heuristic is one message and is not cached; and
+// that an empty C makes no call. Where the CUDA toolkit's headers are
+// installed, the enumerators and structs gacc restates are checked against
+// them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CublasLt.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#ifdef GACC_HAVE_CUBLASLT_HEADER
+#include <cublasLt.h>
+#include <type_traits>
+using namespace gaccrt::cublaslt;
+static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
+static_assert(kR32F == CUDA_R_32F && kR16BF == CUDA_R_16BF);
+static_assert(kCompute32F == CUBLAS_COMPUTE_32F);
+static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA &&
+              kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
+static_assert(kPrefMaxWorkspaceBytes ==
+              CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(sizeof(Algo) == sizeof(cublasLtMatmulAlgo_t));
+static_assert(sizeof(HeuristicResult) ==
+                  sizeof(cublasLtMatmulHeuristicResult_t) &&
+              offsetof(HeuristicResult, workspaceSize) ==
+                  offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize) &&
+              offsetof(HeuristicResult, state) ==
+                  offsetof(cublasLtMatmulHeuristicResult_t, state));
+#endif
+
+namespace {
+
+using namespace gaccrt::cublaslt;
+
+struct FakeDesc {
+  int32_t compute, scale, transA = kOpN, transB = kOpN;
+};
+struct FakeLayout {
+  int32_t type;
+  uint64_t rows, cols;
+  int64_t ld;
+};
+
+/// What the fake library was asked, and what it answers.
+struct Fake {
+  std::vector<std::unique_ptr<FakeDesc>> descs;
+  std::vector<std::unique_ptr<FakeLayout>> layouts;
+  int preferences = 0, heuristics = 0, matmuls = 0;
+  uint64_t workspaceBound = 0;
+  int algorithmsFound = 1;
+  const void *lastWorkspace = nullptr, *lastStream = nullptr;
+  size_t lastWorkspaceBytes = 0;
+} fake;
+
+constexpr int kInvalidValue = 7; // CUBLAS_STATUS_INVALID_VALUE
+
+int descCreate(MatmulDesc *d, int32_t compute, int32_t scale) {
+  fake.descs.push_back(std::make_unique<FakeDesc>(FakeDesc{compute, scale}));
+  *d = fake.descs.back().get();
+  return 0;
+}
+int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t) {
+  auto *desc = static_cast<FakeDesc *>(d);
+  int32_t op = *static_cast<const int32_t *>(value);
+  if (attribute == kDescTransA)
+    desc->transA = op;
+  else if (attribute == kDescTransB)
+    desc->transB = op;
+  else
+    return kInvalidValue;
+  return 0;
+}
+int layoutCreate(Layout *l, int32_t type, uint64_t rows, uint64_t cols,
+                 int64_t ld) {
+  fake.layouts.push_back(
+      std::make_unique<FakeLayout>(FakeLayout{type, rows, cols, ld}));
+  *l = fake.layouts.back().get();
+  return 0;
+}
+int preferenceCreate(Preference *p) {
+  ++fake.preferences;
+  *p = &fake;
+  return 0;
+}
+int preferenceSet(Preference, int32_t attribute, const void *value, size_t) {
+  if (attribute != kPrefMaxWorkspaceBytes)
+    return kInvalidValue;
+  fake.workspaceBound = *static_cast<const uint64_t *>(value);
+  return 0;
+}
+int heuristic(Handle, MatmulDesc, Layout, Layout, Layout, Layout, Preference,
+              int requested, HeuristicResult *results, int *returned) {
+  ++fake.heuristics;
+  *returned = std::min(requested, fake.algorithmsFound);
+  if (*returned)
+    results[0] = HeuristicResult{{{42}}, 4096, 0, 1.0f, {}};
+  return 0;
+}
+
+/// Column-major op(X) as a rows × cols matrix, read through its layout.
+struct ColumnMajor {
+  const float *data;
+  const FakeLayout &layout;
+  bool transposed;
+  uint64_t rows() const { return transposed ? layout.cols : layout.rows; }
+  uint64_t cols() const { return transposed ? layout.rows : layout.cols; }
+  float at(uint64_t r, uint64_t c) const {
+    if (transposed)
+      std::swap(r, c);
+    return data[r + c * layout.ld];
+  }
+};
+
+int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
+           const void *b, Layout lb, const void *beta, const void *c,
+           Layout lc, void *dOut, Layout ld, const Algo *algo,
+           void *workspace, size_t workspaceBytes, void *stream) {
+  ++fake.matmuls;
+  fake.lastWorkspace = workspace;
+  fake.lastWorkspaceBytes = workspaceBytes;
+  fake.lastStream = stream;
+  const auto &desc = *static_cast<FakeDesc *>(d);
+  const auto &layoutC = *static_cast<FakeLayout *>(lc);
+  for (Layout l : {la, lb, lc})
+    if (static_cast<FakeLayout *>(l)->ld <
+        int64_t(static_cast<FakeLayout *>(l)->rows))
+      return kInvalidValue;
+  ColumnMajor opA{static_cast<const float *>(a), *static_cast<FakeLayout *>(la),
+                  desc.transA == kOpT};
+  ColumnMajor opB{static_cast<const float *>(b), *static_cast<FakeLayout *>(lb),
+                  desc.transB == kOpT};
+  if (c != dOut || lc != ld || algo->data[0] != 42 ||
+      opA.rows() != layoutC.rows || opB.cols() != layoutC.cols ||
+      opA.cols() != opB.rows())
+    return kInvalidValue;
+  float al = *static_cast<const float *>(alpha);
+  float be = *static_cast<const float *>(beta);
+  auto *out = static_cast<float *>(dOut);
+  for (uint64_t i = 0; i < layoutC.rows; ++i)
+    for (uint64_t j = 0; j < layoutC.cols; ++j) {
+      float sum = 0.0f;
+      for (uint64_t l = 0; l < opA.cols(); ++l)
+        sum += opA.at(i, l) * opB.at(l, j);
+      float &o = out[i + j * layoutC.ld];
+      o = al * sum + (be == 0.0f ? 0.0f : be * o);
+    }
+  return 0;
+}
+
+const Api fakeApi{nullptr,          descCreate,    descSet,
+                  layoutCreate,     preferenceCreate, preferenceSet,
+                  heuristic,        matmul};
+
+class GemmPlansTest : public ::testing::Test {
+protected:
+  void SetUp() override { fake = Fake{}; }
+  char workspace[16];
+  int stream;
+  GemmPlans plans{fakeApi, nullptr, workspace, sizeof(workspace), &stream};
+};
+
+/// A row-major GEMM with padded strides against float64; C's padding
+/// untouched.
+void checkProduct(GemmPlans &plans, int64_t m, int64_t n, int64_t k,
+                  bool transA, bool transB, float beta) {
+  SCOPED_TRACE(::testing::Message() << m << " x " << n << " x " << k
+                                    << " transA " << transA << " transB "
+                                    << transB << " beta " << beta);
+  std::mt19937 rng(unsigned(m * 131 + n * 17 + k));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  RowMajorGemm g{m, n, k, transA, transB, 0, 0, n + 3};
+  int64_t aRows = transA ? k : m, aCols = transA ? m : k;
+  int64_t bRows = transB ? n : k, bCols = transB ? k : n;
+  g.lda = aCols + 2;
+  g.ldb = bCols + 1;
+  std::vector<float> a(aRows * g.lda), b(bRows * g.ldb), c(m * g.ldc);
+  for (auto *v : {&a, &b, &c})
+    for (float &x : *v)
+      x = u(rng);
+  std::vector<float> before = c;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), beta), "");
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < g.ldc; ++j) {
+      if (j >= n) {
+        EXPECT_EQ(c[i * g.ldc + j], before[i * g.ldc + j]);
+        continue;
+      }
+      double want = beta == 0.0f ? 0.0 : beta * double(before[i * g.ldc + j]);
+      for (int64_t l = 0; l < k; ++l) {
+        double av = transA ? a[l * g.lda + i] : a[i * g.lda + l];
+        double bv = transB ? b[j * g.ldb + l] : b[l * g.ldb + j];
+        want += av * bv;
+      }
+      EXPECT_NEAR(c[i * g.ldc + j], want, 1e-5 * (k + 1)) << i << ", " << j;
+    }
+}
+
+TEST_F(GemmPlansTest, RowMajorProductsForEveryTransposePair) {
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (float beta : {0.0f, 1.0f})
+        checkProduct(plans, 5, 7, 3, transA, transB, beta);
+  // A weight gradient: dW[out, in] += dYᵀ·X, K = the micro-batch.
+  checkProduct(plans, 6, 4, 2, /*transA=*/true, false, 1.0f);
+}
+
+TEST_F(GemmPlansTest, PlansEachShapeOnceAndReplaysIt) {
+  std::vector<float> a(64), b(64), c(64);
+  RowMajorGemm g{4, 4, 4, false, true, 4, 4, 4};
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), i ? 1.0f : 0.0f),
+              "");
+  EXPECT_EQ(plans.size(), 1u);
+  EXPECT_EQ(fake.descs.size(), 1u);
+  EXPECT_EQ(fake.layouts.size(), 3u);
+  EXPECT_EQ(fake.heuristics, 1);
+  EXPECT_EQ(fake.matmuls, 3);
+  EXPECT_EQ(fake.descs[0]->compute, kCompute32F);
+  EXPECT_EQ(fake.descs[0]->scale, kR32F);
+  g.k = 2;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 1.0f), "");
+  EXPECT_EQ(plans.size(), 2u);
+  EXPECT_EQ(fake.heuristics, 2);
+  EXPECT_EQ(fake.preferences, 1) << "one preference serves every plan";
+}
+
+TEST_F(GemmPlansTest, PassesTheWorkspaceItsBoundAndTheStream) {
+  std::vector<float> a(4), b(4), c(4);
+  ASSERT_EQ(plans.run({2, 2, 1, false, false, 1, 2, 2}, a.data(), b.data(),
+                      c.data(), 0.0f),
+            "");
+  EXPECT_EQ(fake.workspaceBound, sizeof(workspace));
+  EXPECT_EQ(fake.lastWorkspace, workspace);
+  EXPECT_EQ(fake.lastWorkspaceBytes, sizeof(workspace));
+  EXPECT_EQ(fake.lastStream, &stream);
+}
+
+TEST_F(GemmPlansTest, NoAlgorithmIsOneMessageAndIsNotKept) {
+  fake.algorithmsFound = 0;
+  std::vector<float> a(64), b(64), c(64);
+  RowMajorGemm g{3, 4, 5, false, false, 5, 4, 4};
+  std::string problem = plans.run(g, a.data(), b.data(), c.data(), 0.0f);
+  EXPECT_NE(problem.find("found no algorithm for 3 x 4 x 5 within 16 bytes"),
+            std::string::npos)
+      << problem;
+  EXPECT_EQ(plans.size(), 0u);
+  EXPECT_EQ(fake.matmuls, 0);
+  fake.algorithmsFound = 1;
+  EXPECT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+  EXPECT_EQ(fake.heuristics, 2);
+}
+
+TEST_F(GemmPlansTest, EmptyOutputMakesNoCall) {
+  EXPECT_EQ(plans.run({0, 4, 4, false, false, 4, 4, 4}, nullptr, nullptr,
+                      nullptr, 0.0f),
+            "");
+  EXPECT_EQ(plans.run({4, 0, 4, false, false, 4, 1, 1}, nullptr, nullptr,
+                      nullptr, 0.0f),
+            "");
+  EXPECT_EQ(fake.descs.size(), 0u);
+  EXPECT_EQ(fake.matmuls, 0);
+}
+
+} // namespace
