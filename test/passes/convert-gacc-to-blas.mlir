@@ -41,12 +41,16 @@ func.func @plain(%a: memref<4x2xf32>, %b: memref<3x2xf32>, %c: memref<4x3xf32>, 
 
 // -----
 
-// The cuda target's callee: the same call to gacc_cublas_sgemm.
+// The cuda target's callees: the same call to gacc_cublas_sgemm, or to
+// gacc_cublaslt_sgemm.
 // RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublas_sgemm | FileCheck %s --check-prefix=CUBLAS
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublaslt_sgemm | FileCheck %s --check-prefix=CUBLASLT
 // RUN: not gacc-opt %s -convert-gacc-to-blas=callee=foo 2>&1 | FileCheck %s --check-prefix=BADCALLEE
 // CUBLAS: func.func private @gacc_cublas_sgemm(
 // CUBLAS: call @gacc_cublas_sgemm(
-// BADCALLEE: error: convert-gacc-to-blas: callee must be gacc_sgemm or gacc_cublas_sgemm, got 'foo'
+// CUBLASLT: func.func private @gacc_cublaslt_sgemm(
+// CUBLASLT: call @gacc_cublaslt_sgemm(
+// BADCALLEE: error: convert-gacc-to-blas: callee must be gacc_sgemm, gacc_cublas_sgemm or gacc_cublaslt_sgemm, got 'foo'
 func.func @cublas(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, %first: i1) {
   gacc.matmul_accumulate %a, %b into %c first %first {transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
   return
