@@ -60,15 +60,22 @@ static std::string failed(const char *call, int status) {
 /// stored: B is [n, k] column-major untransposed ([k, n] when transposed),
 /// A is [k, m] ([m, k]), C is [n, m]; each leading dimension is the
 /// row-major row stride.
-std::string GemmPlans::plan(const RowMajorGemm &g, GemmPlan &p) {
-  if (!preference) {
-    if (int s = api.preferenceCreate(&preference))
-      return failed("cublasLtMatmulPreferenceCreate", s);
-    uint64_t bound = workspaceBytes;
-    if (int s = api.preferenceSetAttribute(preference, kPrefMaxWorkspaceBytes,
-                                           &bound, sizeof(bound)))
+std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
+                            GemmPlan &p) {
+  if (int s = api.preferenceCreate(&p.preference))
+    return failed("cublasLtMatmulPreferenceCreate", s);
+  uint64_t bound = workspaceBytes;
+  if (int s = api.preferenceSetAttribute(p.preference, kPrefMaxWorkspaceBytes,
+                                         &bound, sizeof(bound)))
+    return failed("cublasLtMatmulPreferenceSetAttribute", s);
+  for (auto [attribute, bytes] :
+       {std::pair{kPrefMinAlignmentA, align.first},
+        std::pair{kPrefMinAlignmentB, align.second},
+        std::pair{kPrefMinAlignmentC, align.c},
+        std::pair{kPrefMinAlignmentD, align.c}})
+    if (int s = api.preferenceSetAttribute(p.preference, attribute, &bytes,
+                                           sizeof(bytes)))
       return failed("cublasLtMatmulPreferenceSetAttribute", s);
-  }
   if (int s = api.matmulDescCreate(&p.desc, kCompute32F, kR32F))
     return failed("cublasLtMatmulDescCreate", s);
   int32_t opFirst = g.transB ? kOpT : kOpN, opSecond = g.transA ? kOpT : kOpN;
@@ -91,7 +98,7 @@ std::string GemmPlans::plan(const RowMajorGemm &g, GemmPlan &p) {
   HeuristicResult result{};
   int returned = 0;
   if (int s = api.algoGetHeuristic(handle, p.desc, p.b, p.a, p.c, p.c,
-                                   preference, 1, &result, &returned))
+                                   p.preference, 1, &result, &returned))
     return failed("cublasLtMatmulAlgoGetHeuristic", s);
   if (returned < 1 || result.state)
     return "cublasLtMatmulAlgoGetHeuristic found no algorithm for " +
@@ -107,11 +114,18 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
                            const void *b, void *c, float beta) {
   if (g.m == 0 || g.n == 0)
     return "";
-  Key key{g.m,   g.n,   g.k,     g.transA, g.transB, g.lda,
-          g.ldb, g.ldc, g.aType, g.bType,  g.cType};
+  auto alignment = [](const void *p) {
+    auto address = reinterpret_cast<uintptr_t>(p);
+    return address ? uint32_t(std::min<uintptr_t>(address & -address, 256))
+                   : 256u;
+  };
+  Alignments align{alignment(b), alignment(a), alignment(c)};
+  Key key{g.m,     g.n,     g.k,     g.transA,    g.transB,
+          g.lda,   g.ldb,   g.ldc,   g.aType,     g.bType,
+          g.cType, align.first, align.second, align.c};
   auto [it, inserted] = plans.try_emplace(key);
   if (inserted)
-    if (std::string problem = plan(g, it->second); !problem.empty()) {
+    if (std::string problem = plan(g, align, it->second); !problem.empty()) {
       plans.erase(it);
       return problem;
     }

@@ -35,8 +35,12 @@ constexpr int32_t kR32F = 0, kR16BF = 14;
 constexpr int32_t kCompute32F = 68;
 /// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t).
 constexpr int32_t kDescTransA = 3, kDescTransB = 4;
-/// cublasLtMatmulPreferenceAttributes_t: the workspace bound (uint64_t).
-constexpr int32_t kPrefMaxWorkspaceBytes = 1;
+/// cublasLtMatmulPreferenceAttributes_t: the workspace bound (uint64_t)
+/// and the alignments the algorithm may assume of A, B, C and D (uint32_t,
+/// bytes; 256 when not set).
+constexpr int32_t kPrefMaxWorkspaceBytes = 1, kPrefMinAlignmentA = 5,
+                  kPrefMinAlignmentB = 6, kPrefMinAlignmentC = 7,
+                  kPrefMinAlignmentD = 8;
 
 using Handle = void *;
 using MatmulDesc = void *;
@@ -93,16 +97,21 @@ struct RowMajorGemm {
   int32_t aType = kR32F, bType = kR32F, cType = kR32F;
 };
 
-/// One GEMM shape's descriptor, layouts and algorithm.
+/// One GEMM shape's descriptor, preference, layouts and algorithm.
 struct GemmPlan {
   MatmulDesc desc = nullptr;
+  Preference preference = nullptr;
   Layout a = nullptr, b = nullptr, c = nullptr;
   Algo algo{};
   size_t workspaceBytes = 0;
 };
 
-/// The plans of one cuBLASLt handle, keyed by shape, transposes, strides
-/// and element types. Not thread-safe (one step runs at a time).
+/// The plans of one cuBLASLt handle, keyed by shape, transposes, strides,
+/// element types and the operands' address alignments (an algorithm
+/// chosen for 256-byte aligned operands may not run on a view that starts
+/// inside a buffer, so each plan's preference states the alignments its
+/// operands have, as PyTorch's cuBLASLt GEMMs do). Not thread-safe (one
+/// step runs at a time).
 class GemmPlans {
 public:
   /// `workspace` (device memory of `workspaceBytes`) bounds every plan's
@@ -123,15 +132,21 @@ public:
 
 private:
   using Key = std::tuple<int64_t, int64_t, int64_t, bool, bool, int64_t,
-                         int64_t, int64_t, int32_t, int32_t, int32_t>;
-  std::string plan(const RowMajorGemm &g, GemmPlan &p);
+                         int64_t, int64_t, int32_t, int32_t, int32_t,
+                         uint32_t, uint32_t, uint32_t>;
+  /// The operands' alignments in bytes (at most 256), in cuBLASLt's order:
+  /// its A is gacc's B, its B gacc's A, its C and D gacc's C.
+  struct Alignments {
+    uint32_t first, second, c;
+  };
+  std::string plan(const RowMajorGemm &g, const Alignments &align,
+                   GemmPlan &p);
 
   const Api &api;
   Handle handle;
   void *workspace;
   size_t workspaceBytes;
   void *stream;
-  Preference preference = nullptr;
   std::map<Key, GemmPlan> plans;
 };
 

@@ -8,9 +8,10 @@
 // that the row-major GEMMs gacc asks for come out right for every
 // transpose pair, padded strides and beta 0 and 1 (against float64); that
 // a shape is planned once (one descriptor, three layouts, one heuristic
-// query) and replayed; that the workspace, its bound and the stream are
-// passed; that a failed heuristic is one message and is not cached; and
-// that an empty C makes no call. Where the CUDA toolkit's headers are
+// query) and replayed, its preference stating the alignments its operands
+// have; that the workspace, its bound and the stream are passed; that a
+// failed heuristic is one message and is not cached; and that an empty C
+// makes no call. Where the CUDA toolkit's headers are
 // installed, the enumerators and structs gacc restates are checked against
 // them.
 //
@@ -35,7 +36,11 @@ static_assert(kCompute32F == CUBLAS_COMPUTE_32F);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA &&
               kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
 static_assert(kPrefMaxWorkspaceBytes ==
-              CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES &&
+              kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
+              kPrefMinAlignmentB == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES &&
+              kPrefMinAlignmentC == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES &&
+              kPrefMinAlignmentD == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
 static_assert(sizeof(Algo) == sizeof(cublasLtMatmulAlgo_t));
 static_assert(sizeof(HeuristicResult) ==
                   sizeof(cublasLtMatmulHeuristicResult_t) &&
@@ -64,6 +69,8 @@ struct Fake {
   std::vector<std::unique_ptr<FakeLayout>> layouts;
   int preferences = 0, heuristics = 0, matmuls = 0;
   uint64_t workspaceBound = 0;
+  /// The last preference's alignments of cuBLASLt's A, B, C and D.
+  uint32_t alignment[4] = {};
   int algorithmsFound = 1;
   const void *lastWorkspace = nullptr, *lastStream = nullptr;
   size_t lastWorkspaceBytes = 0;
@@ -99,10 +106,16 @@ int preferenceCreate(Preference *p) {
   *p = &fake;
   return 0;
 }
-int preferenceSet(Preference, int32_t attribute, const void *value, size_t) {
-  if (attribute != kPrefMaxWorkspaceBytes)
+int preferenceSet(Preference, int32_t attribute, const void *value,
+                  size_t bytes) {
+  if (attribute == kPrefMaxWorkspaceBytes && bytes == sizeof(uint64_t))
+    fake.workspaceBound = *static_cast<const uint64_t *>(value);
+  else if (attribute >= kPrefMinAlignmentA && attribute <= kPrefMinAlignmentD &&
+           bytes == sizeof(uint32_t))
+    fake.alignment[attribute - kPrefMinAlignmentA] =
+        *static_cast<const uint32_t *>(value);
+  else
     return kInvalidValue;
-  fake.workspaceBound = *static_cast<const uint64_t *>(value);
   return 0;
 }
 int heuristic(Handle, MatmulDesc, Layout, Layout, Layout, Layout, Preference,
@@ -238,7 +251,23 @@ TEST_F(GemmPlansTest, PlansEachShapeOnceAndReplaysIt) {
   ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 1.0f), "");
   EXPECT_EQ(plans.size(), 2u);
   EXPECT_EQ(fake.heuristics, 2);
-  EXPECT_EQ(fake.preferences, 1) << "one preference serves every plan";
+  EXPECT_EQ(fake.preferences, 2);
+}
+
+TEST_F(GemmPlansTest, StatesTheOperandsAlignments) {
+  alignas(256) float a[64], b[64], c[64];
+  RowMajorGemm g{2, 2, 2, false, false, 2, 2, 2};
+  ASSERT_EQ(plans.run(g, a, b, c, 0.0f), "");
+  EXPECT_EQ(fake.alignment[0], 256u);
+  EXPECT_EQ(fake.alignment[2], 256u);
+  // A view 4 floats into C (16 bytes) and 1 float into A: a plan of its
+  // own that assumes no more than that (A is cuBLASLt's B).
+  ASSERT_EQ(plans.run(g, a + 1, b, c + 4, 0.0f), "");
+  EXPECT_EQ(plans.size(), 2u);
+  EXPECT_EQ(fake.alignment[0], 256u);
+  EXPECT_EQ(fake.alignment[1], 4u);
+  EXPECT_EQ(fake.alignment[2], 16u);
+  EXPECT_EQ(fake.alignment[3], 16u);
 }
 
 TEST_F(GemmPlansTest, PassesTheWorkspaceItsBoundAndTheStream) {
