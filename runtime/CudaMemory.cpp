@@ -127,9 +127,11 @@ extern "C" void *gacc_cuda_malloc(uint64_t bytes) {
       return reinterpret_cast<void *>(*p);
   auto p = managed->allocate(bytes);
   if (!p) {
-    report("device memory arena exhausted (" + std::to_string(bytes) +
-           " bytes requested, " + std::to_string(managed->inUse()) + " of " +
-           std::to_string(managed->capacity()) + " in use)");
+    // Recorded, so that the step's caller reports this as the cause
+    // rather than the fault of the kernel that gets the null pointer.
+    recordFailure("device memory arena exhausted (" + std::to_string(bytes) +
+                  " bytes requested, " + std::to_string(managed->inUse()) +
+                  " of " + std::to_string(managed->capacity()) + " in use)");
     return nullptr;
   }
   return reinterpret_cast<void *>(*p);
