@@ -114,6 +114,13 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
                            const void *b, void *c, float beta) {
   if (g.m == 0 || g.n == 0)
     return "";
+  // cuBLASLt documents no K = 0 (C = beta·C, which cublasSgemm computes);
+  // gacc's GEMMs reduce over at least one row, so this is refused rather
+  // than guessed.
+  if (g.k == 0)
+    return "cublasLtMatmul: a GEMM of " + std::to_string(g.m) + " x " +
+           std::to_string(g.n) + " with K = 0 (--cuda-gemm=cublas computes "
+           "it)";
   auto alignment = [](const void *p) {
     auto address = reinterpret_cast<uintptr_t>(p);
     return address ? uint32_t(std::min<uintptr_t>(address & -address, 256))

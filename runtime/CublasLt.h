@@ -122,8 +122,8 @@ public:
         workspaceBytes(workspaceBytes), stream(stream) {}
 
   /// Queues C = beta·C + op(A)·op(B) (fp32 compute, alpha = 1) on the
-  /// stream, planning the shape on its first call. Nothing for an empty C.
-  /// Returns "" or the failing call and its status.
+  /// stream, planning the shape on its first call. Nothing for an empty C;
+  /// K = 0 is refused. Returns "" or the failing call and its status.
   std::string run(const RowMajorGemm &g, const void *a, const void *b,
                   void *c, float beta);
 

@@ -10,8 +10,8 @@
 // a shape is planned once (one descriptor, three layouts, one heuristic
 // query) and replayed, its preference stating the alignments its operands
 // have; that the workspace, its bound and the stream are passed; that a
-// failed heuristic is one message and is not cached; and that an empty C
-// makes no call. Where the CUDA toolkit's headers are
+// failed heuristic is one message and is not cached; that an empty C
+// makes no call and K = 0 is refused. Where the CUDA toolkit's headers are
 // installed, the enumerators and structs gacc restates are checked against
 // them.
 //
@@ -304,6 +304,14 @@ TEST_F(GemmPlansTest, EmptyOutputMakesNoCall) {
                       nullptr, 0.0f),
             "");
   EXPECT_EQ(fake.descs.size(), 0u);
+  EXPECT_EQ(fake.matmuls, 0);
+}
+
+TEST_F(GemmPlansTest, RefusesAnEmptyReduction) {
+  float c[4];
+  std::string problem = plans.run({2, 2, 0, false, false, 1, 2, 2}, nullptr,
+                                  nullptr, c, 1.0f);
+  EXPECT_NE(problem.find("2 x 2 with K = 0"), std::string::npos) << problem;
   EXPECT_EQ(fake.matmuls, 0);
 }
 
