@@ -42,6 +42,17 @@ namespace gacc::abi {
 ///   runs what follows the N-th micro-batch (the collective, clipping, the
 ///   update). accumulate(0, N, 0, 0) then update gives @S's results, bit
 ///   for bit.
+/// The graph form (gacc-lower-to-nvvm-pipeline cuda-graph=true, built by
+/// gacc-device-resident-scalars), which a CUDA graph can capture: every
+/// public function keeps its arguments in order, but each scalar argument
+/// (@S's lr, step, first_sample and loss scale; the arena kernels'
+/// weight, first flag, decay end, base rate, step and loss scale) is a
+/// rank-0 memref of its type in device memory, which the caller writes
+/// before each launch, and
+/// a function with results stores them into one trailing memref<R x f32>
+/// (@S: numResults() of them, in StepResult order) and returns nothing.
+/// Its host code reads no device memory, so it waits only before it
+/// returns.
 struct StepLayout {
   unsigned numParams = 0, numTrainable = 0, statePerParam = 0,
            numStatistics = 0, numInputs = 0;

@@ -1211,4 +1211,92 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def GAccDeviceResidentScalarsPass
+    : Pass<"gacc-device-resident-scalars", "ModuleOp"> {
+  let summary = "Keep a function's per-call and device-computed scalars on "
+                "the device, so that its work can be captured as a CUDA "
+                "graph";
+  let description = [{
+    Runs on the cuda target's host code at the `scf.parallel` level (after
+    `gacc-linalg-to-parallel-loops`, before the GPU mapping), where every
+    top-level `scf.parallel` becomes a kernel and everything else runs on
+    the host. A CUDA graph captured from such a function replays its
+    kernels with the arguments they had at capture, so no value that
+    changes from call to call may be a kernel argument computed by the
+    host, and the host may not read device memory (capture executes
+    nothing). In each public function with a body (or each one named by
+    `functions`):
+
+    - every scalar argument (integer, index or float: the step's `lr`,
+      `step`, `first_sample`, loss scale) becomes a rank-0 memref of its
+      type in the same position: the caller writes it before a launch;
+    - the host values that depend on those arguments or on a host
+      `memref.load` are *tainted*, to a fixed point through `scf.for`
+      carried values and `scf.if` results;
+    - each maximal run of host `memref.load`/`memref.store` and tainted
+      scalar arithmetic (untainted scalar arithmetic between them stays on
+      the host and is captured) becomes one one-iteration `scf.parallel`
+      (one device thread); tainted operands from outside the run are
+      loaded from their rank-0 buffers, and results used after it are
+      stored into new ones (allocated at the function's entry, freed
+      before it returns);
+    - tainted `scf.for` carried values and `scf.if` results live in such
+      buffers: initialized before the loop, and updated at the end of each
+      iteration (or branch) by one thread that loads every new value
+      before storing any, so a loop that swaps two carried values stays
+      correct; the loop or branch keeps its untainted values;
+    - a kernel (`scf.parallel`) that reads a tainted value loads it from
+      its buffer at the top of its body;
+    - the results (scalars of one type T, R of them) are stored into a
+      trailing `memref<R x T>` argument, and the function returns nothing.
+
+    The graph form of a training step (abi/StepABI.h, `graphForm`) is what
+    this gives. The rewrite is exact: the device computes what the host
+    computed, with the same operations in the same order.
+
+    Errors (one, at the op, naming the function): results of different or
+    non-scalar types; a tainted loop bound, parallel-loop bound or branch
+    condition; a tainted operand of any other op (a call, an allocation
+    size, a view's offset), which the host would have to read.
+
+    ```mlir
+    %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%s = %zero) -> f32 {
+      scf.parallel ... { ... memref.store %loss, %l[] }   // a kernel
+      %x = memref.load %l[] : memref<f32>                 // host read
+      %t = arith.addf %s, %x : f32
+      scf.yield %t : f32
+    }
+    return %sum : f32
+    // becomes (with %s_buf and %t_buf allocated at the entry)
+    scf.parallel (%u) = (%c0) to (%c1) step (%c1) { memref.store %zero, %s_buf[] }
+    scf.for %i = %c0 to %c8 step %c1 {
+      scf.parallel ... { ... memref.store %loss, %l[] }
+      scf.parallel (%u) = (%c0) to (%c1) step (%c1) {
+        %x = memref.load %l[]
+        %s = memref.load %s_buf[]
+        %t = arith.addf %s, %x : f32
+        memref.store %t, %t_buf[]
+      }
+      scf.parallel (%u) = (%c0) to (%c1) step (%c1) {
+        %t = memref.load %t_buf[]
+        memref.store %t, %s_buf[]
+      }
+    }
+    scf.parallel (%u) = (%c0) to (%c1) step (%c1) {
+      %r = memref.load %s_buf[]
+      memref.store %r, %results[%c0]
+    }
+    return
+    ```
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "The functions to rewrite (default: every public function "
+               "with a body)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // GACC_PASSES_TD

@@ -149,6 +149,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // upstream lowering takes what is left (dynamic shapes).
   pm.addNestedPass<func::FuncOp>(createGAccLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  if (options.cudaGraph)
+    pm.addPass(createGAccDeviceResidentScalarsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
   // Fixed-size tiles with an in-bounds check inside: the inner tile loop
@@ -204,6 +206,10 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";
+  if (options.cudaGraph && options.resumable)
+    return "cuda-graph excludes resumable: the resumable functions' "
+           "micro-batch bounds are host values that change from call to "
+           "call";
   if (options.blockSize <= 0 || options.blockSize > 1024)
     return "block-size must be in [1, 1024], got " +
            std::to_string(options.blockSize);

@@ -84,6 +84,13 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Also build the step split at micro-batch boundaries "
                      "(gacc-expand-accumulation resumable)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> cudaGraph{
+      *this, "cuda-graph",
+      llvm::cl::desc("Compile every public function to its graph form "
+                     "(gacc-device-resident-scalars: scalar arguments and "
+                     "results in device buffers, no host read of device "
+                     "memory), so that a CUDA graph can capture it"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target GPU architecture (sm_XX)"),
       llvm::cl::init("sm_90")};

@@ -8,6 +8,8 @@
 // CHIP: error: gacc-lower-to-nvvm-pipeline: chip must be an NVPTX target from sm_50 on
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="opt-level=7" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: gacc-lower-to-nvvm-pipeline: opt-level must be in [0, 3], got 7
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="cuda-graph=true resumable=true" 2>&1 | FileCheck %s --check-prefix=GRAPH
+// GRAPH: error: gacc-lower-to-nvvm-pipeline: cuda-graph excludes resumable: the resumable functions' micro-batch bounds are host values that change from call to call
 func.func @f() {
   return
 }
