@@ -73,6 +73,13 @@ void loadOnce() {
   loadSymbol(lib, d.cuFuncGetParamInfo, "cuFuncGetParamInfo");
   loadSymbol(lib, d.cuMemPrefetchAsync, "cuMemPrefetchAsync_v2");
   loadSymbol(lib, d.cuMemAdvise, "cuMemAdvise_v2");
+  loadSymbol(lib, d.cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+  loadSymbol(lib, d.cuStreamEndCapture, "cuStreamEndCapture");
+  loadSymbol(lib, d.cuGraphInstantiateWithFlags,
+             "cuGraphInstantiateWithFlags");
+  loadSymbol(lib, d.cuGraphLaunch, "cuGraphLaunch");
+  loadSymbol(lib, d.cuGraphExecDestroy, "cuGraphExecDestroy");
+  loadSymbol(lib, d.cuGraphDestroy, "cuGraphDestroy");
   CUresult r;
   if ((r = d.cuInit(0))) {
     failure = describe("cuInit", r);
@@ -132,10 +139,15 @@ uint64_t gaccrt::cuda::stepMemoryBytes() {
              : 0;
 }
 
-std::string gaccrt::cuda::describe(const char *call, CUresult result) {
+std::string gaccrt::cuda::describe(const Driver &d, const char *call,
+                                   CUresult result) {
   const char *name = nullptr;
-  if (loaded || driver.cuGetErrorName)
-    driver.cuGetErrorName(result, &name);
+  if (d.cuGetErrorName)
+    d.cuGetErrorName(result, &name);
   return std::string(call) + ": " +
          (name ? name : "CUDA error " + std::to_string(result));
+}
+
+std::string gaccrt::cuda::describe(const char *call, CUresult result) {
+  return describe(driver, call, result);
 }

@@ -25,6 +25,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 /// Where memory lives (cuda.h's CUmemLocation): type 1 is a device, whose
 /// ordinal is `id`.
 struct CUmemLocation {
@@ -77,6 +79,16 @@ struct Driver {
   /// Optional (cuMemAdvise_v2, drivers of CUDA 12.2 on): usage hints for
   /// managed memory (preferred location, accessed by).
   CUresult (*cuMemAdvise)(CUdeviceptr, size_t, int, CUmemLocation);
+  /// Optional (CUDA graphs; every driver of CUDA 11.4 on): stream capture
+  /// (cuStreamBeginCapture_v2's mode: 0 global, 1 thread-local, 2
+  /// relaxed), instantiation and replay.
+  CUresult (*cuStreamBeginCapture)(CUstream, int mode);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long flags);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 };
 
 /// The loaded driver with the primary context of this process's device
@@ -105,8 +117,10 @@ constexpr uint64_t kDeviceMemoryMargin = 1ull << 30;
 /// memory less kDeviceMemoryMargin (0 when less is free).
 uint64_t stepMemoryBytes();
 
-/// "call: CUDA_ERROR_NAME" for a failed driver call.
+/// "call: CUDA_ERROR_NAME" for a failed driver call (named by `d`, or by
+/// the loaded driver).
 std::string describe(const char *call, CUresult result);
+std::string describe(const Driver &d, const char *call, CUresult result);
 
 } // namespace gaccrt::cuda
 

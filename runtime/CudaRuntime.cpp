@@ -15,6 +15,7 @@
 
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudaDriver.h"
+#include "runtime/CudaGraph.h"
 
 #include <algorithm>
 #include <chrono>
@@ -291,6 +292,9 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
 }
 
 extern "C" void gacc_cuda_synchronize() {
+  // Capture runs nothing, and a wait would invalidate it.
+  if (capturing())
+    return;
   if (const Driver *d = driverOrReport())
     check("cuStreamSynchronize", d->cuStreamSynchronize(theStream(d)));
 }

@@ -29,7 +29,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       void **params, void **extra, uint64_t paramCount);
 /// Waits until the process's stream has run everything queued on it (the
 /// synchronization gacc-async-launches inserts before host code touches
-/// memory, and before a function returns).
+/// memory, and before a function returns). Nothing while this thread
+/// captures the stream into a CUDA graph (cuda::capturing()).
 void gacc_cuda_synchronize();
 }
 

@@ -39,6 +39,30 @@ std::optional<uint64_t> DeviceArena::allocate(uint64_t bytes) {
   return std::nullopt;
 }
 
+bool DeviceArena::reserve(uint64_t address, uint64_t bytes) {
+  uint64_t size = std::max<uint64_t>(bytes, 1);
+  size = (size + kAlignment - 1) / kAlignment * kAlignment;
+  if (address % kAlignment || size > capacityBytes)
+    return false;
+  // The free range that starts at or before `address`.
+  auto it = freeRanges.upper_bound(address);
+  if (it == freeRanges.begin())
+    return false;
+  --it;
+  uint64_t start = it->first, length = it->second;
+  if (address + size > start + length)
+    return false;
+  freeRanges.erase(it);
+  if (address > start)
+    freeRanges[start] = address - start;
+  if (start + length > address + size)
+    freeRanges[address + size] = start + length - address - size;
+  live[address] = size;
+  inUseBytes += size;
+  peakBytes = std::max(peakBytes, inUseBytes);
+  return true;
+}
+
 bool DeviceArena::free(uint64_t address) {
   auto it = live.find(address);
   if (it == live.end())

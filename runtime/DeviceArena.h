@@ -31,6 +31,11 @@ public:
   /// bytes gives a block of kAlignment), or nothing when no free range is
   /// large enough.
   std::optional<uint64_t> allocate(uint64_t bytes);
+  /// Makes [address, address + bytes) (bytes rounded up to kAlignment) one
+  /// live block, as if allocate had returned it; false, changing nothing,
+  /// when `address` is not aligned or the range is not wholly free. What
+  /// holds the addresses a captured CUDA graph replays.
+  bool reserve(uint64_t address, uint64_t bytes);
   /// Returns a block; false if `address` is not the start of a live block.
   bool free(uint64_t address);
 

@@ -61,3 +61,34 @@ TEST(DeviceArena, RejectsWhatItCannotServe) {
   EXPECT_FALSE(arena.free(*a)); // double free
   EXPECT_EQ(arena.inUse(), 0u);
 }
+
+TEST(DeviceArena, ReserveHoldsAGivenRange) {
+  DeviceArena arena(0, 4096);
+  // The middle of the free range: the parts before and after stay free.
+  EXPECT_TRUE(arena.reserve(1024, 1000));
+  EXPECT_EQ(arena.inUse(), 1024u);
+  auto a = arena.allocate(1024), b = arena.allocate(2048);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, 0u);
+  EXPECT_EQ(*b, 2048u);
+  EXPECT_FALSE(arena.allocate(1)); // full
+  // A reserved range is a block like the others.
+  EXPECT_TRUE(arena.free(1024));
+  auto c = arena.allocate(1024);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(*c, 1024u);
+}
+
+TEST(DeviceArena, ReserveRefusesWhatIsNotFree) {
+  DeviceArena arena(0, 4096);
+  auto a = arena.allocate(1024);
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(arena.reserve(0, 256));     // live
+  EXPECT_FALSE(arena.reserve(768, 512));   // overlaps the live block
+  EXPECT_FALSE(arena.reserve(1100, 256));  // not aligned
+  EXPECT_FALSE(arena.reserve(3840, 512));  // past the end
+  EXPECT_EQ(arena.inUse(), 1024u);
+  EXPECT_EQ(arena.blocks(), 1u);
+  EXPECT_TRUE(arena.reserve(1024, 3072)); // exactly the rest
+  EXPECT_FALSE(arena.allocate(1));
+}
