@@ -67,6 +67,13 @@ static cl::opt<std::string> compileOnly(
              "mgpu* ABI; reports what the module load said. Needs no GPU"),
     cl::init(""), cl::cat(cat));
 
+static cl::opt<bool> graphForm(
+    "cuda-graph",
+    cl::desc("With --compile-only: compile every function to its graph "
+             "form (the NVVM pipeline's cuda-graph=true), as gacc-run "
+             "--cuda-graph does"),
+    cl::init(false), cl::cat(cat));
+
 namespace {
 
 [[noreturn]] void fail(const llvm::Twine &msg, int code = 1) {
@@ -128,6 +135,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
     options.chip = chip;
     options.format = "bin";
     options.cublas = true;
+    options.cudaGraph = graphForm;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     pm.addPass(createGAccBuildArenaKernelsPass());
@@ -361,8 +369,9 @@ int main(int argc, char **argv) {
       if (auto e = deviceJit->materialize(fn))
         fail(llvm::toString(std::move(e)));
     std::string load = cuda::lastError();
-    llvm::outs() << "gacc-bench-arena: host code for " << compileOnly
-                 << " JIT-compiled; module load: "
+    llvm::outs() << "gacc-bench-arena: host code"
+                 << (graphForm ? " (graph form)" : "") << " for "
+                 << compileOnly << " JIT-compiled; module load: "
                  << (load.empty() ? "ok" : load) << "\n";
     return 0;
   }

@@ -21,8 +21,9 @@
 #    device's measured copy bandwidth; gacc-run --target cuda's optimizer
 #    step and peak device memory for examples/fashion_mlp.mlir,
 #    examples/fashion_mlp_adamw.mlir and the largest example,
-#    examples/kjv_char.mlir, and fashion_mlp's and kjv_char's with the GEMMs
-#    through cuBLASLt (--cuda-gemm=cublaslt); PyTorch eager's step and peak memory for the
+#    examples/kjv_char.mlir, fashion_mlp's and kjv_char's with the GEMMs
+#    through cuBLASLt (--cuda-gemm=cublaslt), and all three's as one CUDA
+#    graph (--cuda-graph); PyTorch eager's step and peak memory for the
 #    same models, its copy bandwidth and its fused AdamW over 100M elements.
 # Each step runs under a time limit (STEP_LIMIT seconds, default 240).
 # Prints a short table last; record it in docs/benchmarks.md. Exit status:
@@ -156,6 +157,17 @@ elif [ -n "$BIN" ]; then
     GACC_CUDA_PROFILE=1 step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-gemm=cublaslt \
       --max-steps 20 "${args[@]:2}" | sed -n '/cuda profile/,$p' | head -12
   done
+  # The whole step as one CUDA graph (--cuda-graph), replayed from the
+  # second optimizer step on.
+  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+    args=(--max-steps 100 --no-eval --log-every 100)
+    [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
+    echo "== gacc-run --target cuda --cuda-graph $model ${args[*]}"
+    m=/tmp/gpu_${model}_graph.jsonl; rm -f "$m"
+    step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph "${args[@]}" --metrics "$m"
+    rc=$?; echo "exit $rc"
+    [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
+  done
   for model in fashion_mlp kjv_char; do
     args=(--max-steps 20 --no-eval --log-every 100)
     [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
@@ -189,6 +201,7 @@ for model in fashion_mlp fashion_mlp_adamw kjv_char; do
   echo "-- gacc-run --target cuda @$model: ${step_ms[$model]:-not measured}"
   [ "$model" = fashion_mlp_adamw ] ||
     echo "-- gacc-run --target cuda --cuda-gemm=cublaslt @$model (100 steps): ${step_ms[$model cublaslt]:-not measured}"
+  echo "-- gacc-run --target cuda --cuda-graph @$model (100 steps): ${step_ms[$model graph]:-not measured}"
 done
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'gpu.sh: incomplete, missing: %s\n' "${missing[@]}"

@@ -38,6 +38,16 @@ std::unique_ptr<DeviceArena> scalars;
 constexpr uint64_t kScalarBytes = ::gacc::abi::kDeviceScalarBytes;
 constexpr uint64_t kScalarPoolBytes = ::gacc::abi::kDeviceScalarPoolBytes;
 
+/// While a graph captures: the blocks handed out, by pool (0 scalars,
+/// 1 the arena), with their rounded sizes.
+bool recording = false;
+std::vector<std::pair<uint64_t, uint64_t>> recorded[2];
+
+uint64_t roundedSize(uint64_t bytes) {
+  uint64_t a = DeviceArena::kAlignment;
+  return (std::max<uint64_t>(bytes, 1) + a - 1) / a * a;
+}
+
 using cublasHandle_t = struct cublasContext *;
 struct Cublas {
   int (*create)(cublasHandle_t *);
@@ -123,9 +133,14 @@ extern "C" void *gacc_cuda_malloc(uint64_t bytes) {
   if (!managed)
     return nullptr;
   if (bytes <= kScalarBytes)
-    if (auto p = scalars->allocate(bytes))
+    if (auto p = scalars->allocate(bytes)) {
+      if (recording)
+        recorded[0].push_back({*p, roundedSize(bytes)});
       return reinterpret_cast<void *>(*p);
+    }
   auto p = managed->allocate(bytes);
+  if (p && recording)
+    recorded[1].push_back({*p, roundedSize(bytes)});
   if (!p) {
     // Recorded, so that the step's caller reports this as the cause
     // rather than the fault of the kernel that gets the null pointer.
@@ -144,6 +159,47 @@ extern "C" void gacc_cuda_free(void *pointer) {
   // A block of either pool; free() refuses an address that is not one.
   if (!scalars->free(reinterpret_cast<uint64_t>(pointer)))
     managed->free(reinterpret_cast<uint64_t>(pointer));
+}
+
+void gaccrt::cuda::beginRecordingAllocations() {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  recording = true;
+  recorded[0].clear();
+  recorded[1].clear();
+}
+
+std::string gaccrt::cuda::leaseRecordedAllocations(
+    std::vector<uint64_t> &lease) {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  recording = false;
+  if (!managed)
+    return "no device memory arena";
+  DeviceArena *pools[2] = {scalars.get(), managed.get()};
+  std::string failure;
+  for (int k = 0; k < 2 && failure.empty(); ++k)
+    for (auto [start, bytes] : unionOfRanges(std::move(recorded[k]))) {
+      if (!pools[k]->reserve(start, bytes)) {
+        failure = "device memory the captured step used is still in use "
+                  "after it returned (" +
+                  std::to_string(bytes) + " bytes)";
+        break;
+      }
+      lease.push_back(start);
+    }
+  recorded[0].clear();
+  recorded[1].clear();
+  return failure;
+}
+
+void gaccrt::cuda::releaseLease(std::vector<uint64_t> &lease) {
+  {
+    std::lock_guard<std::mutex> lock(arenaMutex);
+    if (managed)
+      for (uint64_t start : lease)
+        if (!scalars->free(start))
+          managed->free(start);
+  }
+  lease.clear();
 }
 
 void gaccrt::cuda::prefetchToDevice(const void *p, uint64_t bytes) {

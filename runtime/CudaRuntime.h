@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 extern "C" {
 void *mgpuModuleLoad(void *data, uint64_t size);
@@ -105,6 +106,17 @@ uint64_t managedCapacityBytes();
 /// the process's stream, so that the kernels after it do not fault it in
 /// page by page (nothing where the driver cannot prefetch).
 void prefetchToDevice(const void *p, uint64_t bytes);
+/// The transient device memory a captured CUDA graph replays. Between
+/// beginRecordingAllocations and leaseRecordedAllocations every block
+/// gacc_cuda_malloc hands out is noted; the lease then holds the union of
+/// those ranges (free again once the captured host code has returned) as
+/// blocks of their pools until releaseLease, so that no later allocation
+/// reuses memory the graph's kernels write. Returns "" or the reason (a
+/// range still in use: a block the captured code did not free); what was
+/// reserved before a failure is in `lease` all the same.
+void beginRecordingAllocations();
+std::string leaseRecordedAllocations(std::vector<uint64_t> &lease);
+void releaseLease(std::vector<uint64_t> &lease);
 /// Loads cuBLAS (libcublas.so.13, .12 or .so) and creates its handle.
 /// Returns "" or the reason.
 std::string loadCublas();

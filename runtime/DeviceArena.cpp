@@ -87,3 +87,22 @@ bool DeviceArena::free(uint64_t address) {
   freeRanges[start] = size;
   return true;
 }
+
+std::vector<std::pair<uint64_t, uint64_t>>
+gaccrt::unionOfRanges(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (auto [start, bytes] : ranges) {
+    if (!bytes)
+      continue;
+    if (!merged.empty() &&
+        start <= merged.back().first + merged.back().second) {
+      uint64_t end = std::max(merged.back().first + merged.back().second,
+                              start + bytes);
+      merged.back().second = end - merged.back().first;
+      continue;
+    }
+    merged.push_back({start, bytes});
+  }
+  return merged;
+}

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace gaccrt {
 
@@ -52,6 +54,11 @@ private:
   std::map<uint64_t, uint64_t> freeRanges; // start -> size
   std::map<uint64_t, uint64_t> live;       // start -> size
 };
+
+/// The union of address ranges {start, bytes}, as disjoint ranges sorted
+/// by start (touching ranges joined).
+std::vector<std::pair<uint64_t, uint64_t>>
+unionOfRanges(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 
 } // namespace gaccrt
 

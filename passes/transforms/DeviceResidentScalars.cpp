@@ -68,13 +68,23 @@ public:
     convertArguments();
     if (failed(rewriteRegion(func.getBody())))
       return failure();
-    // Users first; a moved loop's body may still name its old arguments.
+    // The replaced ops name each other (and a moved loop's body its old
+    // arguments) only: dropped together, nothing may still use them.
     for (Operation *op : dead)
       op->dropAllReferences();
-    for (Operation *op : llvm::reverse(dead)) {
-      op->dropAllUses();
-      op->erase();
+    for (Operation *op : dead) {
+      bool used = !op->use_empty();
+      for (Region &r : op->getRegions())
+        for (Block &block : r)
+          for (BlockArgument a : block.getArguments())
+            used |= !a.use_empty();
+      if (used)
+        return op->emitOpError()
+               << "gacc-device-resident-scalars left a use of a value it "
+                  "moved to the device (" << func.getSymName() << ")";
     }
+    for (Operation *op : llvm::reverse(dead))
+      op->erase();
     return success();
   }
 
@@ -182,32 +192,35 @@ private:
   }
 
   /// Scalar arguments become rank-0 buffers in place; with results, a
-  /// trailing memref<R x T> receives them.
+  /// trailing memref<R x T> receives them (argument and result attributes
+  /// kept in step, through FunctionOpInterface).
   void convertArguments() {
     Block &entry = func.getBody().front();
-    SmallVector<Type> inputs;
-    for (BlockArgument a : entry.getArguments()) {
+    for (BlockArgument a : entry.getArguments())
       if (isScalar(a.getType())) {
-        Type buffer = MemRefType::get({}, a.getType());
-        Value old = a;
-        a.setType(buffer);
-        // The argument's scalar uses now read the buffer: `location` maps
-        // a stand-in to it.
-        location[old] = a;
+        // The argument is its own buffer now; its scalar uses are rewritten
+        // to loads of it.
+        a.setType(MemRefType::get({}, a.getType()));
+        location[a] = a;
       }
-      inputs.push_back(a.getType());
-    }
+    func.setType(FunctionType::get(func.getContext(),
+                                   entry.getArgumentTypes(),
+                                   func.getResultTypes()));
     TypeRange results = func.getResultTypes();
-    if (!results.empty()) {
-      auto type = MemRefType::get({int64_t(results.size())}, results.front());
-      resultsBuffer = entry.addArgument(type, func.getLoc());
-      inputs.push_back(type);
-    }
-    func.setType(FunctionType::get(func.getContext(), inputs, {}));
+    if (results.empty())
+      return;
+    auto type = MemRefType::get({int64_t(results.size())}, results.front());
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, type, DictionaryAttr(), func.getLoc());
+    resultsBuffer = entry.getArgument(index);
+    (void)func.eraseResults(llvm::BitVector(results.size(), true));
   }
 
   /// Where tainted `v` lives (its buffer).
-  Value locate(Value v) { return location.lookup(v); }
+  Value locate(Value v) {
+    assert(location.count(v) && "a tainted value without a buffer");
+    return location.lookup(v);
+  }
 
   /// One device thread: a one-iteration parallel loop at the builder's
   /// point, whose body `fill` builds.
@@ -330,6 +343,8 @@ private:
       for (Value v : op->getOperands())
         if (tainted.contains(v))
           return error(op, "its bounds depend on a value the device computes");
+      if (loop.getNumResults())
+        return error(op, "the host would read its reduced results");
       loadCapturedScalars(loop);
       return success();
     }
@@ -340,7 +355,8 @@ private:
     if (auto ret = dyn_cast<func::ReturnOp>(op))
       return rewriteReturn(ret);
     // A loop's or branch's yield: rewritten with its parent.
-    if (isa<scf::YieldOp>(op))
+    if (isa<scf::YieldOp>(op) &&
+        isa<scf::ForOp, scf::IfOp>(op->getParentOp()))
       return success();
     for (OpOperand &use : op->getOpOperands())
       if (tainted.contains(use.get()))

@@ -50,3 +50,39 @@ func.func @mixed(%x: f32) -> (f32, i64) {
   %c = arith.constant 0 : i64
   return %x, %c : f32, i64
 }
+
+// -----
+
+// A parallel loop whose reduced result the host would read.
+func.func @reduced(%x: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @below {{'scf.parallel' op cannot run on the device's scalars (reduced): the host would read its reduced results}}
+  %s = scf.parallel (%i) = (%c0) to (%c4) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %x[%i] : memref<4xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      scf.reduce.return %t : f32
+    }
+  }
+  return %s : f32
+}
+
+// -----
+
+// A loop the rewrite does not know (scf.while) carrying a device value.
+func.func @while(%x: memref<f32>) {
+  %v = memref.load %x[] : memref<f32>
+  // expected-error @below {{'scf.while' op cannot run on the device's scalars (while): operand 0 is a value}}
+  %r = scf.while (%a = %v) : (f32) -> f32 {
+    %c = arith.constant false
+    scf.condition(%c) %a : f32
+  } do {
+  ^bb0(%b: f32):
+    scf.yield %b : f32
+  }
+  return
+}

@@ -92,3 +92,13 @@ TEST(DeviceArena, ReserveRefusesWhatIsNotFree) {
   EXPECT_TRUE(arena.reserve(1024, 3072)); // exactly the rest
   EXPECT_FALSE(arena.allocate(1));
 }
+
+TEST(DeviceArena, UnionOfRangesJoinsOverlapsAndNeighbours) {
+  using R = std::vector<std::pair<uint64_t, uint64_t>>;
+  // A block reused (the same range twice), an overlap, a neighbour, a gap.
+  R merged = gaccrt::unionOfRanges(
+      {{512, 256}, {0, 256}, {512, 256}, {600, 400}, {1000, 24}, {2048, 256},
+       {4096, 0}});
+  EXPECT_EQ(merged, (R{{0, 256}, {512, 512}, {2048, 256}}));
+  EXPECT_TRUE(gaccrt::unionOfRanges({}).empty());
+}

@@ -40,6 +40,9 @@ struct RunSettings {
   /// The cuda target's GEMMs through cuBLASLt (gacc_cublaslt_sgemm), not
   /// cuBLAS (--cuda-gemm).
   bool cublasLt = false;
+  /// --cuda-graph: the cuda target's step compiled to its graph form and
+  /// replayed as one CUDA graph per optimizer step (GraphStep).
+  bool cudaGraph = false;
   /// The CPU step's transient buffers in the step arena
   /// (gacc-place-transient-buffers), not the heap.
   bool stepArena = true;

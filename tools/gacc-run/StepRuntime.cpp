@@ -290,6 +290,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;
     options.resumable = settings.resumable();
+    options.cudaGraph = settings.cudaGraph;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;

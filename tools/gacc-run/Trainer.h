@@ -13,6 +13,7 @@
 #define GACC_TOOLS_GACCRUN_TRAINER_H
 
 #include "tools/gacc-run/Checkpoint.h"
+#include "tools/gacc-run/GraphStep.h"
 #include "tools/gacc-run/StepRuntime.h"
 
 #include "runtime/OutputFile.h"
@@ -122,6 +123,8 @@ private:
   StepArenas arenas;
   std::vector<std::unique_ptr<void, void (*)(void *)>> hostBlocks;
   DeviceMirror mirror;
+  /// --cuda-graph: the step's scalars, results and captured graph.
+  GraphStep graph;
   std::unique_ptr<Predictor> predictor;
   /// --eval-ema: the moving averages copied out of the state for
   /// evaluation, and the predictor reading them.

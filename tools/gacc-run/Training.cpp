@@ -402,6 +402,8 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
       stopSignal = *stopped;
     else
       err = stopped.takeError();
+  } else if (settings.cudaGraph) {
+    err = graph.run(jit, sig.name, args, resultsRef);
   } else {
     err = jit.call(sig.name, args, resultsRef);
   }
@@ -757,6 +759,9 @@ int Trainer::compile() {
       }
     if (llvm::Error e = mirror.bind(st.args))
       return reportFailure(std::move(e));
+    if (settings.cudaGraph)
+      if (llvm::Error e = graph.bind(mirror.args, sig.numResults()))
+        return reportFailure(std::move(e));
   }
   double compileMs = msSince(compileStart);
   if (settings.ranks > 1 && !ranksAgree())

@@ -265,6 +265,18 @@ static cl::opt<CudaGemm> cudaGemm(
                           "cublasLtMatmul with fp32 compute, descriptors "
                           "and algorithm chosen once per GEMM shape")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
+static cl::opt<bool> cudaGraph(
+    "cuda-graph",
+    cl::desc("On --target cuda, capture the whole optimizer step (its N "
+             "micro-batches, accumulation and update) into one CUDA graph "
+             "on the second step and replay it from then on: the step is "
+             "compiled to its graph form, its scalars and results in device "
+             "buffers (gacc-device-resident-scalars). Experimental, off by "
+             "default: not yet run on a device. Implies the update inside "
+             "the step (no --arena-update); not with checkpoints, --resume, "
+             "--accum-schedule, loss scaling, data parallelism or "
+             "GACC_CUDA_TRACE"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<bool> noStepArena(
     "no-step-arena",
     cl::desc("On the CPU, allocate each transient buffer from the heap as "
@@ -355,7 +367,7 @@ static bool applySchedule(ModuleOp model, bool distributed) {
 static bool useArenaUpdate(TrainStepOp step, StringRef target) {
   if (arenaUpdate.getNumOccurrences())
     return arenaUpdate;
-  return target == "cuda" && !step.getEmaDecay();
+  return target == "cuda" && !step.getEmaDecay() && !cudaGraph;
 }
 
 /// --recompute: `none` drops the model's gacc.recompute marks, `cheap`
@@ -551,6 +563,7 @@ static bool checkFlagScopes() {
       {&tolerance, kCheck},             {&outFile, kEmit},
       {&chip, kEmit},                   {&target, kTrain | kCheck},
       {&arenaUpdate, kTrain},           {&dataParallel, kTrain | kEmit},
+      {&cudaGraph, kTrain},
       {&checkReplicas, kTrain},         {&metrics, kTrain},
       {&saveParams, kTrain},            {&saveGradients, kTrain},
       {&evalEma, kTrain},               {&saveEma, kTrain},
@@ -682,6 +695,17 @@ static int run(int argc, char **argv) {
   if (cudaGemm.getNumOccurrences() && target == "cpu") {
     reportError("--cuda-gemm chooses the GEMM library of --target cuda; the "
                 "CPU's GEMMs are OpenBLAS's");
+    return kExitBadInput;
+  }
+  if (cudaGraph && target == "cpu") {
+    reportError("--cuda-graph captures the cuda target's step; give "
+                "--target cuda");
+    return kExitBadInput;
+  }
+  if (cudaGraph && arenaUpdate.getNumOccurrences() && arenaUpdate) {
+    reportError("--cuda-graph with --arena-update: the graph holds the "
+                "update inside the step; the arena kernels' calls are not "
+                "captured yet");
     return kExitBadInput;
   }
   if (cudaGemm == CudaGemm::CublasLt && noBlas) {
@@ -886,6 +910,27 @@ static int run(int argc, char **argv) {
     rampSchedule.reset();
   settings.accumSchedule = std::move(rampSchedule);
   settings.budgetChoseSchedule = !memoryBudget.empty();
+  if (cudaGraph) {
+    const char *trace = std::getenv("GACC_CUDA_TRACE");
+    const char *conflict =
+        resolvedTarget != "cuda"
+            ? "the CPU (--target auto found no CUDA device)"
+        : settings.resumable()
+            ? "checkpoints, --resume or --accum-schedule (the step then runs "
+              "in pieces)"
+        : sig->lossScaling ? "loss scaling (a skipped window branches on a "
+                             "value the device computes)"
+        : settings.ranks > 1 ? "data parallelism (the all-reduce is not "
+                               "captured yet)"
+        : trace && *trace && llvm::StringRef(trace) != "0"
+            ? "GACC_CUDA_TRACE (it waits after every launch)"
+            : nullptr;
+    if (conflict) {
+      reportError(llvm::Twine("--cuda-graph: not with ") + conflict);
+      return kExitBadInput;
+    }
+    settings.cudaGraph = true;
+  }
   if (!pauseAfterMicroBatch.empty()) {
     auto [stepText, kText] = llvm::StringRef(pauseAfterMicroBatch).split(':');
     stepText.getAsInteger(10, settings.pauseStep);
