@@ -1245,6 +1245,11 @@ def GAccDeviceResidentScalarsPass
       iteration (or branch) by one thread that loads every new value
       before storing any, so a loop that swaps two carried values stays
       correct; the loop or branch keeps its untainted values;
+    - a branch on a tainted condition (an fp16 window skipped on a
+      non-finite gradient) runs both sides' host code, each of their
+      kernels guarded in its body by the condition loaded from its buffer
+      (or its negation), the results through buffers both sides store
+      into under their guards;
     - a kernel (`scf.parallel`) that reads a tainted value loads it from
       its buffer at the top of its body;
     - the results (scalars of one type T, R of them) are stored into a
@@ -1255,9 +1260,11 @@ def GAccDeviceResidentScalarsPass
     computed, with the same operations in the same order.
 
     Errors (one, at the op, naming the function): results of different or
-    non-scalar types; a tainted loop bound, parallel-loop bound or branch
-    condition; a tainted operand of any other op (a call, an allocation
-    size, a view's offset), which the host would have to read.
+    non-scalar types; a tainted loop bound or parallel-loop bound; a
+    parallel loop with results the host would read; a call under a branch
+    on a tainted condition; a tainted operand of any other op (a call, an
+    allocation size, a view's offset, an `scf.while`), which the host
+    would have to read.
 
     ```mlir
     %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%s = %zero) -> f32 {

@@ -159,6 +159,9 @@ private:
               mark(loop.getResult(k));
             }
         } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+          if (tainted.contains(branch.getCondition()))
+            for (Value r : branch.getResults())
+              mark(r);
           for (Region &r : branch->getRegions())
             if (!r.empty())
               for (unsigned k = 0; k < branch.getNumResults(); ++k)
@@ -439,9 +442,69 @@ private:
   }
 
   /// A branch's tainted results live in buffers each branch stores into.
+  /// Device work in a branch on a device value runs on both sides, each
+  /// kernel guarded by the condition (or its negation) loaded in its body.
+  void guard(scf::ParallelOp loop, Value condition, bool negate) {
+    Block *body = loop.getBody();
+    Location loc = loop.getLoc();
+    OpBuilder in(body, body->begin());
+    Value c = memref::LoadOp::create(in, loc, condition);
+    if (negate)
+      c = arith::XOrIOp::create(
+          in, loc, c, arith::ConstantOp::create(in, loc, in.getBoolAttr(true)));
+    auto inner = scf::IfOp::create(in, loc, TypeRange{}, c,
+                                   /*withElseRegion=*/false);
+    Block *then = inner.thenBlock();
+    then->getOperations().splice(Block::iterator(then->getTerminator()),
+                                 body->getOperations(),
+                                 std::next(Block::iterator(inner)),
+                                 Block::iterator(body->getTerminator()));
+  }
+
+  /// A branch on a device value (a skipped fp16 window): both sides'
+  /// host code runs, their kernels guarded; results through buffers.
+  LogicalResult rewritePredicated(scf::IfOp branch) {
+    WalkResult calls = branch->walk([&](CallOpInterface call) {
+      error(call, "it is called under a branch on a value the device "
+                  "computes");
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
+      return failure();
+    SmallVector<std::pair<Value, SmallVector<Value>>> targets;
+    for (Value r : branch.getResults()) {
+      Value buffer = newBuffer(r.getType());
+      location[r] = buffer;
+      targets.push_back({buffer, {}});
+    }
+    Value condition = locate(branch.getCondition());
+    for (auto [index, region] : llvm::enumerate(branch->getRegions())) {
+      if (region.empty())
+        continue;
+      if (failed(rewriteRegion(region)))
+        return failure();
+      Block &block = region.front();
+      b.setInsertionPoint(block.getTerminator());
+      SmallVector<Value> values(block.getTerminator()->getOperands());
+      storeAll(branch.getLoc(), values, targets);
+      SmallVector<scf::ParallelOp> kernels;
+      region.walk([&](scf::ParallelOp loop) {
+        if (!loop->getParentOfType<scf::ParallelOp>())
+          kernels.push_back(loop);
+      });
+      for (scf::ParallelOp loop : kernels)
+        guard(loop, condition, /*negate=*/index == 1);
+      block.getTerminator()->erase();
+      branch->getBlock()->getOperations().splice(
+          Block::iterator(branch), block.getOperations());
+    }
+    dead.push_back(branch);
+    return success();
+  }
+
   LogicalResult rewriteIf(scf::IfOp branch) {
     if (tainted.contains(branch.getCondition()))
-      return error(branch, "it branches on a value the device computes");
+      return rewritePredicated(branch);
     SmallVector<unsigned> moved, kept;
     for (unsigned k = 0; k < branch.getNumResults(); ++k)
       (tainted.contains(branch.getResult(k)) ? moved : kept).push_back(k);

@@ -12,11 +12,14 @@ func.func @trip_count(%n: index) {
 
 // -----
 
-// A branch on a value read from device memory.
-func.func @branch(%flag: memref<i1>) {
+// A call under a branch on a value read from device memory: its kernels
+// could be guarded, the host's call cannot.
+func.func private @gemm(memref<4xf32>)
+func.func @branch(%flag: memref<i1>, %x: memref<4xf32>) {
   %c = memref.load %flag[] : memref<i1>
-  // expected-error @below {{'scf.if' op cannot run on the device's scalars (branch): it branches on a value the device computes}}
   scf.if %c {
+    // expected-error @below {{'func.call' op cannot run on the device's scalars (branch): it is called under a branch on a value the device computes}}
+    func.call @gemm(%x) : (memref<4xf32>) -> ()
   }
   return
 }

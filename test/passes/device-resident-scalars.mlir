@@ -116,6 +116,53 @@ func.func @branch(%m: memref<?xf32>, %lr: f32) -> f32 {
   return %r : f32
 }
 
+// A branch on a device value: both sides' kernels run, each guarded in its
+// body by the condition (loaded from its buffer) or its negation; the
+// result goes through a buffer both sides store into under their guard.
+// CHECK-LABEL: func.func @predicated(
+// CHECK-SAME: %[[F:.*]]: memref<i1>, %[[Y:.*]]: memref<4xf32>, %[[PO:.*]]: memref<1xf32>)
+// CHECK-DAG: %[[R:.*]] = memref.alloc() : memref<f32>
+// CHECK-DAG: %[[CB:.*]] = memref.alloc() : memref<i1>
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[CV:.*]] = memref.load %[[F]][]
+// CHECK-NEXT: memref.store %[[CV]], %[[CB]][]
+// CHECK-NOT: scf.if
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: %[[G1:.*]] = memref.load %[[CB]][]
+// CHECK-NEXT: scf.if %[[G1]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[G2:.*]] = memref.load %[[CB]][]
+// CHECK-NEXT: scf.if %[[G2]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[R]][]
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[G3:.*]] = memref.load %[[CB]][]
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[NOT:.*]] = arith.xori %[[G3]], %[[TRUE]]
+// CHECK-NEXT: scf.if %[[NOT]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[R]][]
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.load %[[R]][]
+// CHECK-NEXT: memref.store %{{.*}}, %[[PO]]
+func.func @predicated(%flag: memref<i1>, %y: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.load %flag[] : memref<i1>
+  %r = scf.if %c -> f32 {
+    scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+      memref.store %zero, %y[%j] : memref<4xf32>
+      scf.reduce
+    }
+    scf.yield %one : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  return %r : f32
+}
+
 func.func @other() {
   return
 }

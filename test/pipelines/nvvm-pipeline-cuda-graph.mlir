@@ -1,5 +1,17 @@
 // RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="cublas=true arena-update=true cuda-graph=true format=isa" 2>/dev/null | FileCheck %s
 // RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="cublas=true arena-update=true format=isa" 2>/dev/null | FileCheck %s --check-prefix=EAGER
+// With fp16 loss scaling the update is skipped on a non-finite gradient:
+// in the graph form its kernels are guarded by the device's flag, and the
+// step still waits once and loads nothing; its five results leave through
+// the trailing buffer.
+// RUN: sed 's/#gacc.sgd<lr = 0.05, momentum = 0.9>/#gacc.sgd<lr = 0.05, momentum = 0.9>, precision = #gacc.precision<fp16>, loss_scaling = #gacc.loss_scaling<init_scale = 1024.0>/' %gacc_src/examples/fashion_mlp.mlir > %t.fp16.mlir
+// RUN: gacc-opt %t.fp16.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cuda-graph=true format=isa" 2>/dev/null | FileCheck %s --check-prefix=FP16
+// FP16-LABEL: llvm.func @fashion_mlp(
+// FP16-NOT: llvm.load
+// FP16-NOT: gacc_cuda_synchronize
+// FP16: llvm.call @gacc_cuda_synchronize()
+// FP16-NEXT: llvm.return
+// FP16-NEXT: }
 
 // cuda-graph: the graph form of every public function
 // (gacc-device-resident-scalars). The step's host code queues its kernels

@@ -274,8 +274,7 @@ static cl::opt<bool> cudaGraph(
              "buffers (gacc-device-resident-scalars). Experimental, off by "
              "default: not yet run on a device. Implies the update inside "
              "the step (no --arena-update); not with checkpoints, --resume, "
-             "--accum-schedule, loss scaling, data parallelism or "
-             "GACC_CUDA_TRACE"),
+             "--accum-schedule, data parallelism or GACC_CUDA_TRACE"),
     cl::init(false), cl::cat(cat));
 static cl::opt<bool> noStepArena(
     "no-step-arena",
@@ -918,8 +917,6 @@ static int run(int argc, char **argv) {
         : settings.resumable()
             ? "checkpoints, --resume or --accum-schedule (the step then runs "
               "in pieces)"
-        : sig->lossScaling ? "loss scaling (a skipped window branches on a "
-                             "value the device computes)"
         : settings.ranks > 1 ? "data parallelism (the all-reduce is not "
                                "captured yet)"
         : trace && *trace && llvm::StringRef(trace) != "0"

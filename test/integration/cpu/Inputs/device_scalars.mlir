@@ -54,7 +54,29 @@ func.func @eager(%x: memref<4xf32>, %lr: f32, %n: i64, %k: index) -> (f32, f32) 
     } else {
       scf.yield %lr : f32
     }
-    %sum = arith.addf %s, %b : f32
+    // A branch on device data (as a skipped fp16 window): its kernels run
+    // guarded on the device, its result through a buffer.
+    %limit = arith.constant 20.0 : f32
+    %big = arith.cmpf ogt, %a, %limit : f32
+    %d = scf.if %big -> f32 {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %v = memref.load %x[%j] : memref<4xf32>
+        %w = arith.mulf %v, %half : f32
+        memref.store %w, %x[%j] : memref<4xf32>
+        scf.reduce
+      }
+      scf.yield %half : f32
+    } else {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %v = memref.load %x[%j] : memref<4xf32>
+        %w = arith.addf %v, %one : f32
+        memref.store %w, %x[%j] : memref<4xf32>
+        scf.reduce
+      }
+      scf.yield %a : f32
+    }
+    %bd = arith.addf %b, %d : f32
+    %sum = arith.addf %s, %bd : f32
     // Swapped carried values.
     scf.yield %t, %sum : f32, f32
   }
@@ -96,7 +118,29 @@ func.func @graph(%x: memref<4xf32>, %lr: f32, %n: i64, %k: index) -> (f32, f32) 
     } else {
       scf.yield %lr : f32
     }
-    %sum = arith.addf %s, %b : f32
+    // A branch on device data (as a skipped fp16 window): its kernels run
+    // guarded on the device, its result through a buffer.
+    %limit = arith.constant 20.0 : f32
+    %big = arith.cmpf ogt, %a, %limit : f32
+    %d = scf.if %big -> f32 {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %v = memref.load %x[%j] : memref<4xf32>
+        %w = arith.mulf %v, %half : f32
+        memref.store %w, %x[%j] : memref<4xf32>
+        scf.reduce
+      }
+      scf.yield %half : f32
+    } else {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %v = memref.load %x[%j] : memref<4xf32>
+        %w = arith.addf %v, %one : f32
+        memref.store %w, %x[%j] : memref<4xf32>
+        scf.reduce
+      }
+      scf.yield %a : f32
+    }
+    %bd = arith.addf %b, %d : f32
+    %sum = arith.addf %s, %bd : f32
     // Swapped carried values.
     scf.yield %t, %sum : f32, f32
   }
