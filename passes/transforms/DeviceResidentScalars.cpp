@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -51,6 +52,9 @@ bool isScalarArithmetic(Operation *op) {
          llvm::all_of(op->getResultTypes(), isRegisterValue) &&
          op->getNumResults() > 0;
 }
+
+/// Where a value is stored: a buffer and the indices of its element.
+using Target = std::pair<Value, SmallVector<Value>>;
 
 /// The rewrite of one function.
 class FunctionRewrite {
@@ -219,6 +223,13 @@ private:
     (void)func.eraseResults(llvm::BitVector(results.size(), true));
   }
 
+  /// A new buffer where tainted `v` lives from now on.
+  Target bufferFor(Value v) {
+    Value buffer = newBuffer(v.getType());
+    location[v] = buffer;
+    return {buffer, {}};
+  }
+
   /// Where tainted `v` lives (its buffer).
   Value locate(Value v) {
     assert(location.count(v) && "a tainted value without a buffer");
@@ -238,7 +249,7 @@ private:
   /// first, so that a value moving between two of the targets (a loop
   /// that swaps its carried values) is read before it is overwritten.
   void storeAll(Location loc, ArrayRef<Value> values,
-                ArrayRef<std::pair<Value, SmallVector<Value>>> targets) {
+                ArrayRef<Target> targets) {
     if (values.empty())
       return;
     deviceThread(loc, [&](OpBuilder &in) {
@@ -257,19 +268,15 @@ private:
   /// buffers at the top of its body.
   void loadCapturedScalars(scf::ParallelOp loop) {
     llvm::SetVector<Value> captured;
-    loop.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (tainted.contains(v) &&
-            !loop.getRegion().isAncestor(v.getParentRegion()))
-          captured.insert(v);
-    });
+    getUsedValuesDefinedAbove(loop.getRegion(), captured);
     OpBuilder in(loop.getBody(), loop.getBody()->begin());
     for (Value v : captured) {
+      if (!tainted.contains(v))
+        continue;
       auto loaded = memref::LoadOp::create(in, loop.getLoc(), locate(v));
-      // (A converted argument is its own buffer: the load keeps it.)
-      v.replaceUsesWithIf(loaded, [&](OpOperand &use) {
-        return use.getOwner() != loaded && loop->isAncestor(use.getOwner());
-      });
+      replaceAllUsesInRegionWith(v, loaded, loop.getRegion());
+      // A converted argument is its own buffer: the load keeps reading it.
+      loaded.getMemrefMutable().assign(locate(v));
     }
   }
 
@@ -387,13 +394,11 @@ private:
       (tainted.contains(loop.getRegionIterArgs()[k]) ? moved : kept)
           .push_back(k);
     SmallVector<Value> inits;
-    SmallVector<std::pair<Value, SmallVector<Value>>> targets;
+    SmallVector<Target> targets;
     for (unsigned k : moved) {
-      Value buffer = newBuffer(loop.getResult(k).getType());
-      location[loop.getRegionIterArgs()[k]] = buffer;
-      location[loop.getResult(k)] = buffer;
+      targets.push_back(bufferFor(loop.getResult(k)));
+      location[loop.getRegionIterArgs()[k]] = targets.back().first;
       inits.push_back(loop.getInitArgs()[k]);
-      targets.push_back({buffer, {}});
     }
     storeAll(loop.getLoc(), inits, targets);
     if (failed(rewriteRegion(loop.getRegion())))
@@ -471,12 +476,9 @@ private:
     });
     if (calls.wasInterrupted())
       return failure();
-    SmallVector<std::pair<Value, SmallVector<Value>>> targets;
-    for (Value r : branch.getResults()) {
-      Value buffer = newBuffer(r.getType());
-      location[r] = buffer;
-      targets.push_back({buffer, {}});
-    }
+    SmallVector<Target> targets;
+    for (Value r : branch.getResults())
+      targets.push_back(bufferFor(r));
     Value condition = locate(branch.getCondition());
     for (auto [index, region] : llvm::enumerate(branch->getRegions())) {
       if (region.empty())
@@ -508,12 +510,9 @@ private:
     SmallVector<unsigned> moved, kept;
     for (unsigned k = 0; k < branch.getNumResults(); ++k)
       (tainted.contains(branch.getResult(k)) ? moved : kept).push_back(k);
-    SmallVector<std::pair<Value, SmallVector<Value>>> targets;
-    for (unsigned k : moved) {
-      Value buffer = newBuffer(branch.getResult(k).getType());
-      location[branch.getResult(k)] = buffer;
-      targets.push_back({buffer, {}});
-    }
+    SmallVector<Target> targets;
+    for (unsigned k : moved)
+      targets.push_back(bufferFor(branch.getResult(k)));
     for (Region &r : branch->getRegions()) {
       if (failed(rewriteRegion(r)))
         return failure();
@@ -551,7 +550,7 @@ private:
   /// are freed.
   LogicalResult rewriteReturn(func::ReturnOp ret) {
     Location loc = ret.getLoc();
-    SmallVector<std::pair<Value, SmallVector<Value>>> targets;
+    SmallVector<Target> targets;
     for (unsigned k = 0; k < ret.getNumOperands(); ++k)
       targets.push_back(
           {resultsBuffer, {arith::ConstantIndexOp::create(b, loc, k)}});
