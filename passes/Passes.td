@@ -911,6 +911,65 @@ def GAccCollapseDimensionsPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GAccParallelizeLoopsPass
+    : Pass<"gacc-parallelize-loops", "func::FuncOp"> {
+  let summary = "Split each large linalg op on buffers into one slab per "
+                "CPU thread (an scf.parallel for convert-scf-to-openmp)";
+  let description = [{
+    The CPU step's loops (every linalg op that is not a GEMM: elementwise
+    chains, normalizations, im2col, pools, reductions) run on one core
+    unless they are split. This pass tiles each linalg op with buffer
+    semantics, static loop ranges and at least `min-iterations`
+    iterations in all along one parallel iteration dimension into
+    `threads` slabs (upstream `linalg::tileLinalgOp` with
+    `LinalgTilingLoopType::ParallelLoops`): an `scf.parallel` of `threads`
+    iterations whose body is the op on subviews. Upstream
+    `convert-scf-to-openmp` then runs each as an OpenMP parallel loop
+    (static schedule, one slab per thread of the team).
+
+    The dimension split is the parallel one (at least `threads`
+    iterations) whose largest slab holds the smallest share of the op,
+    the outermost of equals. Reduction dimensions are never split, so
+    every output element is computed by one thread, in the op's order
+    over its reduction dimensions: a run is deterministic whatever the
+    threads' timing. (A slab's shorter loops may be vectorized or
+    unrolled otherwise than the whole op's, so a reduction whose combiner
+    carries `reassoc`, from gacc-reassociate-reductions, may round
+    differently for another thread count.) Ops already inside an
+    `scf.parallel`, with dynamic ranges, or below `min-iterations` stay
+    as they are (a fork and join of the team costs about as much as
+    32768 simple iterations). Run it before `gacc-outline-linalg-ops`, so
+    that the outlined function computes one slab of whole buffers (whose
+    pointers stay `noalias`) and the OpenMP region only calls it.
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<64x1024xf32>) outs(%y : memref<64x1024xf32>) {...}
+    // with threads=2 becomes
+    scf.parallel (%i) = (%c0) to (%c64) step (%c32) {
+      %xs = memref.subview %x[%i, 0] [32, 1024] [1, 1] : ... to memref<32x1024xf32, strided<[1024, 1], offset: ?>>
+      %ys = memref.subview %y[%i, 0] [32, 1024] [1, 1] : ...
+      linalg.generic {...} ins(%xs : ...) outs(%ys : ...) {...}
+    }
+    ```
+
+    Errors: `threads` or `min-iterations` below 1 (one error on the
+    function); an op that upstream tiling cannot split (one error at the
+    op).
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "CPU threads of the OpenMP team the loops run on (1: nothing "
+           "changes)">,
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"32768",
+           "Ops with fewer iterations in all (the product of their loop "
+           "ranges) stay serial">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def GAccOutlineLinalgOpsPass : Pass<"gacc-outline-linalg-ops", "ModuleOp"> {
   let summary = "Give every linalg op on buffers a function of its own, "
                 "shared by identical ops (the CPU path)";

@@ -96,10 +96,24 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGAccReassociateReductionsPass());
   // Few, long loops: contiguous dimensions run as one.
   pm.addNestedPass<func::FuncOp>(createGAccCollapseDimensionsPass());
+  // Large loops split over the CPU threads, one slab each (before
+  // outlining: the outlined function computes a slab of whole buffers).
+  if (options.threads > 1)
+    pm.addNestedPass<func::FuncOp>(createGAccParallelizeLoopsPass(
+        GAccParallelizeLoopsPassOptions{options.threads}));
   // One function per loop nest: LLVM's loop passes cost the square of the
   // loops in a function.
   pm.addPass(createGAccOutlineLinalgOpsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Every scf.parallel (the slabs; with blas=false, the GEMM loop nests of
+  // convert-gacc-to-scf) as an OpenMP parallel loop of the team.
+  if (options.threads > 1)
+    pm.addPass(createConvertSCFToOpenMPPass(
+        ConvertSCFToOpenMPPassOptions{static_cast<unsigned>(options.threads)}));
+  // Upstream's AllocaScopeInliner: the scope scf-to-openmp puts around each
+  // body goes where the body has no alloca (so scf-to-cf may split it).
+  if (options.threads > 1)
+    pm.addPass(createCanonicalizerPass());
   // Per-element tanh, exp, ... as arithmetic that LLVM vectorizes.
   pm.addPass(createGAccApproximateMathPass());
   // bf16 rounding (truncf/extf) as integer arithmetic: no compiler-rt
@@ -123,6 +137,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   // The outlined ops' disjoint buffers, as their pointers' noalias.
   pm.addPass(createGAccMarkNoaliasPointersPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  if (options.threads > 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

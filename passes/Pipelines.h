@@ -51,6 +51,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "compile-time offsets (gacc-place-transient-buffers); "
                      "otherwise each is allocated from the heap as it runs"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("CPU threads the step's large loops run on "
+                     "(gacc-parallelize-loops, then an OpenMP team through "
+                     "convert-scf-to-openmp; the program needs libomp). 1: "
+                     "serial loops"),
+      llvm::cl::init(1)};
 };
 
 /// Options of gacc-lower-to-nvvm-pipeline.
