@@ -4,11 +4,14 @@
 // matrix of a batch, called from compiled code with each memref expanded
 // into its descriptor fields. Products of at most kSmallGemmMaxRows rows
 // (a layer at a small micro-batch) go to SmallGemm's kernels, the rest to
-// OpenBLAS.
+// OpenBLAS (single-threaded when the step runs on a team of CPU threads:
+// a large product is then split into one slab of C per thread, a batch
+// into one matrix per thread, on runtime/CpuThreads' team).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Runtime.h"
+#include "runtime/CpuThreads.h"
 #include "runtime/SmallGemm.h"
 
 #include <cblas.h>
@@ -25,6 +28,68 @@ View view(float *aligned, int64_t offset, int64_t s0, int64_t s1, int64_t st0,
   return {aligned + offset, s0, s1, st0, st1};
 }
 
+/// cblas_sgemm of C = beta·C + op(A)·op(B), unit inner strides.
+void blas(const View &a, const View &b, const View &c, bool transA,
+          bool transB, float beta, int64_t m, int64_t n, int64_t k) {
+  // Row-major BLAS: with beta = 0, C is never read (BLAS contract).
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a.data,
+              std::max<int64_t>(a.rowStride, 1), b.data,
+              std::max<int64_t>(b.rowStride, 1), beta, c.data,
+              std::max<int64_t>(c.rowStride, 1));
+}
+
+/// Products of at least this many multiply-adds split over the CPU team.
+constexpr int64_t kParallelGemmMacs = int64_t(1) << 20;
+
+/// One slab of a split product: rows [i0, i0 + rows) or columns
+/// [j0, j0 + cols) of C.
+struct Slab {
+  const View *a, *b, *c;
+  bool transA, transB, splitRows;
+  float beta;
+  int64_t m, n, k, chunk;
+};
+
+void runSlab(void *ctx, int64_t s) {
+  const Slab &p = *static_cast<const Slab *>(ctx);
+  View a = *p.a, b = *p.b, c = *p.c;
+  int64_t begin = s * p.chunk;
+  int64_t size = std::min(p.chunk, (p.splitRows ? p.m : p.n) - begin);
+  if (size <= 0)
+    return;
+  if (p.splitRows) {
+    a.data += p.transA ? begin : begin * a.rowStride;
+    c.data += begin * c.rowStride;
+    blas(a, b, c, p.transA, p.transB, p.beta, size, p.n, p.k);
+  } else {
+    b.data += p.transB ? begin * b.rowStride : begin;
+    c.data += begin;
+    blas(a, b, c, p.transA, p.transB, p.beta, p.m, size, p.k);
+  }
+}
+
+/// C = beta·C + op(A)·op(B) with unit inner strides: OpenBLAS, split into
+/// one slab per CPU thread along C's longer side when the product has at
+/// least kParallelGemmMacs multiply-adds. Each element of C is then one
+/// thread's sum over k, whatever the threads' timing.
+void blasGemm(const View &a, const View &b, const View &c, bool transA,
+              bool transB, float beta, int64_t m, int64_t n, int64_t k) {
+  int threads = gaccrt::cpuThreads();
+  if (threads <= 1 || m * n * k < kParallelGemmMacs) {
+    blas(a, b, c, transA, transB, beta, m, n, k);
+    return;
+  }
+  bool splitRows = m > n;
+  // Slabs of whole 16-float (64-byte) column blocks.
+  int64_t side = splitRows ? m : n;
+  int64_t chunk = (side + threads - 1) / threads;
+  if (!splitRows)
+    chunk = (chunk + 15) / 16 * 16;
+  Slab slab{&a, &b, &c, transA, transB, splitRows, beta, m, n, k, chunk};
+  gaccrt::parallelFor((side + chunk - 1) / chunk, runSlab, &slab);
+}
+
 /// C = beta·C + op(A)·op(B) on 2-D views.
 void gemm(const View &a, const View &b, const View &c, bool transA,
           bool transB, float beta) {
@@ -35,12 +100,7 @@ void gemm(const View &a, const View &b, const View &c, bool transA,
                         c.rowStride, m, n, k, transB, beta))
     return;
   if (unit && m > 0 && n > 0) {
-    // Row-major BLAS: with beta = 0, C is never read (BLAS contract).
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-                transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a.data,
-                std::max<int64_t>(a.rowStride, 1), b.data,
-                std::max<int64_t>(b.rowStride, 1), beta, c.data,
-                std::max<int64_t>(c.rowStride, 1));
+    blasGemm(a, b, c, transA, transB, beta, m, n, k);
     return;
   }
   // Non-unit inner strides: a plain loop with the same beta semantics.
@@ -57,6 +117,23 @@ void gemm(const View &a, const View &b, const View &c, bool transA,
       float &out = c.data[i * c.rowStride + j * c.colStride];
       out = beta == 0.0f ? s : beta * out + s;
     }
+}
+/// The operands of a batched product: matrix i of each at its view's
+/// data plus i times its batch stride.
+struct Batch {
+  View a, b, c;
+  int64_t aStride, bStride, cStride;
+  bool transA, transB;
+  float beta;
+};
+
+void runBatchMember(void *ctx, int64_t i) {
+  const Batch &p = *static_cast<const Batch *>(ctx);
+  View a = p.a, b = p.b, c = p.c;
+  a.data += i * p.aStride;
+  b.data += i * p.bStride;
+  c.data += i * p.cStride;
+  gemm(a, b, c, p.transA, p.transB, p.beta);
 }
 } // namespace
 
@@ -81,9 +158,21 @@ extern "C" void gacc_sgemm_batched(
     int64_t cSt0, int64_t cSt1, int32_t transA, int32_t transB, float beta) {
   (void)aB;
   (void)bB;
+  Batch batch{view(aAligned, aOff, aS0, aS1, aSt0, aSt1),
+              view(bAligned, bOff, bS0, bS1, bSt0, bSt1),
+              view(cAligned, cOff, cS0, cS1, cSt0, cSt1),
+              aStB,
+              bStB,
+              cStB,
+              transA != 0,
+              transB != 0,
+              beta};
+  // As many matrices as threads: one thread per matrix (each product
+  // then runs whole on its thread); fewer: each product split.
+  if (cB >= gaccrt::cpuThreads()) {
+    gaccrt::parallelFor(cB, runBatchMember, &batch);
+    return;
+  }
   for (int64_t i = 0; i < cB; ++i)
-    gemm(view(aAligned, aOff + i * aStB, aS0, aS1, aSt0, aSt1),
-         view(bAligned, bOff + i * bStB, bS0, bS1, bSt0, bSt1),
-         view(cAligned, cOff + i * cStB, cS0, cS1, cSt0, cSt1), transA,
-         transB, beta);
+    runBatchMember(&batch, i);
 }

@@ -122,6 +122,12 @@ int launcherSize() {
   return envInt({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
 }
 
+int launcherLocalSize() {
+  return envInt({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                 "PMI_LOCAL_SIZE"},
+                launcherSize());
+}
+
 std::string initialize() {
   if (mpiActive())
     return "";

@@ -31,6 +31,9 @@ bool launchedByMpirun();
 /// (before MPI_Init; 0 and 1 when not launched by mpirun).
 int launcherRank();
 int launcherSize();
+/// The ranks of the job on this machine as the launcher announces them
+/// (the job's size when it does not; 1 when not launched by mpirun).
+int launcherLocalSize();
 /// Initializes MPI once (MPI_Init; errors are fatal to the whole job). On a
 /// failure returns the reason, and the process stays single.
 std::string initialize();

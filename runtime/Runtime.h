@@ -13,8 +13,10 @@
 
 extern "C" {
 /// C = beta·C + op(A)·op(B) for rank-2 fp32 strided memrefs (OpenBLAS
-/// cblas_sgemm when the inner strides are 1). beta is 0 or 1; with beta = 0
-/// C is not read. op(X) = Xᵀ when transX is non-zero.
+/// cblas_sgemm when the inner strides are 1; a product of at least 2^20
+/// multiply-adds split into one slab of C per thread of the CPU team,
+/// runtime/CpuThreads.h). beta is 0 or 1; with beta = 0 C is not read.
+/// op(X) = Xᵀ when transX is non-zero.
 void gacc_sgemm(float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0,
                 int64_t aS1, int64_t aSt0, int64_t aSt1, float *bAlloc,
                 float *bAligned, int64_t bOff, int64_t bS0, int64_t bS1,
@@ -24,6 +26,8 @@ void gacc_sgemm(float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0,
 /// The same for each matrix of a batch: rank-3 fp32 strided memrefs
 /// [batch, rows, cols], C[b] = beta·C[b] + op(A[b])·op(B[b]) (the batch
 /// sizes agree: convert-gacc-to-blas calls it for a linalg.batch_matmul).
+/// A batch of at least as many matrices as the CPU team has threads runs
+/// one matrix per thread.
 void gacc_sgemm_batched(float *aAlloc, float *aAligned, int64_t aOff,
                         int64_t aB, int64_t aS0, int64_t aS1, int64_t aStB,
                         int64_t aSt0, int64_t aSt1, float *bAlloc,

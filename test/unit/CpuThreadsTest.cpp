@@ -1,0 +1,196 @@
+//===- CpuThreadsTest.cpp - the CPU team and the GEMMs split over it ------===//
+//
+// gaccrt::parallelFor on a team of two libomp threads (every task once,
+// task i on thread i mod 2, a nested call serial on its caller's thread),
+// the default team size, and the runtime's GEMMs with the team: a product
+// split into row slabs (m > n) and column slabs (n > m), every transpose
+// pair, beta 0 and 1, padded leading dimensions, and a batch split one
+// matrix per thread, against a float64 product (C's padding untouched).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CpuThreads.h"
+#include "runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+/// A team of two threads for one test; one thread again after it.
+struct TwoThreads : ::testing::Test {
+  void SetUp() override { ASSERT_EQ(gaccrt::setCpuThreads(2), ""); }
+  void TearDown() override { gaccrt::setCpuThreads(1); }
+};
+
+struct Record {
+  std::vector<std::atomic<int>> runs;
+  std::vector<std::thread::id> thread;
+  explicit Record(int64_t n) : runs(n), thread(n) {}
+};
+
+TEST_F(TwoThreads, ParallelForRunsEveryTaskOnceOnBothThreads) {
+  ASSERT_EQ(gaccrt::cpuThreads(), 2);
+  Record r(37);
+  gaccrt::parallelFor(
+      37,
+      [](void *ctx, int64_t i) {
+        auto &rec = *static_cast<Record *>(ctx);
+        ++rec.runs[i];
+        rec.thread[i] = std::this_thread::get_id();
+      },
+      &r);
+  for (int64_t i = 0; i < 37; ++i) {
+    EXPECT_EQ(r.runs[i], 1) << "task " << i;
+    EXPECT_EQ(r.thread[i], r.thread[i % 2]) << "task " << i;
+  }
+  EXPECT_EQ(r.thread[0], std::this_thread::get_id()) << "the caller is thread 0";
+  EXPECT_NE(r.thread[0], r.thread[1]);
+}
+
+TEST_F(TwoThreads, NestedParallelForRunsOnItsCallersThread) {
+  Record outer(2);
+  gaccrt::parallelFor(
+      2,
+      [](void *ctx, int64_t i) {
+        auto &rec = *static_cast<Record *>(ctx);
+        rec.thread[i] = std::this_thread::get_id();
+        Record inner(4);
+        gaccrt::parallelFor(
+            4,
+            [](void *c, int64_t j) {
+              static_cast<Record *>(c)->thread[j] = std::this_thread::get_id();
+            },
+            &inner);
+        for (std::thread::id id : inner.thread)
+          if (id == rec.thread[i])
+            ++rec.runs[i];
+      },
+      &outer);
+  EXPECT_EQ(outer.runs[0], 4);
+  EXPECT_EQ(outer.runs[1], 4);
+}
+
+TEST(CpuThreads, DefaultSharesTheCpusAmongLocalRanks) {
+  int cpus = gaccrt::availableCpus();
+  bool bound = cpus < int(std::thread::hardware_concurrency());
+  EXPECT_EQ(gaccrt::defaultCpuThreads(1), cpus);
+  // Many ranks share the machine's CPUs; a process bound to some CPUs
+  // keeps them.
+  EXPECT_EQ(gaccrt::defaultCpuThreads(1 << 20), bound ? cpus : 1);
+  EXPECT_EQ(gaccrt::setCpuThreads(1), "");
+  EXPECT_EQ(gaccrt::cpuThreads(), 1);
+}
+
+/// A row-major matrix with a padded leading dimension, filled at random.
+struct Matrix {
+  int64_t rows, cols, ld;
+  std::vector<float> data;
+  Matrix(int64_t r, int64_t c, std::mt19937 &rng)
+      : rows(r), cols(c), ld(c + 3), data(r * (c + 3)) {
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (float &v : data)
+      v = u(rng);
+  }
+  float at(int64_t i, int64_t j) const { return data[i * ld + j]; }
+};
+
+/// Checks C = beta·C + op(A)·op(B) for matrix `b` of a batch (of one when
+/// `batch` is 1) against float64: within a few float32 roundings of
+/// sum |a·b|, C's padding unchanged.
+void expectProduct(const std::vector<Matrix> &as, const std::vector<Matrix> &bs,
+                   const std::vector<Matrix> &before,
+                   const std::vector<Matrix> &after, bool transA, bool transB,
+                   float beta) {
+  for (size_t q = 0; q < as.size(); ++q) {
+    const Matrix &a = as[q], &b = bs[q], &c0 = before[q], &c = after[q];
+    int64_t k = transA ? a.rows : a.cols;
+    for (int64_t i = 0; i < c.rows; ++i)
+      for (int64_t j = 0; j < c.ld; ++j) {
+        if (j >= c.cols) {
+          ASSERT_EQ(c.at(i, j), c0.at(i, j)) << "padding " << i << ", " << j;
+          continue;
+        }
+        double sum = beta == 0.0f ? 0.0 : double(c0.at(i, j));
+        double magnitude = std::fabs(sum);
+        for (int64_t r = 0; r < k; ++r) {
+          double p = double(transA ? a.at(r, i) : a.at(i, r)) *
+                     (transB ? b.at(j, r) : b.at(r, j));
+          sum += p;
+          magnitude += std::fabs(p);
+        }
+        ASSERT_NEAR(c.at(i, j), sum, 4e-7 * (magnitude + 1))
+            << "matrix " << q << " at " << i << ", " << j;
+      }
+  }
+}
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+/// One product of each transpose pair and beta, through gacc_sgemm, or a
+/// batch of `batch` through gacc_sgemm_batched (matrices of a batch at a
+/// batch stride of one padded matrix).
+void checkGemms(Shape s, int64_t batch) {
+  std::mt19937 rng(unsigned(s.m * 7919 + s.n * 31 + s.k + batch));
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (float beta : {0.0f, 1.0f}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "m " << s.m << " n " << s.n << " k " << s.k
+                     << " transA " << ta << " transB " << tb << " beta "
+                     << beta << " batch " << batch);
+        std::vector<Matrix> a, b, c;
+        for (int64_t q = 0; q < batch; ++q) {
+          a.emplace_back(ta ? s.k : s.m, ta ? s.m : s.k, rng);
+          b.emplace_back(tb ? s.n : s.k, tb ? s.k : s.n, rng);
+          c.emplace_back(s.m, s.n, rng);
+        }
+        // One buffer per operand, the matrices one after another.
+        auto pack = [](const std::vector<Matrix> &ms) {
+          std::vector<float> all;
+          for (const Matrix &x : ms)
+            all.insert(all.end(), x.data.begin(), x.data.end());
+          return all;
+        };
+        std::vector<float> pa = pack(a), pb = pack(b), pc = pack(c);
+        const Matrix &a0 = a[0], &b0 = b[0], &c0 = c[0];
+        int64_t sa = a0.data.size(), sb = b0.data.size(), sc = c0.data.size();
+        if (batch == 1)
+          gacc_sgemm(pa.data(), pa.data(), 0, a0.rows, a0.cols, a0.ld, 1,
+                     pb.data(), pb.data(), 0, b0.rows, b0.cols, b0.ld, 1,
+                     pc.data(), pc.data(), 0, c0.rows, c0.cols, c0.ld, 1, ta,
+                     tb, beta);
+        else
+          gacc_sgemm_batched(pa.data(), pa.data(), 0, batch, a0.rows, a0.cols,
+                             sa, a0.ld, 1, pb.data(), pb.data(), 0, batch,
+                             b0.rows, b0.cols, sb, b0.ld, 1, pc.data(),
+                             pc.data(), 0, batch, c0.rows, c0.cols, sc, c0.ld,
+                             1, ta, tb, beta);
+        std::vector<Matrix> after = c;
+        for (int64_t q = 0; q < batch; ++q)
+          std::copy(pc.begin() + q * sc, pc.begin() + (q + 1) * sc,
+                    after[q].data.begin());
+        expectProduct(a, b, c, after, ta, tb, beta);
+      }
+}
+
+// 301 × 67 × 64: 1.3 M multiply-adds, rows split 151 + 150.
+TEST_F(TwoThreads, GemmSplitIntoRowSlabs) { checkGemms({301, 67, 64}, 1); }
+
+// 40 × 333 × 96: 1.3 M multiply-adds, columns split 176 + 157 (whole
+// 16-column blocks).
+TEST_F(TwoThreads, GemmSplitIntoColumnSlabs) { checkGemms({40, 333, 96}, 1); }
+
+// Three matrices of 33 × 20 × 17 on two threads.
+TEST_F(TwoThreads, BatchedGemmOneMatrixPerThread) {
+  checkGemms({33, 20, 17}, 3);
+}
+
+} // namespace
