@@ -43,6 +43,9 @@ done | sort -u | while read -r name path; do
   [[ "$name" =~ $system ]] || cp -L "$path" "$stage/lib/$name"
 done
 
+# libomp is opened at run time (the CPU step's threads): ldd does not list it.
+cp -L /usr/lib/x86_64-linux-gnu/libomp.so.5 "$stage/lib/"
+
 cp -L $LLVM/bin/FileCheck $LLVM/bin/not $LLVM/bin/count "$stage/llvm/bin/"
 echo 'void gacc_z3_stub(void) {}' |
   cc -shared -fPIC -x c - -Wl,-soname,libz3.so.4 -o "$stage/llvm/lib/libz3.so.4"

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make zlib1g-dev
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  libopenblas-dev openmpi-bin libopenmpi-dev libgtest-dev
+  libopenblas-dev openmpi-bin libopenmpi-dev libomp5-14 libgtest-dev
   dataset-fashion-mnist bible-kjv
   python3-torch python3-numpy
 )

@@ -46,6 +46,8 @@ struct RunSettings {
   /// The CPU step's transient buffers in the step arena
   /// (gacc-place-transient-buffers), not the heap.
   bool stepArena = true;
+  /// CPU threads of the step's loops (CPUPipelineOptions::threads).
+  int64_t threads = 1;
   /// gacc-defer-weight-gradients' max-window-bytes for the CPU step (0:
   /// every weight gradient accumulates per micro-batch).
   int64_t deferWindowBytes = 0;

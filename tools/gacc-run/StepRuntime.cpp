@@ -297,6 +297,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     pipelineOptions.unroll = settings.unroll;
     pipelineOptions.blas = settings.blas;
     pipelineOptions.stepArena = settings.stepArena;
+    pipelineOptions.threads = settings.threads;
     pipelineOptions.deferWindowBytes = settings.deferWindowBytes;
     pipelineOptions.arenaUpdate = settings.arenaUpdate;
     pipelineOptions.resumable = settings.resumable();

@@ -12,6 +12,7 @@
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "runtime/CpuThreads.h"
 #include "runtime/Collectives.h"
 #include "runtime/CpuJit.h"
 #include "runtime/CudaDriver.h"
@@ -282,6 +283,18 @@ static cl::opt<bool> noStepArena(
              "the step runs instead of placing them all in the step arena "
              "at offsets chosen at compile time"),
     cl::init(false), cl::cat(cat));
+static cl::opt<int> threadsOption(
+    "cpu-threads",
+    cl::desc("CPU threads of the CPU step: its large loops split into one "
+             "slab per thread (gacc-parallelize-loops, run by an OpenMP "
+             "team of LLVM's libomp, opened at run time), its large GEMMs "
+             "into one slab of the product per thread and its batched GEMMs "
+             "into one matrix per thread, OpenBLAS itself on one thread. "
+             "Default: the CPUs this process may run on, shared among the "
+             "ranks of an mpirun job on this machine (one thread, with a "
+             "note, where libomp is missing); 1: everything on one thread. "
+             "Not with --target cuda"),
+    cl::value_desc("N"), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
     cl::desc("On the CPU, compute a weight gradient once per window from "
@@ -340,6 +353,34 @@ static cl::opt<bool> checkReplicas(
              "a hash of every rank's parameters and stop with an error when "
              "they differ"),
     cl::init(false), cl::cat(cat));
+
+/// Sets the CPU step's team of threads from --cpu-threads, or its default.
+/// Returns the exit status of a bad --cpu-threads (0 when all is well): a
+/// count out of [1, 1024], or a team that cannot be made. Without
+/// --cpu-threads a missing libomp leaves one thread, with a note.
+static int configureCpuThreads() {
+  constexpr int kMaxThreads = 1024;
+  bool given = threadsOption.getNumOccurrences() > 0;
+  if (given && (threadsOption < 1 || threadsOption > kMaxThreads)) {
+    reportError(llvm::formatv("--cpu-threads must be in [1, {0}], got {1}",
+                              kMaxThreads, int(threadsOption)));
+    return kExitBadInput;
+  }
+  int threads = given ? int(threadsOption)
+                      : gaccrt::defaultCpuThreads(
+                            collectives::launcherLocalSize());
+  std::string problem = gaccrt::setCpuThreads(threads);
+  if (problem.empty())
+    return 0;
+  if (given) {
+    reportError("--cpu-threads " + llvm::Twine(threads) + ": " + problem);
+    return kExitBadInput;
+  }
+  if (collectives::launcherRank() == 0)
+    llvm::errs() << "gacc-run: note: " << problem
+                 << "; the CPU step runs on one thread\n";
+  return 0;
+}
 
 /// Applies --micro-batch, --accum-steps and data parallelism to the model
 /// with gacc-set-accumulation-schedule (what gacc-opt reproduces). Returns
@@ -707,6 +748,11 @@ static int run(int argc, char **argv) {
                 "captured yet");
     return kExitBadInput;
   }
+  if (threadsOption.getNumOccurrences() && target == "cuda") {
+    reportError("--cpu-threads sets the CPU step's threads; not with "
+                "--target cuda");
+    return kExitBadInput;
+  }
   if (cudaGemm == CudaGemm::CublasLt && noBlas) {
     reportError("--cuda-gemm=cublaslt with --no-blas: the GEMMs are "
                 "compiled to kernels, not library calls");
@@ -878,6 +924,11 @@ static int run(int argc, char **argv) {
   settings.blas = !noBlas;
   settings.cublasLt = cudaGemm == CudaGemm::CublasLt;
   settings.stepArena = !noStepArena;
+  if (resolvedTarget == "cpu") {
+    if (int status = configureCpuThreads())
+      return status;
+    settings.threads = gaccrt::cpuThreads();
+  }
   settings.deferWindowBytes = deferWindowBytes;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
