@@ -90,6 +90,11 @@ std::string gaccrt::setCpuThreads(int threads) {
 
 int gaccrt::cpuThreads() { return team().threads; }
 
+std::string gaccrt::blasKernels() {
+  const char *name = openblas_get_corename();
+  return name ? name : "unknown";
+}
+
 void gaccrt::parallelFor(int64_t n, void (*body)(void *, int64_t),
                          void *ctx) {
   Team &t = team();

@@ -36,6 +36,10 @@ std::string setCpuThreads(int threads);
 /// The threads set by setCpuThreads (1 before any call).
 int cpuThreads();
 
+/// The kernel set OpenBLAS runs ("Haswell", "Cooperlake", ...: its core
+/// name, which OPENBLAS_CORETYPE overrides).
+std::string blasKernels();
+
 /// Calls body(ctx, i) for every i in [0, n) on the team, task i on thread
 /// i mod min(n, cpuThreads()) (the caller is thread 0); serially when the
 /// team is one thread, n is 1, or the caller is already inside a

@@ -12,6 +12,7 @@
 #include "tools/gacc-run/MemoryBudget.h"
 
 #include "runtime/Collectives.h"
+#include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/OutputFile.h"
@@ -332,6 +333,10 @@ void Trainer::printHeader(double compileMs) {
     out << "per epoch";
   out << ", lr " << llvm::format("%g", settings.lr) << ", compiled in "
       << llvm::format("%.0f", compileMs) << " ms\n";
+  if (settings.target == "cpu")
+    out << "gacc-run: cpu: " << settings.threads
+        << (settings.threads == 1 ? " thread" : " threads") << ", OpenBLAS "
+        << gaccrt::blasKernels() << " kernels\n";
   if (ramp)
     out << "gacc-run: accumulation schedule: " << schedule.describe()
         << " (micro-batch " << sig.microBatch << "; each window normalized "
