@@ -928,8 +928,9 @@ def GAccParallelizeLoopsPass
     (static schedule, one slab per thread of the team).
 
     The dimension split is the parallel one (at least `threads`
-    iterations) whose largest slab holds the smallest share of the op,
-    the outermost of equals. Reduction dimensions are never split, so
+    iterations, a dimension of every output's indexing map, so that the
+    slabs write disjoint outputs) whose largest slab holds the smallest
+    share of the op, the outermost of equals. Reduction dimensions are never split, so
     every output element is computed by one thread, in the op's order
     over its reduction dimensions: a run is deterministic whatever the
     threads' timing. (A slab's shorter loops may be vectorized or
@@ -953,9 +954,9 @@ def GAccParallelizeLoopsPass
     }
     ```
 
-    Errors: `threads` or `min-iterations` below 1 (one error on the
-    function); an op that upstream tiling cannot split (one error at the
-    op).
+    Errors: `threads` or `min-iterations` below 1 (one error, before any
+    function runs); an op that upstream tiling cannot split (one error at
+    the op).
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"1",
@@ -965,7 +966,8 @@ def GAccParallelizeLoopsPass
            "Ops with fewer iterations in all (the product of their loop "
            "ranges) stay serial">
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect"];
 }

@@ -98,22 +98,23 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGAccCollapseDimensionsPass());
   // Large loops split over the CPU threads, one slab each (before
   // outlining: the outlined function computes a slab of whole buffers).
-  if (options.threads > 1)
+  // The parallel loops already there (the arena kernels' and, with
+  // blas=false, the GEMMs', written for GPU threads) run as serial loops.
+  // threads below 1 reach gacc-parallelize-loops, which rejects them.
+  bool threaded = options.threads != 1;
+  if (threaded) {
+    pm.addPass(createParallelForToNestedForsPass());
     pm.addNestedPass<func::FuncOp>(createGAccParallelizeLoopsPass(
         GAccParallelizeLoopsPassOptions{options.threads}));
+  }
   // One function per loop nest: LLVM's loop passes cost the square of the
   // loops in a function.
   pm.addPass(createGAccOutlineLinalgOpsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // Every scf.parallel (the slabs; with blas=false, the GEMM loop nests of
-  // convert-gacc-to-scf) as an OpenMP parallel loop of the team.
-  if (options.threads > 1)
+  // The slabs as OpenMP parallel loops of the team.
+  if (threaded)
     pm.addPass(createConvertSCFToOpenMPPass(
         ConvertSCFToOpenMPPassOptions{static_cast<unsigned>(options.threads)}));
-  // Upstream's AllocaScopeInliner: the scope scf-to-openmp puts around each
-  // body goes where the body has no alloca (so scf-to-cf may split it).
-  if (options.threads > 1)
-    pm.addPass(createCanonicalizerPass());
   // Per-element tanh, exp, ... as arithmetic that LLVM vectorizes.
   pm.addPass(createGAccApproximateMathPass());
   // bf16 rounding (truncf/extf) as integer arithmetic: no compiler-rt
@@ -137,7 +138,7 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   // The outlined ops' disjoint buffers, as their pointers' noalias.
   pm.addPass(createGAccMarkNoaliasPointersPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
-  if (options.threads > 1)
+  if (threaded)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -10,8 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Runtime.h"
+#include "runtime/Blas.h"
 #include "runtime/CpuThreads.h"
+#include "runtime/Runtime.h"
 #include "runtime/SmallGemm.h"
 
 #include <cblas.h>
@@ -39,11 +40,8 @@ void blas(const View &a, const View &b, const View &c, bool transA,
               std::max<int64_t>(c.rowStride, 1));
 }
 
-/// Products of at least this many multiply-adds split over the CPU team.
-constexpr int64_t kParallelGemmMacs = int64_t(1) << 20;
-
-/// One slab of a split product: rows [i0, i0 + rows) or columns
-/// [j0, j0 + cols) of C.
+/// A product split into slabs of C: slab s is rows (or columns)
+/// [s·chunk, min((s + 1)·chunk, m or n)).
 struct Slab {
   const View *a, *b, *c;
   bool transA, transB, splitRows;
@@ -69,25 +67,20 @@ void runSlab(void *ctx, int64_t s) {
   }
 }
 
-/// C = beta·C + op(A)·op(B) with unit inner strides: OpenBLAS, split into
-/// one slab per CPU thread along C's longer side when the product has at
-/// least kParallelGemmMacs multiply-adds. Each element of C is then one
+/// C = beta·C + op(A)·op(B) with unit inner strides: OpenBLAS, in the
+/// slabs of planGemmSplit on the CPU team. Each element of C is then one
 /// thread's sum over k, whatever the threads' timing.
 void blasGemm(const View &a, const View &b, const View &c, bool transA,
               bool transB, float beta, int64_t m, int64_t n, int64_t k) {
-  int threads = gaccrt::cpuThreads();
-  if (threads <= 1 || m * n * k < kParallelGemmMacs) {
+  gaccrt::GemmSplit split =
+      gaccrt::planGemmSplit(m, n, k, gaccrt::cpuThreads());
+  if (split.slabs <= 1) {
     blas(a, b, c, transA, transB, beta, m, n, k);
     return;
   }
-  bool splitRows = m > n;
-  // Slabs of whole 16-float (64-byte) column blocks.
-  int64_t side = splitRows ? m : n;
-  int64_t chunk = (side + threads - 1) / threads;
-  if (!splitRows)
-    chunk = (chunk + 15) / 16 * 16;
-  Slab slab{&a, &b, &c, transA, transB, splitRows, beta, m, n, k, chunk};
-  gaccrt::parallelFor((side + chunk - 1) / chunk, runSlab, &slab);
+  Slab slab{&a, &b, &c, transA, transB, split.splitRows, beta,
+            m,  n,  k,  split.chunk};
+  gaccrt::parallelFor(split.slabs, runSlab, &slab);
 }
 
 /// C = beta·C + op(A)·op(B) on 2-D views.
@@ -118,6 +111,7 @@ void gemm(const View &a, const View &b, const View &c, bool transA,
       out = beta == 0.0f ? s : beta * out + s;
     }
 }
+
 /// The operands of a batched product: matrix i of each at its view's
 /// data plus i times its batch stride.
 struct Batch {
@@ -135,7 +129,21 @@ void runBatchMember(void *ctx, int64_t i) {
   c.data += i * p.cStride;
   gemm(a, b, c, p.transA, p.transB, p.beta);
 }
+
 } // namespace
+
+gaccrt::GemmSplit gaccrt::planGemmSplit(int64_t m, int64_t n, int64_t k,
+                                        int threads) {
+  bool splitRows = m > n;
+  int64_t side = splitRows ? m : n;
+  if (threads <= 1 || m * n * k < kParallelGemmMacs)
+    return {splitRows, side, 1};
+  int64_t chunk = (side + threads - 1) / threads;
+  // Column slabs of whole 16-float (64-byte) blocks.
+  if (!splitRows)
+    chunk = (chunk + 15) / 16 * 16;
+  return {splitRows, chunk, (side + chunk - 1) / chunk};
+}
 
 extern "C" void gacc_sgemm(float *, float *aAligned, int64_t aOff, int64_t aS0,
                            int64_t aS1, int64_t aSt0, int64_t aSt1, float *,
@@ -167,8 +175,8 @@ extern "C" void gacc_sgemm_batched(
               transA != 0,
               transB != 0,
               beta};
-  // As many matrices as threads: one thread per matrix (each product
-  // then runs whole on its thread); fewer: each product split.
+  // At least as many matrices as threads: the matrices spread over the
+  // threads, each product whole on one; fewer: each product split.
   if (cB >= gaccrt::cpuThreads()) {
     gaccrt::parallelFor(cB, runBatchMember, &batch);
     return;

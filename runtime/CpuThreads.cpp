@@ -7,13 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CpuThreads.h"
+#include "runtime/Symbols.h"
 
 #include <cblas.h>
 
 #include <algorithm>
-#include <dlfcn.h>
 #include <sched.h>
-#include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -24,6 +24,7 @@ struct Team {
   int threads = 1;
   GompParallel parallel = nullptr;
   OmpInt threadNum = nullptr;
+  OmpInt numThreads = nullptr;
   OmpInt inParallel = nullptr;
 };
 
@@ -34,14 +35,15 @@ Team &team() {
 
 struct Tasks {
   int64_t n;
-  int threads;
   void (*body)(void *, int64_t);
   void *ctx;
 };
 
 void runShare(void *data) {
   auto *tasks = static_cast<Tasks *>(data);
-  for (int64_t i = team().threadNum(); i < tasks->n; i += tasks->threads)
+  const Team &t = team();
+  int64_t stride = std::max(t.numThreads(), 1);
+  for (int64_t i = t.threadNum(); i < tasks->n; i += stride)
     tasks->body(tasks->ctx, i);
 }
 
@@ -55,36 +57,36 @@ int gaccrt::availableCpus() {
   return n > 0 ? n : 1;
 }
 
+int gaccrt::defaultCpuThreads(int cpus, int machineCpus, int localRanks) {
+  int share = std::max(machineCpus, 1) / std::max(localRanks, 1);
+  return std::max(std::min(cpus, share), 1);
+}
+
 int gaccrt::defaultCpuThreads(int localRanks) {
-  int cpus = availableCpus();
-  int machine = static_cast<int>(std::thread::hardware_concurrency());
-  // Bound by the launcher to part of the machine: those CPUs are ours.
-  if (localRanks > 1 && cpus >= machine)
-    cpus /= localRanks;
-  return std::max(cpus, 1);
+  return defaultCpuThreads(availableCpus(),
+                           static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
+                           localRanks);
 }
 
 std::string gaccrt::setCpuThreads(int threads) {
   Team &t = team();
-  openblas_set_num_threads(1);
   t.threads = 1;
-  if (threads <= 1)
+  if (threads <= 1) {
+    openblas_set_num_threads(1);
     return "";
-  void *omp = nullptr;
-  for (const char *name : {"libomp.so.5", "libomp.so"})
-    if ((omp = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
-      break;
+  }
+  void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_GLOBAL);
   if (!omp)
-    return "cannot open LLVM's OpenMP runtime (libomp.so.5) for " +
-           std::to_string(threads) + " CPU threads: " + dlerror();
-  t.parallel = reinterpret_cast<GompParallel>(dlsym(omp, "GOMP_parallel"));
-  t.threadNum = reinterpret_cast<OmpInt>(dlsym(omp, "omp_get_thread_num"));
-  t.inParallel = reinterpret_cast<OmpInt>(dlsym(omp, "omp_in_parallel"));
-  if (!t.parallel || !t.threadNum || !t.inParallel ||
+    return std::string("cannot open LLVM's OpenMP runtime: ") + dlerror();
+  if (!loadSymbol(omp, t.parallel, "GOMP_parallel") ||
+      !loadSymbol(omp, t.threadNum, "omp_get_thread_num") ||
+      !loadSymbol(omp, t.numThreads, "omp_get_num_threads") ||
+      !loadSymbol(omp, t.inParallel, "omp_in_parallel") ||
       !dlsym(omp, "__kmpc_fork_call"))
     return "libomp.so.5 lacks GOMP_parallel, omp_get_thread_num, "
-           "omp_in_parallel or __kmpc_fork_call";
+           "omp_get_num_threads, omp_in_parallel or __kmpc_fork_call";
   t.threads = threads;
+  openblas_set_num_threads(1);
   return "";
 }
 
@@ -103,7 +105,7 @@ void gaccrt::parallelFor(int64_t n, void (*body)(void *, int64_t),
       body(ctx, i);
     return;
   }
-  Tasks tasks{n, static_cast<int>(std::min<int64_t>(n, t.threads)), body,
-              ctx};
-  t.parallel(runShare, &tasks, static_cast<unsigned>(tasks.threads), 0);
+  Tasks tasks{n, body, ctx};
+  t.parallel(runShare, &tasks,
+             static_cast<unsigned>(std::min<int64_t>(n, t.threads)), 0);
 }

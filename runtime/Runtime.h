@@ -26,8 +26,9 @@ void gacc_sgemm(float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0,
 /// The same for each matrix of a batch: rank-3 fp32 strided memrefs
 /// [batch, rows, cols], C[b] = beta·C[b] + op(A[b])·op(B[b]) (the batch
 /// sizes agree: convert-gacc-to-blas calls it for a linalg.batch_matmul).
-/// A batch of at least as many matrices as the CPU team has threads runs
-/// one matrix per thread.
+/// A batch of at least as many matrices as the CPU team has threads is
+/// spread over the threads, each product whole on one; a smaller batch
+/// has each product split.
 void gacc_sgemm_batched(float *aAlloc, float *aAligned, int64_t aOff,
                         int64_t aB, int64_t aS0, int64_t aS1, int64_t aStB,
                         int64_t aSt0, int64_t aSt1, float *bAlloc,

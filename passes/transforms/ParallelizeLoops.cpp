@@ -27,13 +27,21 @@ using namespace mlir::gacc;
 
 namespace {
 
+/// Whether every output of `op` is indexed by iteration dimension `d`, so
+/// that slabs along it write disjoint output elements.
+bool indexesEveryOutput(linalg::LinalgOp op, unsigned d) {
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return op.getMatchingIndexingMap(&init).isFunctionOfDim(d);
+  });
+}
+
 /// The iteration dimension to split `op` along, or none. The op must be on
 /// buffers, with static loop ranges and at least `minIterations`
 /// iterations in all, and outside any scf.parallel. Of its parallel
-/// dimensions with at least `threads` iterations, the one whose slabs are
-/// most even (the least work in the largest slab: ceil(range / threads)
-/// over range), the outermost of equals: [5, 8192] with 2 threads splits
-/// the 8192, [64, 1024] the 64.
+/// dimensions with at least `threads` iterations that index every output,
+/// the one whose slabs are most even (the least work in the largest slab:
+/// ceil(range / threads) over range), the outermost of equals: [5, 8192]
+/// with 2 threads splits the 8192, [64, 1024] the 64.
 std::optional<unsigned> splitDimension(linalg::LinalgOp op, int64_t threads,
                                        int64_t minIterations) {
   if (!op.hasPureBufferSemantics() || op->getParentOfType<scf::ParallelOp>())
@@ -51,7 +59,8 @@ std::optional<unsigned> splitDimension(linalg::LinalgOp op, int64_t threads,
   std::optional<unsigned> best;
   double bestShare = 0;
   for (unsigned d = 0; d < ranges.size(); ++d) {
-    if (iterators[d] != utils::IteratorType::parallel || ranges[d] < threads)
+    if (iterators[d] != utils::IteratorType::parallel ||
+        ranges[d] < threads || !indexesEveryOutput(op, d))
       continue;
     double share = double(llvm::divideCeil(ranges[d], threads)) / ranges[d];
     if (!best || share < bestShare) {
@@ -66,14 +75,16 @@ struct ParallelizeLoopsPass
     : mlir::gacc::impl::GAccParallelizeLoopsPassBase<ParallelizeLoopsPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (threads < 1 || minIterations < 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "gacc-parallelize-loops: threads and min-iterations must be "
+                "positive, got "
+             << int64_t(threads) << " and " << int64_t(minIterations);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (threads < 1 || minIterations < 1) {
-      getOperation().emitError()
-          << "gacc-parallelize-loops: threads and min-iterations must be "
-             "positive, got "
-          << threads << " and " << minIterations;
-      return signalPassFailure();
-    }
     if (threads == 1)
       return;
     SmallVector<std::pair<linalg::LinalgOp, unsigned>> work;
@@ -90,8 +101,8 @@ struct ParallelizeLoopsPass
           linalg::LinalgTilingLoopType::ParallelLoops);
       rewriter.setInsertionPoint(op);
       if (failed(linalg::tileLinalgOp(rewriter, op, options))) {
-        op->emitError("gacc-parallelize-loops: cannot split this op along "
-                      "its iteration dimension ")
+        op->emitError("cannot split this op into slabs along its iteration "
+                      "dimension ")
             << d;
         return signalPassFailure();
       }

@@ -1,6 +1,7 @@
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=2},cse))' | FileCheck %s
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=4 min-iterations=1}))' | FileCheck %s --check-prefix=FOUR
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=1}))' | FileCheck %s --check-prefix=ONE
+// RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=3 min-iterations=1},cse))' | FileCheck %s --check-prefix=THREE
 
 // An elementwise op over [64, 1024] (65536 iterations) on two threads: an
 // scf.parallel of two slabs of 32 rows, the op on their subviews. On four
@@ -134,6 +135,53 @@ func.func @serial(%a: memref<128x128xf32>, %b: memref<128x128xf32>,
   %c1 = arith.constant 1 : index
   scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
     linalg.copy ins(%p : memref<256x256xf32>) outs(%q : memref<256x256xf32>)
+  }
+  return
+}
+
+// -----
+
+// Three threads over 64 rows: slabs of 22, 22 and 20 rows, the last one's
+// size through affine.min (a subview of dynamic size). With the default
+// min-iterations its 4096 iterations stay serial.
+// THREE-LABEL: func.func @partial_slab(
+// THREE: %[[C22:.+]] = arith.constant 22 : index
+// THREE: scf.parallel (%[[I:.+]]) = (%{{.+}}) to (%{{.+}}) step (%[[C22]]) {
+// THREE-NEXT: %[[N:.+]] = affine.min #{{.+}}(%[[I]])
+// THREE: memref.subview %{{.+}}[%[[I]], 0] [%[[N]], 64] [1, 1] : memref<64x64xf32> to memref<?x64xf32, strided<[64, 1], offset: ?>>
+// CHECK-LABEL: func.func @partial_slab(
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.copy ins(%{{.+}} : memref<64x64xf32>)
+func.func @partial_slab(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  linalg.copy ins(%x : memref<64x64xf32>) outs(%y : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// A parallel dimension that indexes no output (d1 here: every column of a
+// row writes the row's one output element) is never split: its slabs would
+// write the same outputs. The 5 rows split (3 + 2) although the 8192
+// columns would split more evenly; an op whose output no parallel
+// dimension indexes stays serial.
+// CHECK-LABEL: func.func @parallel_dimension_outside_the_output(
+// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK-NEXT: %[[N:.+]] = affine.min
+// CHECK: memref.subview %{{.+}}[%[[I]], 0] [%[[N]], 8192] [1, 1]
+// CHECK: memref.subview %{{.+}}[%[[I]]] [%[[N]]] [1]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : memref<f32>)
+func.func @parallel_dimension_outside_the_output(%x: memref<5x8192xf32>, %y: memref<5xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<5x8192xf32>) outs(%y : memref<5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<5x8192xf32>) outs(%s : memref<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
   }
   return
 }

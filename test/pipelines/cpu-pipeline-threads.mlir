@@ -20,3 +20,7 @@
 // CHECK-LABEL: llvm.func @fashion_mlp_predict(
 
 // SERIAL-NOT: omp.
+
+// A team of no threads is an error, not a serial pipeline.
+// RUN: not gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-cpu-pipeline=threads=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: gacc-parallelize-loops: threads and min-iterations must be positive, got 0 and 32768

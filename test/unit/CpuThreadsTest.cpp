@@ -1,14 +1,17 @@
 //===- CpuThreadsTest.cpp - the CPU team and the GEMMs split over it ------===//
 //
 // gaccrt::parallelFor on a team of two libomp threads (every task once,
-// task i on thread i mod 2, a nested call serial on its caller's thread),
-// the default team size, and the runtime's GEMMs with the team: a product
-// split into row slabs (m > n) and column slabs (n > m), every transpose
-// pair, beta 0 and 1, padded leading dimensions, and a batch split one
-// matrix per thread, against a float64 product (C's padding untouched).
+// task i on thread i mod 2, a nested call serial on its caller's thread,
+// every task once when libomp gives the region one thread), the default
+// team size of a rank, and the runtime's GEMMs with the team: the slab
+// plan, a product split into row slabs (m > n) and column slabs (n > m),
+// every transpose pair, beta 0 and 1, padded leading dimensions, and a
+// batch spread over the threads, against a float64 product (C's padding
+// untouched).
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/Blas.h"
 #include "runtime/CpuThreads.h"
 #include "runtime/Runtime.h"
 
@@ -16,6 +19,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <dlfcn.h>
 #include <random>
 #include <thread>
 #include <vector>
@@ -76,15 +80,62 @@ TEST_F(TwoThreads, NestedParallelForRunsOnItsCallersThread) {
   EXPECT_EQ(outer.runs[1], 4);
 }
 
-TEST(CpuThreads, DefaultSharesTheCpusAmongLocalRanks) {
-  int cpus = gaccrt::availableCpus();
-  bool bound = cpus < int(std::thread::hardware_concurrency());
-  EXPECT_EQ(gaccrt::defaultCpuThreads(1), cpus);
-  // Many ranks share the machine's CPUs; a process bound to some CPUs
-  // keeps them.
-  EXPECT_EQ(gaccrt::defaultCpuThreads(1 << 20), bound ? cpus : 1);
+TEST_F(TwoThreads, ParallelForRunsEveryTaskWhenTheRegionGetsOneThread) {
+  // No active parallel level: libomp runs each region on its caller alone.
+  using SetLevels = void (*)(int);
+  using GetLevels = int (*)();
+  auto set = reinterpret_cast<SetLevels>(
+      dlsym(RTLD_DEFAULT, "omp_set_max_active_levels"));
+  auto get = reinterpret_cast<GetLevels>(
+      dlsym(RTLD_DEFAULT, "omp_get_max_active_levels"));
+  ASSERT_TRUE(set && get);
+  int levels = get();
+  set(0);
+  Record r(9);
+  gaccrt::parallelFor(
+      9, [](void *ctx, int64_t i) { ++static_cast<Record *>(ctx)->runs[i]; },
+      &r);
+  set(levels);
+  for (int64_t i = 0; i < 9; ++i)
+    EXPECT_EQ(r.runs[i], 1) << "task " << i;
+}
+
+TEST(CpuThreads, DefaultIsTheRanksShareOfTheMachine) {
+  // One process on a machine of 16: all of it; bound to 4: those 4.
+  EXPECT_EQ(gaccrt::defaultCpuThreads(16, 16, 1), 16);
+  EXPECT_EQ(gaccrt::defaultCpuThreads(4, 16, 1), 4);
+  // Four ranks sharing the machine (bound to nothing, or to a socket of
+  // 8 CPUs each two ranks share): 4 each.
+  EXPECT_EQ(gaccrt::defaultCpuThreads(16, 16, 4), 4);
+  EXPECT_EQ(gaccrt::defaultCpuThreads(8, 16, 4), 4);
+  // Each rank bound to its own core; more ranks than CPUs.
+  EXPECT_EQ(gaccrt::defaultCpuThreads(1, 2, 2), 1);
+  EXPECT_EQ(gaccrt::defaultCpuThreads(2, 2, 8), 1);
+  EXPECT_EQ(gaccrt::defaultCpuThreads(1), gaccrt::availableCpus());
   EXPECT_EQ(gaccrt::setCpuThreads(1), "");
   EXPECT_EQ(gaccrt::cpuThreads(), 1);
+}
+
+TEST(CpuThreads, GemmSlabPlan) {
+  // Below 2^20 multiply-adds, or one thread: one slab.
+  EXPECT_EQ(gaccrt::planGemmSplit(64, 64, 64, 2).slabs, 1);
+  EXPECT_EQ(gaccrt::planGemmSplit(301, 67, 64, 1).slabs, 1);
+  gaccrt::GemmSplit rows = gaccrt::planGemmSplit(301, 67, 64, 2);
+  EXPECT_TRUE(rows.splitRows);
+  EXPECT_EQ(rows.chunk, 151);
+  EXPECT_EQ(rows.slabs, 2);
+  // Columns in whole 16-column blocks: 333 / 2 = 167 -> 176.
+  gaccrt::GemmSplit cols = gaccrt::planGemmSplit(40, 333, 96, 2);
+  EXPECT_FALSE(cols.splitRows);
+  EXPECT_EQ(cols.chunk, 176);
+  EXPECT_EQ(cols.slabs, 2);
+  // 16 threads over 8000 rows: 16 slabs of 500.
+  gaccrt::GemmSplit many = gaccrt::planGemmSplit(8000, 40, 64, 16);
+  EXPECT_TRUE(many.splitRows);
+  EXPECT_EQ(many.chunk, 500);
+  EXPECT_EQ(many.slabs, 16);
+  // 16 threads over 40 columns: 3 slabs of 16 columns (the last 8).
+  EXPECT_EQ(gaccrt::planGemmSplit(20, 40, 4096, 16).slabs, 3);
 }
 
 /// A row-major matrix with a padded leading dimension, filled at random.
@@ -188,7 +239,7 @@ TEST_F(TwoThreads, GemmSplitIntoRowSlabs) { checkGemms({301, 67, 64}, 1); }
 // 16-column blocks).
 TEST_F(TwoThreads, GemmSplitIntoColumnSlabs) { checkGemms({40, 333, 96}, 1); }
 
-// Three matrices of 33 × 20 × 17 on two threads.
+// Three matrices of 33 × 20 × 17 spread over two threads.
 TEST_F(TwoThreads, BatchedGemmOneMatrixPerThread) {
   checkGemms({33, 20, 17}, 3);
 }

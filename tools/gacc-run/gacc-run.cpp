@@ -12,9 +12,9 @@
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
-#include "runtime/CpuThreads.h"
 #include "runtime/Collectives.h"
 #include "runtime/CpuJit.h"
+#include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/OutputFile.h"
 
@@ -289,11 +289,12 @@ static cl::opt<int> threadsOption(
              "slab per thread (gacc-parallelize-loops, run by an OpenMP "
              "team of LLVM's libomp, opened at run time), its large GEMMs "
              "into one slab of the product per thread and its batched GEMMs "
-             "into one matrix per thread, OpenBLAS itself on one thread. "
-             "Default: the CPUs this process may run on, shared among the "
-             "ranks of an mpirun job on this machine (one thread, with a "
-             "note, where libomp is missing); 1: everything on one thread. "
-             "Not with --target cuda"),
+             "spread over the threads, OpenBLAS itself on one thread. "
+             "Default: this process's share of the machine's CPUs (those it "
+             "may run on, shared among the ranks of an mpirun job on this "
+             "machine; one thread, with a note, where libomp is missing); "
+             "1: everything on one thread. Not with --target cuda; --emit "
+             "llvm writes the one-thread step"),
     cl::value_desc("N"), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
@@ -354,18 +355,12 @@ static cl::opt<bool> checkReplicas(
              "they differ"),
     cl::init(false), cl::cat(cat));
 
-/// Sets the CPU step's team of threads from --cpu-threads, or its default.
-/// Returns the exit status of a bad --cpu-threads (0 when all is well): a
-/// count out of [1, 1024], or a team that cannot be made. Without
-/// --cpu-threads a missing libomp leaves one thread, with a note.
+/// Sets the CPU step's team of threads from --cpu-threads (checked by
+/// run()), or its default. Returns the exit status of a team that
+/// --cpu-threads asked for and that cannot be made (0 when all is well).
+/// Without --cpu-threads a missing libomp leaves one thread, with a note.
 static int configureCpuThreads() {
-  constexpr int kMaxThreads = 1024;
   bool given = threadsOption.getNumOccurrences() > 0;
-  if (given && (threadsOption < 1 || threadsOption > kMaxThreads)) {
-    reportError(llvm::formatv("--cpu-threads must be in [1, {0}], got {1}",
-                              kMaxThreads, int(threadsOption)));
-    return kExitBadInput;
-  }
   int threads = given ? int(threadsOption)
                       : gaccrt::defaultCpuThreads(
                             collectives::launcherLocalSize());
@@ -612,7 +607,8 @@ static bool checkFlagScopes() {
       {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
       {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
-      {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit}};
+      {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit},
+      {&threadsOption, kTrain | kCheck}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -746,6 +742,13 @@ static int run(int argc, char **argv) {
     reportError("--cuda-graph with --arena-update: the graph holds the "
                 "update inside the step; the arena kernels' calls are not "
                 "captured yet");
+    return kExitBadInput;
+  }
+  constexpr int kMaxThreads = 1024;
+  if (threadsOption.getNumOccurrences() &&
+      (threadsOption < 1 || threadsOption > kMaxThreads)) {
+    reportError(llvm::formatv("--cpu-threads must be in [1, {0}], got {1}",
+                              kMaxThreads, int(threadsOption)));
     return kExitBadInput;
   }
   if (threadsOption.getNumOccurrences() && target == "cuda") {

@@ -1,0 +1,32 @@
+//===- Blas.h - how the CPU GEMMs split over the team -----------*- C++ -*-===//
+//
+// The slabs gacc_sgemm (runtime/Runtime.h) splits a product into for the
+// CPU team's threads (runtime/CpuThreads.h): one definition that the GEMM
+// runs and the unit tests check.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_BLAS_H
+#define GACC_RUNTIME_BLAS_H
+
+#include <cstdint>
+
+namespace gaccrt {
+
+/// Products of at least this many multiply-adds split over the team.
+constexpr int64_t kParallelGemmMacs = int64_t(1) << 20;
+
+/// C [m, n] += op(A)·op(B) with reduction depth k on `threads` threads:
+/// `slabs` slabs of `chunk` rows of C (`splitRows`, when m > n) or of
+/// `chunk` columns (whole 16-float, 64-byte, blocks), the last one
+/// shorter. One slab when the product is below kParallelGemmMacs or
+/// threads is 1.
+struct GemmSplit {
+  bool splitRows;
+  int64_t chunk, slabs;
+};
+GemmSplit planGemmSplit(int64_t m, int64_t n, int64_t k, int threads);
+
+} // namespace gaccrt
+
+#endif // GACC_RUNTIME_BLAS_H
