@@ -6,7 +6,7 @@
 // (a layer at a small micro-batch) go to SmallGemm's kernels, the rest to
 // OpenBLAS (single-threaded when the step runs on a team of CPU threads:
 // a large product is then split into one slab of C per thread, a batch
-// into one matrix per thread, on runtime/CpuThreads' team).
+// spread over the threads, on runtime/CpuThreads' team).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +29,14 @@ View view(float *aligned, int64_t offset, int64_t s0, int64_t s1, int64_t st0,
   return {aligned + offset, s0, s1, st0, st1};
 }
 
-/// cblas_sgemm of C = beta·C + op(A)·op(B), unit inner strides.
+/// C = beta·C + op(A)·op(B) [m × n] with unit inner strides on one
+/// thread: SmallGemm's kernels where they apply (A not transposed, at most
+/// kSmallGemmMaxRows rows), else OpenBLAS's cblas_sgemm.
 void blas(const View &a, const View &b, const View &c, bool transA,
           bool transB, float beta, int64_t m, int64_t n, int64_t k) {
+  if (!transA && gaccrt::smallGemm(a.data, a.rowStride, b.data, b.rowStride,
+                                   c.data, c.rowStride, m, n, k, transB, beta))
+    return;
   // Row-major BLAS: with beta = 0, C is never read (BLAS contract).
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
               transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a.data,
@@ -67,9 +72,10 @@ void runSlab(void *ctx, int64_t s) {
   }
 }
 
-/// C = beta·C + op(A)·op(B) with unit inner strides: OpenBLAS, in the
-/// slabs of planGemmSplit on the CPU team. Each element of C is then one
-/// thread's sum over k, whatever the threads' timing.
+/// C = beta·C + op(A)·op(B) with unit inner strides, in the slabs of
+/// planGemmSplit on the CPU team (a few-row product's columns split too).
+/// Each element of C is then one thread's sum over k, whatever the
+/// threads' timing.
 void blasGemm(const View &a, const View &b, const View &c, bool transA,
               bool transB, float beta, int64_t m, int64_t n, int64_t k) {
   gaccrt::GemmSplit split =
@@ -88,10 +94,6 @@ void gemm(const View &a, const View &b, const View &c, bool transA,
           bool transB, float beta) {
   int64_t m = c.rows, n = c.cols, k = transA ? a.rows : a.cols;
   bool unit = a.colStride == 1 && b.colStride == 1 && c.colStride == 1;
-  if (unit && !transA &&
-      gaccrt::smallGemm(a.data, a.rowStride, b.data, b.rowStride, c.data,
-                        c.rowStride, m, n, k, transB, beta))
-    return;
   if (unit && m > 0 && n > 0) {
     blasGemm(a, b, c, transA, transB, beta, m, n, k);
     return;

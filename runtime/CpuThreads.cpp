@@ -26,6 +26,7 @@ struct Team {
   OmpInt threadNum = nullptr;
   OmpInt numThreads = nullptr;
   OmpInt inParallel = nullptr;
+  OmpInt threadLimit = nullptr;
 };
 
 Team &team() {
@@ -82,10 +83,13 @@ std::string gaccrt::setCpuThreads(int threads) {
       !loadSymbol(omp, t.threadNum, "omp_get_thread_num") ||
       !loadSymbol(omp, t.numThreads, "omp_get_num_threads") ||
       !loadSymbol(omp, t.inParallel, "omp_in_parallel") ||
+      !loadSymbol(omp, t.threadLimit, "omp_get_thread_limit") ||
       !dlsym(omp, "__kmpc_fork_call"))
     return "libomp.so.5 lacks GOMP_parallel, omp_get_thread_num, "
-           "omp_get_num_threads, omp_in_parallel or __kmpc_fork_call";
-  t.threads = threads;
+           "omp_get_num_threads, omp_in_parallel, omp_get_thread_limit or "
+           "__kmpc_fork_call";
+  // OMP_THREAD_LIMIT caps every team libomp forms.
+  t.threads = std::max(std::min(threads, t.threadLimit()), 1);
   openblas_set_num_threads(1);
   return "";
 }

@@ -28,7 +28,8 @@ int defaultCpuThreads(int cpus, int machineCpus, int localRanks);
 /// The same for this process (availableCpus(), the online CPUs).
 int defaultCpuThreads(int localRanks);
 
-/// Runs the CPU step on `threads` (>= 1) threads. Above 1 it opens libomp
+/// Runs the CPU step on `threads` (>= 1) threads, at most the
+/// OMP_THREAD_LIMIT libomp enforces. Above 1 it opens libomp
 /// (libomp.so.5) with RTLD_GLOBAL, so that compiled code's __kmpc_* calls
 /// resolve against it. Once the team exists, or for one thread, OpenBLAS
 /// runs its calls on one thread. Call it before the step is JIT-compiled.

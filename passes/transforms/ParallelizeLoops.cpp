@@ -27,24 +27,29 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// Whether every output of `op` is indexed by iteration dimension `d`, so
-/// that slabs along it write disjoint output elements.
+/// Whether every output of `op` is indexed by iteration dimension `d`
+/// itself, through a projected permutation (an output element per
+/// distinct value of the dimensions it keeps), so that slabs along `d`
+/// write disjoint output elements: (d0, d1) -> (d0) may split d0, but
+/// (d0, d1) -> (d0 + d1) nothing.
 bool indexesEveryOutput(linalg::LinalgOp op, unsigned d) {
   return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-    return op.getMatchingIndexingMap(&init).isFunctionOfDim(d);
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    return map.isProjectedPermutation() && map.isFunctionOfDim(d);
   });
 }
 
 /// The iteration dimension to split `op` along, or none. The op must be on
 /// buffers, with static loop ranges and at least `minIterations`
-/// iterations in all, and outside any scf.parallel. Of its parallel
+/// iterations in all, and outside any scf.parallel or scf.forall. Of its parallel
 /// dimensions with at least `threads` iterations that index every output,
 /// the one whose slabs are most even (the least work in the largest slab:
 /// ceil(range / threads) over range), the outermost of equals: [5, 8192]
 /// with 2 threads splits the 8192, [64, 1024] the 64.
 std::optional<unsigned> splitDimension(linalg::LinalgOp op, int64_t threads,
                                        int64_t minIterations) {
-  if (!op.hasPureBufferSemantics() || op->getParentOfType<scf::ParallelOp>())
+  if (!op.hasPureBufferSemantics() || op->getParentOfType<scf::ParallelOp>() ||
+      op->getParentOfType<scf::ForallOp>())
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t iterations = 1;

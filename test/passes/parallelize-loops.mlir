@@ -163,7 +163,9 @@ func.func @partial_slab(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
 // row writes the row's one output element) is never split: its slabs would
 // write the same outputs. The 5 rows split (3 + 2) although the 8192
 // columns would split more evenly; an op whose output no parallel
-// dimension indexes stays serial.
+// dimension indexes, or indexes through a map that is no projected
+// permutation (d0 + d1: neighbouring slabs would share outputs), stays
+// serial.
 // CHECK-LABEL: func.func @parallel_dimension_outside_the_output(
 // CHECK: scf.parallel (%[[I:.+]]) =
 // CHECK-NEXT: %[[N:.+]] = affine.min
@@ -172,7 +174,10 @@ func.func @partial_slab(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
 // CHECK: scf.reduce
 // CHECK-NOT: scf.parallel
 // CHECK: linalg.generic {{.*}} outs(%{{.+}} : memref<f32>)
-func.func @parallel_dimension_outside_the_output(%x: memref<5x8192xf32>, %y: memref<5xf32>, %s: memref<f32>) {
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : memref<65538xf32>)
+// CHECK-NOT: scf.parallel
+func.func @parallel_dimension_outside_the_output(%x: memref<5x8192xf32>, %y: memref<5xf32>, %s: memref<f32>,
+                                                 %w: memref<65536x3xf32>, %v: memref<65538xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<5x8192xf32>) outs(%y : memref<5xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -182,6 +187,12 @@ func.func @parallel_dimension_outside_the_output(%x: memref<5x8192xf32>, %y: mem
       ins(%x : memref<5x8192xf32>) outs(%s : memref<f32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0 + d1)>], iterator_types = ["parallel", "reduction"]}
+      ins(%w : memref<65536x3xf32>) outs(%v : memref<65538xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
   }
   return
 }

@@ -239,6 +239,12 @@ TEST_F(TwoThreads, GemmSplitIntoRowSlabs) { checkGemms({301, 67, 64}, 1); }
 // 16-column blocks).
 TEST_F(TwoThreads, GemmSplitIntoColumnSlabs) { checkGemms({40, 333, 96}, 1); }
 
+// 8 × 300 × 512: 1.2 M multiply-adds of a few-row product (SmallGemm's
+// kernels where A is not transposed), columns split 160 + 140.
+TEST_F(TwoThreads, FewRowGemmSplitIntoColumnSlabs) {
+  checkGemms({8, 300, 512}, 1);
+}
+
 // Three matrices of 33 × 20 × 17 spread over two threads.
 TEST_F(TwoThreads, BatchedGemmOneMatrixPerThread) {
   checkGemms({33, 20, 17}, 3);

@@ -335,7 +335,8 @@ void Trainer::printHeader(double compileMs) {
       << llvm::format("%.0f", compileMs) << " ms\n";
   if (settings.target == "cpu")
     out << "gacc-run: cpu: " << settings.threads
-        << (settings.threads == 1 ? " thread" : " threads") << ", OpenBLAS "
+        << (settings.threads == 1 ? " thread" : " threads")
+        << (settings.ranks > 1 ? " per rank" : "") << ", OpenBLAS "
         << gaccrt::blasKernels() << " kernels\n";
   if (ramp)
     out << "gacc-run: accumulation schedule: " << schedule.describe()
@@ -688,6 +689,8 @@ int Trainer::finish() {
                              {"effective_batch", eff}};
   if (ramp)
     summary["accum_schedule"] = schedule.str();
+  if (settings.target == "cpu")
+    summary["cpu_threads"] = settings.threads;
   if (onDevice)
     summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
   reportMemory(summary);

@@ -293,8 +293,9 @@ static cl::opt<int> threadsOption(
              "Default: this process's share of the machine's CPUs (those it "
              "may run on, shared among the ranks of an mpirun job on this "
              "machine; one thread, with a note, where libomp is missing); "
-             "1: everything on one thread. Not with --target cuda; --emit "
-             "llvm writes the one-thread step"),
+             "1: everything on one thread; at most 1024, and OMP_THREAD_LIMIT "
+             "caps it. Not with --target cuda or --emit (which writes the "
+             "one-thread step)"),
     cl::value_desc("N"), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
@@ -785,6 +786,11 @@ static int run(int argc, char **argv) {
     }
     if (resolvedTarget == "cuda" && checkEquiv) {
       reportError("--check-equivalence runs on the CPU (--target cpu)");
+      return kExitBadInput;
+    }
+    if (resolvedTarget == "cuda" && threadsOption.getNumOccurrences()) {
+      reportError("--cpu-threads sets the CPU step's threads; --target auto "
+                  "found a CUDA device (give --target cpu)");
       return kExitBadInput;
     }
   }
