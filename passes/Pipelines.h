@@ -56,7 +56,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("CPU threads the step's large loops run on "
                      "(gacc-parallelize-loops, then an OpenMP team through "
                      "convert-scf-to-openmp; the program needs libomp). 1: "
-                     "serial loops"),
+                     "serial loops; below 1: an error"),
       llvm::cl::init(1)};
 };
 

@@ -32,8 +32,9 @@ View view(float *aligned, int64_t offset, int64_t s0, int64_t s1, int64_t st0,
 /// C = beta·C + op(A)·op(B) [m × n] with unit inner strides on one
 /// thread: SmallGemm's kernels where they apply (A not transposed, at most
 /// kSmallGemmMaxRows rows), else OpenBLAS's cblas_sgemm.
-void blas(const View &a, const View &b, const View &c, bool transA,
-          bool transB, float beta, int64_t m, int64_t n, int64_t k) {
+void oneThreadGemm(const View &a, const View &b, const View &c,
+                   bool transA, bool transB, float beta, int64_t m, int64_t n,
+                   int64_t k) {
   if (!transA && gaccrt::smallGemm(a.data, a.rowStride, b.data, b.rowStride,
                                    c.data, c.rowStride, m, n, k, transB, beta))
     return;
@@ -64,11 +65,11 @@ void runSlab(void *ctx, int64_t s) {
   if (p.splitRows) {
     a.data += p.transA ? begin : begin * a.rowStride;
     c.data += begin * c.rowStride;
-    blas(a, b, c, p.transA, p.transB, p.beta, size, p.n, p.k);
+    oneThreadGemm(a, b, c, p.transA, p.transB, p.beta, size, p.n, p.k);
   } else {
     b.data += p.transB ? begin * b.rowStride : begin;
     c.data += begin;
-    blas(a, b, c, p.transA, p.transB, p.beta, p.m, size, p.k);
+    oneThreadGemm(a, b, c, p.transA, p.transB, p.beta, p.m, size, p.k);
   }
 }
 
@@ -81,7 +82,7 @@ void blasGemm(const View &a, const View &b, const View &c, bool transA,
   gaccrt::GemmSplit split =
       gaccrt::planGemmSplit(m, n, k, gaccrt::cpuThreads());
   if (split.slabs <= 1) {
-    blas(a, b, c, transA, transB, beta, m, n, k);
+    oneThreadGemm(a, b, c, transA, transB, beta, m, n, k);
     return;
   }
   Slab slab{&a, &b, &c, transA, transB, split.splitRows, beta,

@@ -41,11 +41,11 @@ bool indexesEveryOutput(linalg::LinalgOp op, unsigned d) {
 
 /// The iteration dimension to split `op` along, or none. The op must be on
 /// buffers, with static loop ranges and at least `minIterations`
-/// iterations in all, and outside any scf.parallel or scf.forall. Of its parallel
-/// dimensions with at least `threads` iterations that index every output,
-/// the one whose slabs are most even (the least work in the largest slab:
-/// ceil(range / threads) over range), the outermost of equals: [5, 8192]
-/// with 2 threads splits the 8192, [64, 1024] the 64.
+/// iterations in all, and outside any scf.parallel or scf.forall. Of its
+/// parallel dimensions with at least `threads` iterations that index every
+/// output, the one whose slabs are most even (the least work in the
+/// largest slab: ceil(range / threads) over range), the outermost of
+/// equals: [5, 8192] with 2 threads splits the 8192, [64, 1024] the 64.
 std::optional<unsigned> splitDimension(linalg::LinalgOp op, int64_t threads,
                                        int64_t minIterations) {
   if (!op.hasPureBufferSemantics() || op->getParentOfType<scf::ParallelOp>() ||

@@ -1,4 +1,4 @@
-// RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-collapse-dimensions))' | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-collapse-dimensions | FileCheck %s
 
 // An elementwise op over contiguous buffers runs as one loop over all its
 // elements; a per-channel op over [m, C, H, W] (the channel vector indexed

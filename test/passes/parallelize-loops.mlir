@@ -1,4 +1,4 @@
-// RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=2},cse))' | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-parallelize-loops=threads=2 -cse | FileCheck %s
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=4 min-iterations=1}))' | FileCheck %s --check-prefix=FOUR
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=1}))' | FileCheck %s --check-prefix=ONE
 // RUN: gacc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(gacc-parallelize-loops{threads=3 min-iterations=1},cse))' | FileCheck %s --check-prefix=THREE

@@ -53,7 +53,8 @@ TEST_F(TwoThreads, ParallelForRunsEveryTaskOnceOnBothThreads) {
     EXPECT_EQ(r.runs[i], 1) << "task " << i;
     EXPECT_EQ(r.thread[i], r.thread[i % 2]) << "task " << i;
   }
-  EXPECT_EQ(r.thread[0], std::this_thread::get_id()) << "the caller is thread 0";
+  EXPECT_EQ(r.thread[0], std::this_thread::get_id())
+      << "the caller is thread 0";
   EXPECT_NE(r.thread[0], r.thread[1]);
 }
 
