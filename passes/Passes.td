@@ -928,17 +928,18 @@ def GAccParallelizeLoopsPass
     (static schedule, one slab per thread of the team).
 
     The dimension split is the parallel one (at least `threads`
-    iterations, a dimension of every output's indexing map, so that the
-    slabs write disjoint outputs) whose largest slab holds the smallest
-    share of the op, the outermost of equals. Reduction dimensions are never split, so
-    every output element is computed by one thread, in the op's order
+    iterations, a result of every output's indexing map, each a projected
+    permutation, so that the slabs write disjoint outputs) whose largest
+    slab holds the smallest share of the op, the outermost of equals.
+    Reduction dimensions are never split, so every output element is
+    computed by one thread, in the op's order
     over its reduction dimensions: a run is deterministic whatever the
     threads' timing. (A slab's shorter loops may be vectorized or
     unrolled otherwise than the whole op's, so a reduction whose combiner
     carries `reassoc`, from gacc-reassociate-reductions, may round
     differently for another thread count.) Ops already inside an
-    `scf.parallel`, with dynamic ranges, or below `min-iterations` stay
-    as they are (a fork and join of the team costs about as much as
+    `scf.parallel` or `scf.forall`, with dynamic ranges, or below
+    `min-iterations` stay as they are (a fork and join of the team costs about as much as
     32768 simple iterations). Run it before `gacc-outline-linalg-ops`, so
     that the outlined function computes one slab of whole buffers (whose
     pointers stay `noalias`) and the OpenMP region only calls it.
