@@ -14,29 +14,37 @@
 #    on a machine that has it and carried along. Whatever is missing is
 #    named, and the steps that need it are skipped.
 # 2. GPU checks: the lit tests gated by the cuda-device feature
-#    (test/integration/gpu: training on the device against the CPU path, the
-#    arena kernels on the device against their CPU path) and the host-code
-#    JIT test; gacc-bench-arena also checks the arena kernels before timing.
-# 3. Times (medians): the arena kernels over 100M-element arenas against the
-#    device's measured copy bandwidth; gacc-run --target cuda's optimizer
-#    step and peak device memory for examples/fashion_mlp.mlir,
-#    examples/fashion_mlp_adamw.mlir and the largest example,
-#    examples/kjv_char.mlir, fashion_mlp's and kjv_char's with the GEMMs
-#    through cuBLASLt (--cuda-gemm=cublaslt), and all three's as one CUDA
-#    graph (--cuda-graph); PyTorch eager's step and peak memory for the
-#    same models, its copy bandwidth and its fused AdamW over 100M elements.
+#    (test/integration/gpu: training on the device against the CPU path and
+#    float64 PyTorch, the vision and transformer models included; the whole
+#    step as one CUDA graph against the eager step, bit for bit; the arena
+#    kernels on the device against their CPU path) and the host-code JIT
+#    test; gacc-bench-arena also checks the arena kernels before timing.
+# 3. Times (medians): PyTorch first (bench/torch_step.py: each example's
+#    step eager and as one hand-captured CUDA graph, peak memory, copy
+#    bandwidth, fused AdamW over 100M elements); then gacc-run --target
+#    cuda's optimizer step and peak device memory for every example in
+#    MODELS (fashion_mlp, fashion_mlp_adamw, kjv_char, fashion_cnn,
+#    kjv_gpt) as one CUDA graph (--cuda-graph), eagerly (the Fashion-MNIST
+#    ones for an epoch, with test accuracy), with the GEMMs through
+#    cuBLASLt (--cuda-gemm=cublaslt); where each step's device time goes
+#    (GACC_CUDA_PROFILE); the arena kernels over 100M-element arenas
+#    against the device's measured copy bandwidth.
 # Each step runs under a time limit (STEP_LIMIT seconds, default 240).
 # Prints a short table last; record it in docs/benchmarks.md. Exit status:
 # 0 when every step ran and passed, 1 when one failed, 2 when something
 # needed was missing (the steps that need it are skipped).
 #
-# Environment: STEP_LIMIT; GACC_USE_BUNDLE=1 uses the bundle even where
+# Environment: STEP_LIMIT; GPU_TESTS="train-cuda-vision ..." runs only those
+# tests of test/integration/gpu and nothing else; GPU_LOG_DIR (default /tmp) receives lit.log, the
+# GPU tests' whole output; GACC_USE_BUNDLE=1 uses the bundle even where
 # LLVM 22 is installed (to try the bundle here); GACC_BUNDLE_DIR is where it
 # is unpacked (default /tmp/gacc-bundle; emptied first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 LIMIT=${STEP_LIMIT:-240}
+LOGS=${GPU_LOG_DIR:-/tmp}
+mkdir -p "$LOGS"
 missing=()
 have() { command -v "$1" >/dev/null 2>&1; }
 echo "== gpu.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-unknown OS}")"
@@ -114,23 +122,60 @@ EOF
   LIT=("$PY" -c "import sys; sys.path.insert(0, '$U/llvm'); from lit.main import main; main()")
 fi
 step() { timeout --kill-after=10 "$LIMIT" "$@"; }
+# The examples trained on the device, and the optimizer steps each one's
+# cublaslt and graph timings run (kjv_gpt's steps take longest).
+MODELS="fashion_mlp fashion_mlp_adamw kjv_char fashion_cnn kjv_gpt"
+steps_of() { [ "$1" = kjv_gpt ] && echo 30 || echo 100; }
 failed=0
 
 declare -A row step_ms
 if [ -n "$BIN" ]; then
   echo "== GPU tests (lit, cuda-device feature; without a GPU only the host-code JIT runs)"
-  step "${LIT[@]}" -v "$TESTS/integration/gpu" "$TESTS/tools/cuda-host-code-jit.test" 2>&1 | tail -25
+  suites=("$TESTS/integration/gpu" "$TESTS/tools/cuda-host-code-jit.test")
+  [ -n "${GPU_TESTS:-}" ] && { suites=(); for t in $GPU_TESTS; do suites+=("$TESTS/integration/gpu/$t.test"); done; }
+  step "${LIT[@]}" -v "${suites[@]}" 2>&1 |
+    tee "$LOGS/lit.log" | grep -E '^(PASS|FAIL|UNSUPPORTED|XPASS|XFAIL|Testing Time)|^  (Passed|Failed|Unsupported)'
   [ "${PIPESTATUS[0]}" = 0 ] || failed=1
+  echo "(the whole lit output, failures' commands included: $LOGS/lit.log)"
 fi
+if [ -n "${GPU_TESTS:-}" ]; then
+  [ "$failed" = 0 ] && echo "gpu.sh: GPU_TESTS passed" || echo "gpu.sh: a GPU test failed"
+  exit "$failed"
+fi
+torch_out=""
+if [ -n "$PY" ] && "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  echo "== PyTorch baselines: eager, and the whole step as one CUDA graph"
+  torch_out=$(step "$PY" bench/torch_step.py --steps 50) || failed=1
+  echo "$torch_out"
+fi
+
 if [ -n "$BIN" ] && [ "$gpu" = 0 ]; then
   echo "== no GPU driver: training and kernel timings skipped"
 elif [ -n "$BIN" ]; then
   summarize() {
     "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB\" + (f\", test accuracy {d['test_accuracy']:.4f}\" if 'test_accuracy' in d else ''))" "$1" 2>/dev/null
   }
-  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+  # The data flags of each example; kjv_gpt's for a timing of 30 steps.
+  data_args() {
+    case $1 in
+      kjv_char) echo --dataset kjv "${KJV[@]}" ;;
+      kjv_gpt) echo --dataset kjv-text "${KJV[@]}" ;;
+    esac
+  }
+  # The whole step as one CUDA graph (--cuda-graph), replayed from the
+  # second optimizer step on.
+  for model in $MODELS; do
+    args=(--max-steps $(steps_of $model) --no-eval --log-every 100 $(data_args $model))
+    echo "== gacc-run --target cuda --cuda-graph $model ${args[*]}"
+    m=/tmp/gpu_${model}_graph.jsonl; rm -f "$m"
+    step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph "${args[@]}" --metrics "$m"
+    rc=$?; echo "exit $rc"
+    [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
+  done
+  for model in $MODELS; do
     args=(--epochs 1 --log-every 100)
-    [ "$model" = kjv_char ] && args=(--dataset kjv "${KJV[@]}" --max-steps 100 --no-eval --log-every 20)
+    [ "$model" = kjv_char ] && args=($(data_args $model) --max-steps 100 --no-eval --log-every 20)
+    [ "$model" = kjv_gpt ] && args=($(data_args $model) --max-steps 30 --no-eval --log-every 10)
     echo "== gacc-run --target cuda $model ${args[*]}"
     m=/tmp/gpu_$model.jsonl; rm -f "$m"
     step "$BIN/gacc-run" examples/$model.mlir --target cuda "${args[@]}" --metrics "$m"
@@ -146,34 +191,21 @@ elif [ -n "$BIN" ]; then
     fi
   done
   # The GEMMs through cuBLASLt (plans chosen once) against cublasSgemm.
-  for model in fashion_mlp kjv_char; do
-    args=(--max-steps 100 --no-eval --log-every 100)
-    [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
+  for model in fashion_mlp kjv_char fashion_cnn kjv_gpt; do
+    args=(--max-steps $(steps_of $model) --no-eval --log-every 100 $(data_args $model))
     echo "== gacc-run --target cuda --cuda-gemm=cublaslt $model ${args[*]}"
     m=/tmp/gpu_${model}_lt.jsonl; rm -f "$m"
     step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-gemm=cublaslt "${args[@]}" --metrics "$m"
     rc=$?; echo "exit $rc"
     [ "$rc" = 0 ] && step_ms["$model cublaslt"]=$(summarize "$m") || failed=1
     GACC_CUDA_PROFILE=1 step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-gemm=cublaslt \
-      --max-steps 20 "${args[@]:2}" | sed -n '/cuda profile/,$p' | head -12
+      --max-steps 20 "${args[@]:2}" | sed -n '/cuda profile/,$p' | head -20
   done
-  # The whole step as one CUDA graph (--cuda-graph), replayed from the
-  # second optimizer step on.
-  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
-    args=(--max-steps 100 --no-eval --log-every 100)
-    [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
-    echo "== gacc-run --target cuda --cuda-graph $model ${args[*]}"
-    m=/tmp/gpu_${model}_graph.jsonl; rm -f "$m"
-    step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph "${args[@]}" --metrics "$m"
-    rc=$?; echo "exit $rc"
-    [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
-  done
-  for model in fashion_mlp kjv_char; do
-    args=(--max-steps 20 --no-eval --log-every 100)
-    [ "$model" = kjv_char ] && args+=(--dataset kjv "${KJV[@]}")
+  for model in $MODELS; do
+    args=(--max-steps 20 --no-eval --log-every 100 $(data_args $model))
     echo "== where $model's device time goes (GACC_CUDA_PROFILE=1, 20 steps)"
     GACC_CUDA_PROFILE=1 step "$BIN/gacc-run" examples/$model.mlir --target cuda \
-      "${args[@]}" | sed -n '/cuda profile/,$p'
+      "${args[@]}" | sed -n '/cuda profile/,$p' | head -24
   done
   for model in fashion_mlp_adamw kjv_char; do
     echo "== gacc-bench-arena $model (check on the device, then timing)"
@@ -183,25 +215,19 @@ elif [ -n "$BIN" ]; then
     row[$model]=$(echo "$out" | awk '/^(copy|accumulate|sum of|update)/')
   done
 fi
-torch_out=""
-if [ -n "$PY" ] && "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  echo "== PyTorch eager baseline"
-  torch_out=$(step "$PY" bench/torch_step.py --steps 50) || failed=1
-  echo "$torch_out"
-fi
-
 echo
 echo "== summary (medians; GB/s = bytes moved / time)"
 have nvidia-smi && nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 for model in fashion_mlp_adamw kjv_char; do
   [ -n "${row[$model]:-}" ] && { echo "-- gacc arena kernels, @$model, 100M elements"; echo "${row[$model]}"; }
 done
-[ -n "$torch_out" ] && { echo "-- PyTorch eager"; echo "$torch_out" | sed 's/^torch: //'; }
-for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+[ -n "$torch_out" ] && { echo "-- PyTorch"; echo "$torch_out" | sed 's/^torch: //'; }
+for model in $MODELS; do
+  n=$(steps_of $model)
   echo "-- gacc-run --target cuda @$model: ${step_ms[$model]:-not measured}"
   [ "$model" = fashion_mlp_adamw ] ||
-    echo "-- gacc-run --target cuda --cuda-gemm=cublaslt @$model (100 steps): ${step_ms[$model cublaslt]:-not measured}"
-  echo "-- gacc-run --target cuda --cuda-graph @$model (100 steps): ${step_ms[$model graph]:-not measured}"
+    echo "-- gacc-run --target cuda --cuda-gemm=cublaslt @$model ($n steps): ${step_ms[$model cublaslt]:-not measured}"
+  echo "-- gacc-run --target cuda --cuda-graph @$model ($n steps): ${step_ms[$model graph]:-not measured}"
 done
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'gpu.sh: incomplete, missing: %s\n' "${missing[@]}"
