@@ -35,8 +35,8 @@
 # needed was missing (the steps that need it are skipped).
 #
 # Environment: STEP_LIMIT; GPU_TESTS="train-cuda-vision ..." runs only those
-# tests of test/integration/gpu and nothing else; GPU_LOG_DIR (default /tmp) receives lit.log, the
-# GPU tests' whole output; GACC_USE_BUNDLE=1 uses the bundle even where
+# tests of test/integration/gpu and nothing else; GPU_LOG_DIR (default
+# /tmp) receives lit.log, the GPU tests' whole output; GACC_USE_BUNDLE=1 uses the bundle even where
 # LLVM 22 is installed (to try the bundle here); GACC_BUNDLE_DIR is where it
 # is unpacked (default /tmp/gacc-bundle; emptied first).
 set -uo pipefail
@@ -155,7 +155,7 @@ elif [ -n "$BIN" ]; then
   summarize() {
     "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f\"{d['median_step_ms']:.3f} ms/step, peak device {d.get('peak_device_mb', 0):.1f} MB\" + (f\", test accuracy {d['test_accuracy']:.4f}\" if 'test_accuracy' in d else ''))" "$1" 2>/dev/null
   }
-  # The data flags of each example; kjv_gpt's for a timing of 30 steps.
+  # The data flags of each example.
   data_args() {
     case $1 in
       kjv_char) echo --dataset kjv "${KJV[@]}" ;;
@@ -173,9 +173,10 @@ elif [ -n "$BIN" ]; then
     [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
   done
   for model in $MODELS; do
+    # The Fashion-MNIST examples for an epoch (test accuracy), the text
+    # ones for their timing's steps.
     args=(--epochs 1 --log-every 100)
-    [ "$model" = kjv_char ] && args=($(data_args $model) --max-steps 100 --no-eval --log-every 20)
-    [ "$model" = kjv_gpt ] && args=($(data_args $model) --max-steps 30 --no-eval --log-every 10)
+    [[ "$model" = kjv_* ]] && args=($(data_args $model) --max-steps $(steps_of $model) --no-eval --log-every 10)
     echo "== gacc-run --target cuda $model ${args[*]}"
     m=/tmp/gpu_$model.jsonl; rm -f "$m"
     step "$BIN/gacc-run" examples/$model.mlir --target cuda "${args[@]}" --metrics "$m"
