@@ -987,8 +987,9 @@ def GAccOutlineLinalgOpsPass : Pass<"gacc-outline-linalg-ops", "ModuleOp"> {
     sizes and factors stay constant), marks it `noinline` (LLVM's
     `passthrough`), and calls it where the op was. Ops that are the same
     but for their operands and locations (the blocks of a transformer, the
-    same elementwise op in forward and backward) call one function, which
-    LLVM then compiles once.
+    same elementwise op in forward and backward, the step and its predict
+    function) call one function, which LLVM then compiles once; finding
+    them is linear in the ops (passes/analysis/FunctionKey.h).
 
     ```mlir
     func.func @s(...) {
@@ -1120,7 +1121,13 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
     `gpu-kernel-outlining` puts each kernel in its own `gpu.module`. This
     pass moves every `gpu.func` into the first `gpu.module` (renamed
     `@<name>` from the `name` option) and retargets each `gpu.launch_func`,
-    so a training step compiles to one PTX module and one cubin.
+    so a training step compiles to one PTX module and one cubin. Of kernels
+    that are identical up to their names and locations (the same ops on
+    the same types and attributes: the repeated blocks of a transformer,
+    the same elementwise op in the forward and the backward) only the first
+    is kept, and the launches of the others launch it, so the device code
+    and its compile time do not grow with a model's depth (kjv_gpt's 4
+    blocks: 15.7 s to 3.4 s for the NVVM pipeline on a 2-core machine).
 
     ```mlir
     gpu.module @a_kernel { gpu.func @a_kernel() kernel { ... } }

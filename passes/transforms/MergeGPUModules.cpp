@@ -1,11 +1,17 @@
 //===- MergeGPUModules.cpp - gacc-merge-gpu-modules -----------------------===//
 //
 // Moves every outlined kernel into one gpu.module so that a training step
-// compiles to a single PTX module / cubin.
+// compiles to a single PTX module / cubin, keeping one of each set of
+// identical kernels (the same ops on the same shapes, as the repeated
+// blocks of a transformer give): launches of a duplicate launch the first,
+// and the device code shrinks by the model's repetition.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/FunctionKey.h"
+
+#include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "gacc-merge-gpu-modules"
 
@@ -67,11 +73,20 @@ struct MergeGPUModulesPass
     // different gpu.modules can share a name: a kernel takes its module's
     // (unique) name, or <module>_<kernel> when the module holds several.
     llvm::DenseMap<SymbolRefAttr, StringAttr> renamed;
+    // The kernels kept, by functionKey.
+    llvm::StringMap<StringAttr> byKey;
     for (gpu::GPUModuleOp m : modules) {
       Block &body = m.getBodyRegion().front();
       unsigned numFuncs = llvm::range_size(body.getOps<gpu::GPUFuncOp>());
       for (Operation &op : llvm::make_early_inc_range(body)) {
         if (auto fn = dyn_cast<gpu::GPUFuncOp>(&op)) {
+          auto ref = SymbolRefAttr::get(
+              ctx, m.getName(), {FlatSymbolRefAttr::get(ctx, fn.getName())});
+          std::string key = functionKey(fn);
+          if (auto kept = byKey.find(key); kept != byKey.end()) {
+            renamed[ref] = kept->second;
+            continue; // erased with its module
+          }
           std::string name = numFuncs == 1
                                  ? m.getName().str()
                                  : (m.getName() + "_" + fn.getName()).str();
@@ -79,9 +94,8 @@ struct MergeGPUModulesPass
           // its accumulate and update ops) takes that name.
           if (auto named = findName(fn.getLoc()))
             name = uniqueName(merged, *named);
-          renamed[SymbolRefAttr::get(
-              ctx, m.getName(), {FlatSymbolRefAttr::get(ctx, fn.getName())})] =
-              StringAttr::get(ctx, name);
+          renamed[ref] = StringAttr::get(ctx, name);
+          byKey[key] = StringAttr::get(ctx, name);
           fn.setName(name);
         }
         if (auto sym = dyn_cast<SymbolOpInterface>(&op))

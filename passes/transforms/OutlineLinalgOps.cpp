@@ -13,6 +13,7 @@
 
 #include "passes/Passes.h"
 #include "passes/analysis/BufferPlacement.h"
+#include "passes/analysis/FunctionKey.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -144,19 +145,6 @@ func::FuncOp buildFunction(OpBuilder &b, ArrayRef<Operation *> ops,
   return func;
 }
 
-/// The text that identifies a function up to its name and locations: two
-/// ops with the same text compute the same thing.
-std::string bodyKey(func::FuncOp func) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  func.getFunctionType().print(os);
-  func.getBody().front().walk<WalkOrder::PreOrder>([&](Operation *op) {
-    op->print(os, OpPrintingFlags().printGenericOpForm().skipRegions());
-    os << "\n";
-  });
-  return text;
-}
-
 /// The last word of an op's name: `generic` for `linalg.generic`.
 StringRef shortName(Operation *op) {
   return op->getName().getStringRef().rsplit('.').second;
@@ -193,10 +181,9 @@ struct OutlineLinalgOpsPass
         if (!pointers.empty())
           callee->setAttr(kNoaliasPointersAttrName,
                           b.getDenseI64ArrayAttr(pointers));
-        // The same op with other aliasing facts is another function.
-        std::string key = bodyKey(callee);
-        for (int64_t p : pointers)
-          key += " " + std::to_string(p);
+        // The same op with other aliasing facts (an attribute) is another
+        // function.
+        std::string key = functionKey(callee);
         auto [it, inserted] = byBody.try_emplace(key, callee);
         if (inserted) {
           symbols.insert(callee, Block::iterator(callee));

@@ -1,33 +1,53 @@
 // RUN: gacc-opt %s -gacc-merge-gpu-modules | FileCheck %s
 // RUN: gacc-opt %s -gacc-merge-gpu-modules=name=step_kernels | FileCheck %s --check-prefix=NAMED
 
-// Two outlined kernels that share a function name move into one gpu.module,
-// each renamed after its old module, and the launches follow them.
+// Two outlined kernels that share a function name but not their ops move
+// into one gpu.module, each renamed after its old module, and the
+// launches follow them. A third kernel computes what the first does (the
+// same ops on the same types, at another location): it is not kept, and
+// its launch launches the first.
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK: func.func @host
 // CHECK: gpu.launch_func @gacc_kernels::@f_kernel blocks
 // CHECK: gpu.launch_func @gacc_kernels::@f_kernel_0 blocks
+// CHECK: gpu.launch_func @gacc_kernels::@f_kernel blocks
 // CHECK: gpu.module @gacc_kernels {
-// CHECK: gpu.func @f_kernel() kernel
-// CHECK: gpu.func @f_kernel_0() kernel
+// CHECK: gpu.func @f_kernel(%{{.*}}: memref<4xf32>) kernel
+// CHECK: gpu.func @f_kernel_0(%{{.*}}: memref<4xf32>) kernel
+// CHECK-NOT: gpu.func
 // CHECK-NOT: gpu.module
 // NAMED: gpu.launch_func @step_kernels::@f_kernel blocks
 // NAMED: gpu.module @step_kernels
 module attributes {gpu.container_module} {
-  func.func @host() {
+  func.func @host(%m: memref<4xf32>) {
     %c1 = arith.constant 1 : index
-    gpu.launch_func @f_kernel::@f_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
-    gpu.launch_func @f_kernel_0::@f_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    gpu.launch_func @f_kernel::@f_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @f_kernel_0::@f_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @f_kernel_1::@f_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
     return
   }
   gpu.module @f_kernel {
-    gpu.func @f_kernel() kernel {
+    gpu.func @f_kernel(%a: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %a[%c0] : memref<4xf32>
       gpu.return
     }
   }
   gpu.module @f_kernel_0 {
-    gpu.func @f_kernel() kernel {
+    gpu.func @f_kernel(%a: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %two = arith.constant 2.0 : f32
+      memref.store %two, %a[%c0] : memref<4xf32>
+      gpu.return
+    }
+  }
+  gpu.module @f_kernel_1 {
+    gpu.func @f_kernel(%b: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %b[%c0] : memref<4xf32> loc("elsewhere")
       gpu.return
     }
   }

@@ -130,3 +130,36 @@ func.func @mixed(%t: tensor<4xf32>, %m: memref<4xf32>, %w: memref<8xf32>) -> ten
   linalg.copy ins(%even : memref<4xf32, strided<[2]>>) outs(%m : memref<4xf32>)
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// The same op in two functions (a step and its predict function compute
+// the same forward layers) is one outlined function: it follows the first
+// caller and keeps that caller's name.
+
+#id = affine_map<(d0) -> (d0)>
+
+// CHECK-LABEL: func.func @shared_step(
+// CHECK: call @shared_step_generic_0(
+// CHECK: func.func private @shared_step_generic_0(
+// CHECK-LABEL: func.func @shared_predict(
+// CHECK: call @shared_step_generic_0(
+// CHECK-NOT: func.func private @shared_predict_generic
+func.func @shared_step(%a: memref<4xf32>, %b: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+func.func @shared_predict(%p: memref<4xf32>, %q: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%p : memref<4xf32>) outs(%q : memref<4xf32>) {
+  ^bb0(%u: f32, %v: f32):
+    %w = arith.negf %u : f32
+    linalg.yield %w : f32
+  }
+  return
+}
