@@ -35,7 +35,10 @@
 # needed was missing (the steps that need it are skipped).
 #
 # Environment: STEP_LIMIT; GPU_TESTS="train-cuda-vision ..." runs only those
-# tests of test/integration/gpu and nothing else; GPU_LOG_DIR (default
+# tests of test/integration/gpu and nothing else; GPU_GPT2=1 runs only the
+# GPT-2-small-shaped step (12 blocks, d_model 768, vocabulary 50304, T 1024,
+# 4 × 16, bf16, random tokens) in gacc and in PyTorch eager and
+# torch.compile, printing ms per optimizer step, tokens/s and peak memory; GPU_LOG_DIR (default
 # /tmp) receives lit.log, the GPU tests' whole output; GACC_USE_BUNDLE=1 uses the bundle even where
 # LLVM 22 is installed (to try the bundle here); GACC_BUNDLE_DIR is where it
 # is unpacked (default /tmp/gacc-bundle; emptied first).
@@ -129,6 +132,27 @@ steps_of() { [ "$1" = kjv_gpt ] && echo 30 || echo 100; }
 failed=0
 
 declare -A row step_ms
+# GPU_GPT2=1: only the GPT-2-small-shaped step (scripts/make-gpt.py --preset
+# gpt2-small on random tokens) against PyTorch eager and torch.compile
+# (bench/torch_gpt_step.py), in this run.
+if [ -n "${GPU_GPT2:-}" ]; then
+  [ -n "$BIN" ] && [ "$gpu" = 1 ] || { echo "gpu.sh: GPU_GPT2 needs gacc and a GPU"; exit 2; }
+  echo "== GPT-2-small shape: PyTorch eager and torch.compile (bench/torch_gpt_step.py 4 16 8)"
+  step "$PY" bench/torch_gpt_step.py 4 16 8 || failed=1
+  "$PY" scripts/make-gpt.py --preset gpt2-small -o "$LOGS/gpt2_small.mlir" &&
+    "$PY" bench/random_tokens.py "$LOGS/gpt2_tokens.safetensors" 64 1024 50304 || failed=1
+  for flags in "--cuda-graph" "--cuda-gemm=cublaslt" ""; do
+    echo "== gacc-run --target cuda $flags gpt2_small (8 optimizer steps of 4 × 16 × 1024 tokens)"
+    m=$LOGS/gpu_gpt2_small.jsonl; rm -f "$m"
+    step "$BIN/gacc-run" "$LOGS/gpt2_small.mlir" --target cuda $flags --dataset tensors \
+      --data "$LOGS/gpt2_tokens.safetensors" --max-steps 8 --no-eval --log-every 1 --metrics "$m"
+    rc=$?; echo "exit $rc"
+    [ "$rc" = 0 ] || { failed=1; continue; }
+    "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; ms=d['median_step_ms']; print(f'gacc gpt2_small $flags: step_ms={ms:.1f} tokens_per_s={65536 / ms * 1e3:.0f} peak_gb={d.get(\"peak_device_mb\", 0) / 1e3:.2f}')" "$m"
+  done
+  [ "$failed" = 0 ] && echo "gpu.sh: GPU_GPT2 done" || echo "gpu.sh: a GPU_GPT2 step failed"
+  exit "$failed"
+fi
 if [ -n "$BIN" ]; then
   echo "== GPU tests (lit, cuda-device feature; without a GPU only the host-code JIT runs)"
   suites=("$TESTS/integration/gpu" "$TESTS/tools/cuda-host-code-jit.test")
