@@ -17,8 +17,10 @@
 namespace mlir::gacc {
 
 /// The function's op name, type, attributes other than its symbol name and
-/// every op of its body in generic form, values numbered once for the
-/// whole function (linear in its ops), locations left out.
+/// every block of its body (arguments, ops, nested regions) in generic
+/// form, values numbered once for the whole function (linear in its ops);
+/// never locations, never elided constants, whatever the printer flags of
+/// the command line.
 std::string functionKey(FunctionOpInterface func);
 
 } // namespace mlir::gacc

@@ -77,9 +77,15 @@ struct MergeGPUModulesPass
     llvm::StringMap<StringAttr> byKey;
     for (gpu::GPUModuleOp m : modules) {
       Block &body = m.getBodyRegion().front();
-      unsigned numFuncs = llvm::range_size(body.getOps<gpu::GPUFuncOp>());
+      unsigned numKernels = llvm::count_if(
+          body.getOps<gpu::GPUFuncOp>(),
+          [](gpu::GPUFuncOp f) { return f.isKernel(); });
       for (Operation &op : llvm::make_early_inc_range(body)) {
-        if (auto fn = dyn_cast<gpu::GPUFuncOp>(&op)) {
+        // Kernels only: a device function is called by name, and calls are
+        // not retargeted, so it keeps its name (and two of the same name
+        // are the error below).
+        auto fn = dyn_cast<gpu::GPUFuncOp>(&op);
+        if (fn && fn.isKernel()) {
           auto ref = SymbolRefAttr::get(
               ctx, m.getName(), {FlatSymbolRefAttr::get(ctx, fn.getName())});
           std::string key = functionKey(fn);
@@ -87,7 +93,7 @@ struct MergeGPUModulesPass
             renamed[ref] = kept->second;
             continue; // erased with its module
           }
-          std::string name = numFuncs == 1
+          std::string name = numKernels == 1
                                  ? m.getName().str()
                                  : (m.getName() + "_" + fn.getName()).str();
           // A kernel outlined from an op with a named location (gacc names
