@@ -22,9 +22,21 @@ constexpr const char *kSgemm = "gacc_sgemm";
 constexpr const char *kSgemmBatched = "gacc_sgemm_batched";
 /// The same on device memory through cuBLAS, queued on the step's stream.
 constexpr const char *kCublasSgemm = "gacc_cublas_sgemm";
-/// The same through cuBLASLt, its plans chosen once per shape
-/// (runtime/CublasLt.h).
+/// gacc_cublaslt_sgemm(A, B, C, transA: i32, transB: i32, beta: f32,
+/// inputs: i32): the same through cuBLASLt, its plans chosen once per shape
+/// (runtime/CublasLt.h); `inputs` is a GemmInputs, the values the fp32
+/// operands A and B hold.
 constexpr const char *kCublasLtSgemm = "gacc_cublaslt_sgemm";
+/// gacc_cublaslt_sgemm_batched(A, B, C, transA, transB, beta, inputs): the
+/// same per matrix of rank-3 memrefs, as one strided batched cuBLASLt
+/// GEMM.
+constexpr const char *kCublasLtSgemmBatched = "gacc_cublaslt_sgemm_batched";
+
+/// What the fp32 operands of a cuBLASLt GEMM hold: any fp32 values, or
+/// values already rounded to bf16 or fp16 (a step of that `precision`,
+/// whose micro-batch body rounds every value it computes), which tensor
+/// cores multiply exactly (CUBLAS_COMPUTE_32F_FAST_16BF / _16F).
+enum class GemmInputs : int32_t { fp32 = 0, bf16 = 1, fp16 = 2 };
 /// gacc_all_reduce_sum_f32(buffer): in-place sum over the ranks
 /// (convert-gacc-to-runtime).
 constexpr const char *kAllReduceSumF32 = "gacc_all_reduce_sum_f32";

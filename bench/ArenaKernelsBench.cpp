@@ -74,6 +74,13 @@ static cl::opt<bool> graphForm(
              "--cuda-graph does"),
     cl::init(false), cl::cat(cat));
 
+static cl::opt<bool> cublasLt(
+    "cublaslt",
+    cl::desc("With --compile-only: the GEMMs through cuBLASLt (the NVVM "
+             "pipeline's cublaslt=true, gacc-run --cuda-gemm=cublaslt), "
+             "batch products included"),
+    cl::init(false), cl::cat(cat));
+
 namespace {
 
 [[noreturn]] void fail(const llvm::Twine &msg, int code = 1) {
@@ -135,6 +142,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
     options.chip = chip;
     options.format = "bin";
     options.cublas = true;
+    options.cublasLt = cublasLt;
     options.cudaGraph = graphForm;
     buildLowerToNVVMPipeline(pm, options);
   } else {

@@ -34,7 +34,8 @@ struct MatmulAccumulateBufferization
     auto newOp = MatmulAccumulateOp::create(
         rewriter, op->getLoc(), Type(), *a, *b, *c, mm.getFirst(),
         mm.getTransposeA(), mm.getTransposeB());
-    (void)newOp;
+    // What later passes learnt of the product (gacc.gemm_inputs) stays.
+    newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     replaceOpWithBufferizedValues(rewriter, op, *c);
     return success();
   }

@@ -53,13 +53,26 @@ constexpr llvm::StringLiteral kRecomputeAttrName = "gacc.recompute";
 constexpr llvm::StringLiteral kNoaliasPointersAttrName =
     "gacc.noalias_pointers";
 
+/// The discardable attribute (a #gacc.precision) that gacc-expand-
+/// accumulation puts on a function whose micro-batch body computes in bf16
+/// or fp16: every value the body computes is rounded to that precision
+/// where it is produced (not the values inside a layer op's decomposition).
+constexpr llvm::StringLiteral kComputePrecisionAttrName =
+    "gacc.compute_precision";
+
+/// The discardable attribute (a #gacc.precision) that gacc-mark-gemm-inputs
+/// puts on a matrix product whose A and B operands hold values of that
+/// precision: convert-gacc-to-blas passes it to cuBLASLt, which then
+/// multiplies them on tensor cores.
+constexpr llvm::StringLiteral kGemmInputsAttrName = "gacc.gemm_inputs";
+
 /// Whether every memref operand of `op` is contiguous in its innermost
-/// dimension. On the CPU path an op with a strided innermost access (a
+/// dimension (what cuBLAS and cuBLASLt read). On the CPU path an op with a strided innermost access (a
 /// pooling window's tap) keeps its loops as they are: collapsed into long
 /// loops (gacc-collapse-dimensions) or told that its buffers do not overlap
 /// (gacc-outline-linalg-ops), LLVM vectorizes it with gathers, measured 3
 /// times slower than its scalar loops (docs/benchmarks.md).
-bool hasUnitInnerStrides(linalg::LinalgOp op);
+bool hasUnitInnerStrides(Operation *op);
 
 /// Parses "none", "marked" or "cheap".
 std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
@@ -79,9 +92,11 @@ unsigned markCheapRecomputation(TrainStepOp step);
 void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
 
 /// convert-gacc-to-blas: memref gacc.matmul_accumulate and fp32 memref
-/// linalg.matmul as calls of `callee` (abi::kSgemm or abi::kCublasSgemm);
-/// with abi::kSgemm, fp32 memref linalg.batch_matmul as calls of
-/// abi::kSgemmBatched.
+/// linalg.matmul as calls of `callee` (abi::kSgemm, abi::kCublasSgemm or
+/// abi::kCublasLtSgemm); with abi::kSgemm or abi::kCublasLtSgemm, fp32
+/// memref linalg.batch_matmul as calls of abi::kSgemmBatched or
+/// abi::kCublasLtSgemmBatched. cuBLASLt's calls pass the abi::GemmInputs of
+/// the product's kGemmInputsAttrName (fp32 without it).
 void populateGAccToBLASConversionPatterns(RewritePatternSet &patterns,
                                           StringRef callee);
 

@@ -325,7 +325,11 @@ def GAccExpandAccumulationPass
     clipping coefficient. With `precision` bf16/fp16 the body reads a copy
     of the parameters rounded once before the loop, and inputs and
     intermediates are rounded where they are produced; gradients entering
-    the accumulators stay fp32. With loss scaling a last argument carries
+    the accumulators stay fp32. The functions whose micro-batches compute
+    so carry `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`),
+    from which gacc-mark-gemm-inputs proves which matrix products read
+    values of that precision only (to run them on tensor cores).
+    With loss scaling a last argument carries
     the scale (the reverse pass's seed, `gacc.loss_scale`), the update
     divides by count · scale and runs only if the norm is finite; otherwise
     the accumulators are zeroed, the parameters kept, and a fifth result
@@ -633,8 +637,8 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     gacc_cublas_sgemm`, for host code of the NVVM pipeline) cuBLAS's
     `cublasSgemm` on device memory (runtime/CudaMemory.cpp, libcublas opened
     at run time), or (`callee = gacc_cublaslt_sgemm`) cuBLASLt's
-    `cublasLtMatmul` with fp32 compute, its descriptors and algorithm
-    chosen once per shape (runtime/CublasLt.h), all with the same beta
+    `cublasLtMatmul`, its descriptors and algorithm chosen once per
+    shape (runtime/CublasLt.h), all with the same beta
     semantics (names from abi/RuntimeABI.h). The conversion patterns
     (`populateGAccToBLASConversionPatterns`) are applied with a
     ConversionTarget on which both memref forms are illegal. OpenBLAS is the
@@ -646,8 +650,18 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     are a plain product per batch index (either operand may be transposed
     through its map, as the adjoints of attention's products are) becomes a
     call of `gacc_sgemm_batched`: one `cblas_sgemm` per matrix of the batch
-    (C[b] += op(A[b])·op(B[b]), β = 1). On the cuda target batch products
-    stay loops.
+    (C[b] += op(A[b])·op(B[b]), β = 1); with `gacc_cublaslt_sgemm` it
+    becomes one strided batched `cublasLtMatmul`
+    (`gacc_cublaslt_sgemm_batched`). With `gacc_cublas_sgemm` batch
+    products stay loops.
+
+    cuBLASLt's calls take one more argument, `inputs` (abi::GemmInputs):
+    what the fp32 operands hold. A product that gacc-mark-gemm-inputs marks
+    `gacc.gemm_inputs = #gacc.precision<bf16>` (or `fp16`) has operands
+    that hold bf16 (fp16) values: cuBLASLt then computes with
+    `CUBLAS_COMPUTE_32F_FAST_16BF` (`_16F`), on tensor cores, which round
+    the inputs to that format (exactly, for such values) and sum the
+    products in fp32. Any other product passes fp32 (`CUBLAS_COMPUTE_32F`).
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>
@@ -657,6 +671,9 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     linalg.batch_matmul ins(%q, %kt : memref<64x128x32xf32>, memref<64x32x128xf32>) outs(%s : memref<64x128x128xf32>)
     // becomes
     func.call @gacc_sgemm_batched(%q_, %kt_, %s_, %false, %false, %one) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ...) -> ()
+
+    // callee = gacc_cublaslt_sgemm, a product marked gacc.gemm_inputs bf16
+    func.call @gacc_cublaslt_sgemm_batched(%q_, %kt_, %s_, %false, %false, %one, %bf16) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ..., i32) -> ()
     ```
   }];
   let options = [
@@ -750,6 +767,48 @@ def GAccFuseElementwisePass : Pass<"gacc-fuse-elementwise", "ModuleOp"> {
     %b = linalg.generic {...} ins(%a, %y : ...) outs(%e1 : ...) { mulf }
     // becomes
     %b = linalg.generic {...} ins(%x, %y : ...) outs(%e1 : ...) { tanh, mulf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GAccMarkGemmInputsPass : Pass<"gacc-mark-gemm-inputs", "ModuleOp"> {
+  let summary = "Mark the matrix products whose operands hold bf16 or fp16 "
+                "values";
+  let description = [{
+    In a function that gacc-expand-accumulation marks
+    `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`), marks
+    each matrix product (`gacc.matmul_accumulate`, `linalg.matmul`,
+    `linalg.batch_matmul` on tensors) whose A and B operands provably hold
+    values of that precision in their fp32 elements with
+    `gacc.gemm_inputs = #gacc.precision<bf16>`. convert-gacc-to-blas then
+    lets cuBLASLt multiply them on tensor cores
+    (`CUBLAS_COMPUTE_32F_FAST_16BF`), whose rounding of the inputs to bf16
+    is exact for such values: the products and their fp32 sums are those of
+    fp32 compute, up to the order of the sums.
+
+    The proof follows an operand back to the rounding that produced it (a
+    linalg op whose body yields an `arith.extf` from the compute type:
+    every intermediate value of the micro-batch body, the parameters' and
+    inputs' low-precision copies) through ops that only move values
+    (`tensor` reshapes, slices, casts, concatenation and constant padding;
+    linalg ops whose result yields one of their inputs unchanged: copies,
+    transposes, broadcasts, fills) and constants exact in the compute type.
+    A value computed inside a layer op's decomposition and never rounded
+    (attention's probabilities, which the forward's product with the values
+    reads) is not such a value: that product stays fp32. Runs on tensors,
+    after the layer ops are decomposed and before bufferization; the mark
+    survives bufferization. The functions' `gacc.compute_precision` is
+    consumed (removed).
+
+    ```mlir
+    func.func @step(...) attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+      %w16 = linalg.generic ... { %t = arith.truncf %x : f32 to bf16
+                                  %e = arith.extf %t : bf16 to f32
+                                  linalg.yield %e : f32 } -> tensor<10x256xf32>
+      %y = linalg.matmul ins(%x16, %w16 : ...) outs(%z : ...) -> tensor<32x10xf32>
+      // becomes
+      %y = linalg.matmul {gacc.gemm_inputs = #gacc.precision<bf16>} ins(%x16, %w16 : ...) ...
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];

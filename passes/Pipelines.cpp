@@ -65,6 +65,8 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   // that bufferization writes in place instead of copying a shared init.
   pm.addPass(createCSEPass());
   pm.addPass(createGAccFuseElementwisePass());
+  // The products of a low-precision step that read its rounded values only.
+  pm.addPass(createGAccMarkGemmInputsPass());
   pm.addPass(createGAccPrivatizeInitsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
@@ -186,6 +188,9 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   GAccAsyncLaunchesPassOptions async;
   if (options.cublas)
     async.streamOrderedCallees = {gemm};
+  if (options.cublas && options.cublasLt)
+    async.streamOrderedCallees.push_back(
+        ::gacc::abi::kCublasLtSgemmBatched);
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

@@ -265,6 +265,7 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind(abi::kCudaSynchronize, &gacc_cuda_synchronize);
     bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
     bind(abi::kCublasLtSgemm, &gacc_cublaslt_sgemm);
+    bind(abi::kCublasLtSgemmBatched, &gacc_cublaslt_sgemm_batched);
     bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
          &checkedStepArena);
     // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).

@@ -9,6 +9,7 @@
 #include "runtime/Symbols.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace gaccrt::cublaslt;
 
@@ -32,6 +33,9 @@ std::string gaccrt::cublaslt::loadApi(Api &api) {
        "cublasLtMatmulDescSetAttribute"},
       {loadSymbol(lib, api.matrixLayoutCreate, "cublasLtMatrixLayoutCreate"),
        "cublasLtMatrixLayoutCreate"},
+      {loadSymbol(lib, api.matrixLayoutSetAttribute,
+                  "cublasLtMatrixLayoutSetAttribute"),
+       "cublasLtMatrixLayoutSetAttribute"},
       {loadSymbol(lib, api.preferenceCreate,
                   "cublasLtMatmulPreferenceCreate"),
        "cublasLtMatmulPreferenceCreate"},
@@ -42,6 +46,14 @@ std::string gaccrt::cublaslt::loadApi(Api &api) {
                   "cublasLtMatmulAlgoGetHeuristic"),
        "cublasLtMatmulAlgoGetHeuristic"},
       {loadSymbol(lib, api.matmul, "cublasLtMatmul"), "cublasLtMatmul"},
+      {loadSymbol(lib, api.matmulDescDestroy, "cublasLtMatmulDescDestroy"),
+       "cublasLtMatmulDescDestroy"},
+      {loadSymbol(lib, api.matrixLayoutDestroy,
+                  "cublasLtMatrixLayoutDestroy"),
+       "cublasLtMatrixLayoutDestroy"},
+      {loadSymbol(lib, api.preferenceDestroy,
+                  "cublasLtMatmulPreferenceDestroy"),
+       "cublasLtMatmulPreferenceDestroy"},
   };
   for (const Entry &e : entries)
     if (!e.bound)
@@ -59,9 +71,60 @@ static std::string failed(const char *call, int status) {
 /// gacc_cublas_sgemm calls cublasSgemm). A layout describes the matrix as
 /// stored: B is [n, k] column-major untransposed ([k, n] when transposed),
 /// A is [k, m] ([m, k]), C is [n, m]; each leading dimension is the
-/// row-major row stride.
+/// row-major row stride. A batch sets each layout's count and stride.
 std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
                             GemmPlan &p) {
+  std::string problem = planWith(g, g.compute, align, p);
+  if (problem.empty() || g.compute == kCompute32F)
+    return problem;
+  // The fast compute type is an optimization of the same values: where
+  // cuBLASLt has no algorithm for it (or refuses it), fp32 computes them.
+  release(p);
+  if (std::string fp32 = planWith(g, kCompute32F, align, p); !fp32.empty())
+    return fp32;
+  ++fallbacks;
+  return "";
+}
+
+void GemmPlans::release(GemmPlan &p) {
+  // Teardown: a failure to destroy leaves nothing else to do.
+  if (p.desc)
+    (void)api.matmulDescDestroy(p.desc);
+  if (p.preference)
+    (void)api.preferenceDestroy(p.preference);
+  for (Layout l : {p.a, p.b, p.c})
+    if (l)
+      (void)api.matrixLayoutDestroy(l);
+  p = GemmPlan{};
+}
+
+size_t GemmPlans::planned(int32_t compute) const {
+  size_t n = 0;
+  for (const auto &entry : plans)
+    n += entry.second.compute == compute;
+  return n;
+}
+
+std::string GemmPlans::summary() const {
+  std::string s = std::to_string(plans.size()) + " GEMM shape" +
+                  (plans.size() == 1 ? "" : "s") + " planned";
+  const char *sep = ": ";
+  for (auto [compute, what] :
+       {std::pair{kCompute32FFast16BF, "on bf16 tensor cores"},
+        std::pair{kCompute32FFast16F, "on fp16 tensor cores"},
+        std::pair{kCompute32F, "fp32"}})
+    if (size_t n = planned(compute)) {
+      s += sep + std::to_string(n) + " " + what;
+      sep = ", ";
+    }
+  if (fallbacks)
+    s += " (" + std::to_string(fallbacks) +
+         " fp32 where cuBLASLt had no tensor-core algorithm)";
+  return s;
+}
+
+std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
+                                const Alignments &align, GemmPlan &p) {
   if (int s = api.preferenceCreate(&p.preference))
     return failed("cublasLtMatmulPreferenceCreate", s);
   uint64_t bound = workspaceBytes;
@@ -76,7 +139,8 @@ std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
     if (int s = api.preferenceSetAttribute(p.preference, attribute, &bytes,
                                            sizeof(bytes)))
       return failed("cublasLtMatmulPreferenceSetAttribute", s);
-  if (int s = api.matmulDescCreate(&p.desc, kCompute32F, kR32F))
+  p.compute = compute;
+  if (int s = api.matmulDescCreate(&p.desc, compute, kR32F))
     return failed("cublasLtMatmulDescCreate", s);
   int32_t opFirst = g.transB ? kOpT : kOpN, opSecond = g.transA ? kOpT : kOpN;
   if (int s = api.matmulDescSetAttribute(p.desc, kDescTransA, &opFirst,
@@ -95,6 +159,19 @@ std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
     return failed("cublasLtMatrixLayoutCreate", s);
   if (int s = api.matrixLayoutCreate(&p.c, g.cType, n, m, ld(g.ldc)))
     return failed("cublasLtMatrixLayoutCreate", s);
+  if (g.batch > 1) {
+    int32_t count = int32_t(g.batch);
+    for (auto [layout, stride] : {std::pair{p.b, g.strideB},
+                                  std::pair{p.a, g.strideA},
+                                  std::pair{p.c, g.strideC}}) {
+      if (int s = api.matrixLayoutSetAttribute(layout, kLayoutBatchCount,
+                                               &count, sizeof(count)))
+        return failed("cublasLtMatrixLayoutSetAttribute", s);
+      if (int s = api.matrixLayoutSetAttribute(
+              layout, kLayoutStridedBatchOffset, &stride, sizeof(stride)))
+        return failed("cublasLtMatrixLayoutSetAttribute", s);
+    }
+  }
   HeuristicResult result{};
   int returned = 0;
   if (int s = api.algoGetHeuristic(handle, p.desc, p.b, p.a, p.c, p.c,
@@ -103,7 +180,10 @@ std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
   if (returned < 1 || result.state)
     return "cublasLtMatmulAlgoGetHeuristic found no algorithm for " +
            std::to_string(g.m) + " x " + std::to_string(g.n) + " x " +
-           std::to_string(g.k) + " within " + std::to_string(workspaceBytes) +
+           std::to_string(g.k) +
+           (g.batch > 1 ? " (batch of " + std::to_string(g.batch) + ")"
+                        : std::string()) +
+           " within " + std::to_string(workspaceBytes) +
            " bytes of workspace";
   p.algo = result.algo;
   p.workspaceBytes = result.workspaceSize;
@@ -112,8 +192,11 @@ std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
 
 std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
                            const void *b, void *c, float beta) {
-  if (g.m == 0 || g.n == 0)
+  if (g.m == 0 || g.n == 0 || g.batch == 0)
     return "";
+  if (g.batch > std::numeric_limits<int32_t>::max())
+    return "cublasLtMatmul: a batch of " + std::to_string(g.batch) +
+           " products (cuBLASLt counts at most 2^31 - 1)";
   // cuBLASLt documents no K = 0 (C = beta·C, which cublasSgemm computes);
   // gacc's GEMMs reduce over at least one row, so this is refused rather
   // than guessed.
@@ -121,18 +204,22 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
     return "cublasLtMatmul: a GEMM of " + std::to_string(g.m) + " x " +
            std::to_string(g.n) + " with K = 0 (--cuda-gemm=cublas computes "
            "it)";
-  auto alignment = [](const void *p) {
-    auto address = reinterpret_cast<uintptr_t>(p);
+  // The alignment of every matrix of the batch: its first address's, and
+  // that of the distance from one matrix to the next.
+  auto alignment = [&](const void *p, int64_t stride, int32_t type) {
+    uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    if (g.batch > 1)
+      address |= uintptr_t(stride) * (type == kR16BF ? 2 : 4);
     return address ? uint32_t(std::min<uintptr_t>(address & -address, 256))
                    : 256u;
   };
-  Alignments align{alignment(b), alignment(a), alignment(c)};
-  Key key{g.m,     g.n,     g.k,     g.transA,    g.transB,
-          g.lda,   g.ldb,   g.ldc,   g.aType,     g.bType,
-          g.cType, align.first, align.second, align.c};
-  auto [it, inserted] = plans.try_emplace(key);
+  Alignments align{alignment(b, g.strideB, g.bType),
+                   alignment(a, g.strideA, g.aType),
+                   alignment(c, g.strideC, g.cType)};
+  auto [it, inserted] = plans.try_emplace(Key{g, align});
   if (inserted)
     if (std::string problem = plan(g, align, it->second); !problem.empty()) {
+      release(it->second);
       plans.erase(it);
       return problem;
     }

@@ -6,9 +6,11 @@
 // and the algorithm (cublasLtMatmulAlgoGetHeuristic's first answer) once
 // per GEMM shape and replays them on every later call of that shape: no
 // descriptor, layout or heuristic work per call, the host cost that
-// cublasSgemm pays on every call. The table is a parameter so that the
-// unit tests drive GemmPlans with a fake library and check the calls it
-// makes.
+// cublasSgemm pays on every call. A shape may be a strided batch of
+// products (attention's scores and weighted values), and its compute type
+// may let cuBLASLt run fp32 operands that hold bf16 or fp16 values on
+// tensor cores. The table is a parameter so that the unit tests drive
+// GemmPlans with a fake library and check the calls it makes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +33,17 @@ constexpr int32_t kOpN = 0, kOpT = 1;
 /// cudaDataType_t: fp32 and bf16 elements.
 constexpr int32_t kR32F = 0, kR16BF = 14;
 /// cublasComputeType_t: fp32 products and sums (no TF32 down-conversion),
-/// what cublasSgemm computes.
-constexpr int32_t kCompute32F = 68;
+/// what cublasSgemm computes; and fp32 sums of products whose inputs
+/// cuBLASLt may round to fp16 or bf16 (or TF32) first, on tensor cores.
+/// When the fp32 inputs already hold fp16 or bf16 values that rounding is
+/// exact, so the result is the fp32 product's up to the order of the sums.
+constexpr int32_t kCompute32F = 68, kCompute32FFast16F = 74,
+                  kCompute32FFast16BF = 75;
 /// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t).
 constexpr int32_t kDescTransA = 3, kDescTransB = 4;
+/// cublasLtMatrixLayoutAttribute_t: the matrices in a batch (int32_t) and
+/// the elements from one to the next (int64_t).
+constexpr int32_t kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
 /// cublasLtMatmulPreferenceAttributes_t: the workspace bound (uint64_t)
 /// and the alignments the algorithm may assume of A, B, C and D (uint32_t,
 /// bytes; 256 when not set).
@@ -70,6 +79,8 @@ struct Api {
                                 const void *value, size_t bytes);
   int (*matrixLayoutCreate)(Layout *, int32_t type, uint64_t rows,
                             uint64_t cols, int64_t ld);
+  int (*matrixLayoutSetAttribute)(Layout, int32_t attribute,
+                                  const void *value, size_t bytes);
   int (*preferenceCreate)(Preference *);
   int (*preferenceSetAttribute)(Preference, int32_t attribute,
                                 const void *value, size_t bytes);
@@ -80,6 +91,9 @@ struct Api {
                 Layout, const void *b, Layout, const void *beta,
                 const void *c, Layout, void *d, Layout, const Algo *,
                 void *workspace, size_t workspaceBytes, void *stream);
+  int (*matmulDescDestroy)(MatmulDesc);
+  int (*matrixLayoutDestroy)(Layout);
+  int (*preferenceDestroy)(Preference);
 };
 
 /// Opens libcublasLt.so.13 (or .12, or .so) and fills `api`. Returns "" or
@@ -89,21 +103,29 @@ std::string loadApi(Api &api);
 /// Row-major C[m, n] = beta·C + op(A)·op(B), as gacc's buffers hold it:
 /// op(A) is [m, k] (A is [k, m] when transA), op(B) is [k, n] (B is [n, k]
 /// when transB); lda, ldb and ldc are the row strides in elements; the
-/// element types are cudaDataType_t values (kR32F, kR16BF).
+/// element types are cudaDataType_t values (kR32F, kR16BF). With batch > 1,
+/// `batch` such products, matrix b of A, B and C starting b·strideA,
+/// b·strideB and b·strideC elements after the first. `compute` is the
+/// cublasComputeType_t (kCompute32F, or kCompute32FFast16BF/16F for fp32
+/// inputs that hold bf16/fp16 values).
 struct RowMajorGemm {
   int64_t m, n, k;
   bool transA, transB;
   int64_t lda, ldb, ldc;
   int32_t aType = kR32F, bType = kR32F, cType = kR32F;
+  int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+  int32_t compute = kCompute32F;
 };
 
-/// One GEMM shape's descriptor, preference, layouts and algorithm.
+/// One GEMM shape's descriptor, preference, layouts and algorithm, and
+/// the compute type it runs with.
 struct GemmPlan {
   MatmulDesc desc = nullptr;
   Preference preference = nullptr;
   Layout a = nullptr, b = nullptr, c = nullptr;
   Algo algo{};
   size_t workspaceBytes = 0;
+  int32_t compute = kCompute32F;
 };
 
 /// The plans of one cuBLASLt handle, keyed by shape, transposes, strides,
@@ -121,26 +143,53 @@ public:
       : api(api), handle(handle), workspace(workspace),
         workspaceBytes(workspaceBytes), stream(stream) {}
 
-  /// Queues C = beta·C + op(A)·op(B) (fp32 compute, alpha = 1) on the
-  /// stream, planning the shape on its first call. Nothing for an empty C;
-  /// K = 0 is refused. Returns "" or the failing call and its status.
+  /// Queues C = beta·C + op(A)·op(B) (alpha = 1; each of a batch) on the
+  /// stream, planning the shape on its first call. Nothing for an empty C
+  /// or batch; K = 0 is refused. A fast compute type for which the
+  /// heuristic finds no algorithm is planned with kCompute32F instead (the
+  /// same values: the inputs are exact in fp32), and counted. Returns ""
+  /// or the failing call and its status.
   std::string run(const RowMajorGemm &g, const void *a, const void *b,
                   void *c, float beta);
 
   /// How many shapes have been planned.
   size_t size() const { return plans.size(); }
+  /// How many plans run with `compute` (a cublasComputeType_t).
+  size_t planned(int32_t compute) const;
+  /// How many plans asked for a fast compute type and run with
+  /// kCompute32F instead.
+  size_t fp32Fallbacks() const { return fallbacks; }
+  /// One line for the end of a run: the shapes planned by compute type
+  /// ("12 GEMM shapes: 8 on bf16 tensor cores, 4 fp32"), and the
+  /// fallbacks.
+  std::string summary() const;
 
 private:
-  using Key = std::tuple<int64_t, int64_t, int64_t, bool, bool, int64_t,
-                         int64_t, int64_t, int32_t, int32_t, int32_t,
-                         uint32_t, uint32_t, uint32_t>;
   /// The operands' alignments in bytes (at most 256), in cuBLASLt's order:
   /// its A is gacc's B, its B gacc's A, its C and D gacc's C.
   struct Alignments {
     uint32_t first, second, c;
   };
+  /// What a plan depends on: the GEMM and its operands' alignments.
+  struct Key {
+    RowMajorGemm g;
+    Alignments align;
+    auto fields() const {
+      return std::tie(g.m, g.n, g.k, g.transA, g.transB, g.lda, g.ldb, g.ldc,
+                      g.aType, g.bType, g.cType, g.batch, g.strideA,
+                      g.strideB, g.strideC, g.compute, align.first,
+                      align.second, align.c);
+    }
+    bool operator<(const Key &other) const {
+      return fields() < other.fields();
+    }
+  };
   std::string plan(const RowMajorGemm &g, const Alignments &align,
                    GemmPlan &p);
+  std::string planWith(const RowMajorGemm &g, int32_t compute,
+                       const Alignments &align, GemmPlan &p);
+  /// Destroys what `p` holds and empties it.
+  void release(GemmPlan &p);
 
   const Api &api;
   Handle handle;
@@ -148,6 +197,7 @@ private:
   size_t workspaceBytes;
   void *stream;
   std::map<Key, GemmPlan> plans;
+  size_t fallbacks = 0;
 };
 
 } // namespace gaccrt::cublaslt

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "abi/MemoryABI.h"
+#include "abi/RuntimeABI.h"
 #include "runtime/CublasLt.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 using namespace gaccrt;
 using namespace gaccrt::cuda;
@@ -272,6 +274,47 @@ std::string gaccrt::cuda::loadCublasLt() {
   return "";
 }
 
+std::string gaccrt::cuda::cublasLtSummary() {
+  return cublasLt ? cublasLt->summary() : "";
+}
+
+/// The compute type for what a GEMM's fp32 inputs hold (abi::GemmInputs),
+/// or nullopt for a value the ABI does not define.
+static std::optional<int32_t> computeTypeOf(int32_t inputs) {
+  using ::gacc::abi::GemmInputs;
+  switch (static_cast<GemmInputs>(inputs)) {
+  case GemmInputs::fp32:
+    return cublaslt::kCompute32F;
+  case GemmInputs::bf16:
+    return cublaslt::kCompute32FFast16BF;
+  case GemmInputs::fp16:
+    return cublaslt::kCompute32FFast16F;
+  }
+  return std::nullopt;
+}
+
+/// Queues `g` through the plans, or records why it cannot.
+static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
+                        int32_t inputs, const float *a, const float *b,
+                        float *c, float beta) {
+  if (!cublasLt) {
+    recordFailure(std::string(caller) + " called before cuBLASLt was loaded");
+    return;
+  }
+  std::optional<int32_t> compute = computeTypeOf(inputs);
+  if (!compute) {
+    recordFailure(std::string(caller) + ": unknown inputs " +
+                  std::to_string(inputs) + " (0 fp32, 1 bf16, 2 fp16)");
+    return;
+  }
+  g.compute = *compute;
+  void *profiled = profileBegin("cublasLtMatmul");
+  std::string problem = cublasLt->run(g, a, b, c, beta);
+  profileEnd(profiled);
+  if (!problem.empty())
+    recordFailure(problem);
+}
+
 extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
                                     int64_t aS0, int64_t aS1, int64_t aSt0,
                                     int64_t aSt1, float *, float *bAligned,
@@ -280,23 +323,38 @@ extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
                                     float *cAligned, int64_t cOff,
                                     int64_t cS0, int64_t cS1, int64_t cSt0,
                                     int64_t cSt1, int32_t transA,
-                                    int32_t transB, float beta) {
-  if (!cublasLt) {
-    recordFailure("gacc_cublaslt_sgemm called before cuBLASLt was loaded");
-    return;
-  }
+                                    int32_t transB, float beta,
+                                    int32_t inputs) {
   if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
     recordFailure("gacc_cublaslt_sgemm needs unit inner strides");
     return;
   }
   cublaslt::RowMajorGemm g{cS0,  cS1,  transA ? aS0 : aS1, transA != 0,
                            transB != 0, aSt0, bSt0,        cSt0};
-  void *profiled = profileBegin("cublasLtMatmul");
-  std::string problem = cublasLt->run(g, aAligned + aOff, bAligned + bOff,
-                                      cAligned + cOff, beta);
-  profileEnd(profiled);
-  if (!problem.empty())
-    recordFailure(problem);
+  runCublasLt("gacc_cublaslt_sgemm", g, inputs, aAligned + aOff,
+              bAligned + bOff, cAligned + cOff, beta);
+}
+
+extern "C" void gacc_cublaslt_sgemm_batched(
+    float *, float *aAligned, int64_t aOff, int64_t, int64_t aS1,
+    int64_t aS2, int64_t aSt0, int64_t aSt1, int64_t aSt2, float *,
+    float *bAligned, int64_t bOff, int64_t, int64_t, int64_t, int64_t bSt0,
+    int64_t bSt1, int64_t bSt2, float *, float *cAligned, int64_t cOff,
+    int64_t cS0, int64_t cS1, int64_t cS2, int64_t cSt0, int64_t cSt1,
+    int64_t cSt2, int32_t transA, int32_t transB, float beta,
+    int32_t inputs) {
+  if (aSt2 != 1 || bSt2 != 1 || cSt2 != 1) {
+    recordFailure("gacc_cublaslt_sgemm_batched needs unit inner strides");
+    return;
+  }
+  cublaslt::RowMajorGemm g{cS1,  cS2,  transA ? aS1 : aS2, transA != 0,
+                           transB != 0, aSt1, bSt1,        cSt1};
+  g.batch = cS0;
+  g.strideA = aSt0;
+  g.strideB = bSt0;
+  g.strideC = cSt0;
+  runCublasLt("gacc_cublaslt_sgemm_batched", g, inputs, aAligned + aOff,
+              bAligned + bOff, cAligned + cOff, beta);
 }
 
 extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,

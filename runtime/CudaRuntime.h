@@ -79,17 +79,33 @@ void gacc_cublas_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
                        int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
                        int32_t transA, int32_t transB, float beta);
 
-/// The same through cuBLASLt (cublasLtMatmul, fp32 compute): the matmul
-/// descriptor, layouts and algorithm are chosen on a shape's first call
-/// and reused (runtime/CublasLt.h). A failure is recorded
-/// (cuda::recordFailure) and the call returns without queuing the GEMM.
+/// The same through cuBLASLt (cublasLtMatmul): the matmul descriptor,
+/// layouts and algorithm are chosen on a shape's first call and reused
+/// (runtime/CublasLt.h). `inputs` (abi::GemmInputs) says what A and B
+/// hold: fp32 values (fp32 compute), or bf16 / fp16 values, which run on
+/// tensor cores (CUBLAS_COMPUTE_32F_FAST_16BF / _16F) with fp32 sums. A
+/// failure, or an unknown `inputs`, is recorded (cuda::recordFailure) and
+/// the call returns without queuing the GEMM.
 void gacc_cublaslt_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
                          int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
                          float *bAlloc, float *bAligned, int64_t bOff,
                          int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
                          float *cAlloc, float *cAligned, int64_t cOff,
                          int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
-                         int32_t transA, int32_t transB, float beta);
+                         int32_t transA, int32_t transB, float beta,
+                         int32_t inputs);
+
+/// C[b] = beta·C[b] + op(A[b])·op(B[b]) for each b of rank-3 memrefs (a
+/// linalg.batch_matmul), as one strided batched cublasLtMatmul: inner
+/// strides 1, the batch stride of each operand its outermost stride.
+void gacc_cublaslt_sgemm_batched(
+    float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aS2, int64_t aSt0, int64_t aSt1, int64_t aSt2, float *bAlloc,
+    float *bAligned, int64_t bOff, int64_t bS0, int64_t bS1, int64_t bS2,
+    int64_t bSt0, int64_t bSt1, int64_t bSt2, float *cAlloc, float *cAligned,
+    int64_t cOff, int64_t cS0, int64_t cS1, int64_t cS2, int64_t cSt0,
+    int64_t cSt1, int64_t cSt2, int32_t transA, int32_t transB, float beta,
+    int32_t inputs);
 }
 
 namespace gaccrt::cuda {
@@ -123,6 +139,9 @@ std::string loadCublas();
 /// Loads cuBLASLt (libcublasLt.so.13, .12 or .so), creates its handle and
 /// a 32 MiB workspace of its own. Returns "" or the reason.
 std::string loadCublasLt();
+/// After cuBLASLt's GEMMs ran: the shapes planned by compute type
+/// (GemmPlans::summary), or "" when cuBLASLt was not loaded.
+std::string cublasLtSummary();
 } // namespace gaccrt::cuda
 
 #endif // GACC_RUNTIME_CUDARUNTIME_H

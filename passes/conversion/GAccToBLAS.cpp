@@ -2,9 +2,12 @@
 //
 // Conversion patterns that lower memref gacc.matmul_accumulate and fp32
 // linalg.matmul to calls of the runtime's gacc_sgemm (OpenBLAS cblas_sgemm
-// with beta = 0 or 1) or, on the cuda target, gacc_cublas_sgemm (cuBLAS),
-// and on the CPU fp32 linalg.batch_matmul to gacc_sgemm_batched, applied
-// with a ConversionTarget on which they are illegal.
+// with beta = 0 or 1) or, on the cuda target, gacc_cublas_sgemm (cuBLAS) or
+// gacc_cublaslt_sgemm (cuBLASLt), and fp32 linalg.batch_matmul to
+// gacc_sgemm_batched or gacc_cublaslt_sgemm_batched, applied with a
+// ConversionTarget on which they are illegal. cuBLASLt's calls also say
+// what their operands hold: bf16 or fp16 values where gacc-mark-gemm-inputs
+// proved it (kGemmInputsAttrName), which tensor cores multiply exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +39,14 @@ MemRefType dynamicStrided(MLIRContext *ctx, bool batched = false) {
                          StridedLayoutAttr::get(ctx, d, dims));
 }
 
-/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` at the
-/// start of the module holding `op`, unless it exists.
+/// Whether `callee` takes the inputs' format (abi::GemmInputs) after beta.
+bool takesInputs(StringRef callee) {
+  return callee == abi::kCublasLtSgemm || callee == abi::kCublasLtSgemmBatched;
+}
+
+/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` (and
+/// `inputs: i32` for cuBLASLt) at the start of the module holding `op`,
+/// unless it exists.
 func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
                                StringRef name, bool batched = false) {
   auto module = op->getParentOfType<ModuleOp>();
@@ -46,18 +55,37 @@ func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(module.getBody());
   MemRefType m = dynamicStrided(module.getContext(), batched);
-  auto f = func::FuncOp::create(
-      rewriter, module.getLoc(), name,
-      rewriter.getFunctionType({m, m, m, rewriter.getI32Type(),
-                                rewriter.getI32Type(), rewriter.getF32Type()},
-                               {}));
+  SmallVector<Type> types = {m, m, m, rewriter.getI32Type(),
+                             rewriter.getI32Type(), rewriter.getF32Type()};
+  if (takesInputs(name))
+    types.push_back(rewriter.getI32Type());
+  auto f = func::FuncOp::create(rewriter, module.getLoc(), name,
+                                rewriter.getFunctionType(types, {}));
   f.setPrivate();
   return f;
 }
 
-void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
+/// What the operands of the product `op` hold: the precision
+/// gacc-mark-gemm-inputs proved (kGemmInputsAttrName), fp32 without it.
+abi::GemmInputs gemmInputs(Operation *op) {
+  auto precision = op->getAttrOfType<PrecisionAttr>(kGemmInputsAttrName);
+  if (!precision)
+    return abi::GemmInputs::fp32;
+  switch (precision.getValue()) {
+  case Precision::bf16:
+    return abi::GemmInputs::bf16;
+  case Precision::fp16:
+    return abi::GemmInputs::fp16;
+  case Precision::fp32:
+    break;
+  }
+  return abi::GemmInputs::fp32;
+}
+
+void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp callee,
               Value a, Value b, Value c, bool transA, bool transB,
               Value beta) {
+  Location loc = op->getLoc();
   MemRefType m = dynamicStrided(rewriter.getContext(),
                                 cast<MemRefType>(c.getType()).getRank() == 3);
   auto cast = [&](Value v) -> Value {
@@ -67,21 +95,34 @@ void emitCall(RewriterBase &rewriter, Location loc, func::FuncOp callee,
     return arith::ConstantOp::create(rewriter, loc,
                                      rewriter.getI32IntegerAttr(v));
   };
-  func::CallOp::create(rewriter, loc, callee,
-                       ValueRange{cast(a), cast(b), cast(c), i32(transA),
-                                  i32(transB), beta});
+  SmallVector<Value> operands = {cast(a),      cast(b),      cast(c),
+                                 i32(transA), i32(transB), beta};
+  if (takesInputs(callee.getName()))
+    operands.push_back(arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getI32IntegerAttr(static_cast<int32_t>(gemmInputs(op)))));
+  func::CallOp::create(rewriter, loc, callee, operands);
+}
+
+/// Whether `callee` can take the operands of `op`: OpenBLAS's calls take
+/// any strides; cuBLAS and cuBLASLt read rows of consecutive elements, so
+/// an operand whose innermost stride is not known to be 1 stays a loop nest
+/// (convert-gacc-to-scf, or linalg's lowering).
+bool takesOperands(StringRef callee, Operation *op) {
+  return callee == abi::kSgemm || callee == abi::kSgemmBatched ||
+         hasUnitInnerStrides(op);
 }
 
 /// An fp32 linalg.matmul or linalg.batch_matmul on memrefs whose maps are
-/// a plain product per batch index (getMatmulTransposes): what the GEMM
-/// call computes.
-bool isBLASMatmul(linalg::LinalgOp op) {
+/// a plain product per batch index (getMatmulTransposes) and whose
+/// operands `callee` takes: what the GEMM call computes.
+bool isBLASMatmul(linalg::LinalgOp op, StringRef callee) {
   return op.hasPureBufferSemantics() &&
          llvm::all_of(op->getOperandTypes(),
                       [](Type t) {
                         return cast<MemRefType>(t).getElementType().isF32();
                       }) &&
-         succeeded(getMatmulTransposes(op));
+         succeeded(getMatmulTransposes(op)) && takesOperands(callee, op);
 }
 
 /// gacc.matmul_accumulate (memref): β = first ? 0 : 1, so BLAS never reads
@@ -95,6 +136,8 @@ struct MatmulAccumulateToCall
                   ConversionPatternRewriter &rewriter) const override {
     if (op.getResult())
       return rewriter.notifyMatchFailure(op, "the tensor form");
+    if (!takesOperands(callee, op))
+      return rewriter.notifyMatchFailure(op, "an inner stride not 1");
     Location loc = op.getLoc();
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getF32FloatAttr(0.0));
@@ -102,7 +145,7 @@ struct MatmulAccumulateToCall
                                           rewriter.getF32FloatAttr(1.0));
     Value beta =
         arith::SelectOp::create(rewriter, loc, adaptor.getFirst(), zero, one);
-    emitCall(rewriter, loc, getOrDeclareSgemm(rewriter, op, callee),
+    emitCall(rewriter, op, getOrDeclareSgemm(rewriter, op, callee),
              adaptor.getA(), adaptor.getB(), adaptor.getAccumulator(),
              op.getTransposeA(), op.getTransposeB(), beta);
     rewriter.eraseOp(op);
@@ -118,12 +161,12 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
   LogicalResult
   matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isBLASMatmul(op))
+    if (!isBLASMatmul(op, callee))
       return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op.getLoc(), getOrDeclareSgemm(rewriter, op, callee),
+    emitCall(rewriter, op, getOrDeclareSgemm(rewriter, op, callee),
              adaptor.getInputs()[0], adaptor.getInputs()[1],
              adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
@@ -133,20 +176,20 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
 };
 
 /// linalg.batch_matmul (memref, fp32): C[b] += op(A[b])·op(B[b]), β = 1,
-/// through the batched GEMM (the CPU's; on the cuda target batch products
-/// stay loops).
+/// through the batched GEMM (OpenBLAS's or cuBLASLt's; with cuBLAS, batch
+/// products stay loops).
 struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
   BatchMatmulToCall(MLIRContext *ctx, StringRef callee)
       : OpConversionPattern(ctx), callee(callee.str()) {}
   LogicalResult
   matchAndRewrite(linalg::BatchMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isBLASMatmul(op))
+    if (!isBLASMatmul(op, callee))
       return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op.getLoc(),
+    emitCall(rewriter, op,
              getOrDeclareSgemm(rewriter, op, callee, /*batched=*/true),
              adaptor.getInputs()[0], adaptor.getInputs()[1],
              adaptor.getOutputs()[0], ta, tb, one);
@@ -160,6 +203,8 @@ struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
 std::optional<StringRef> batchedCallee(StringRef callee) {
   if (callee == abi::kSgemm)
     return StringRef(abi::kSgemmBatched);
+  if (callee == abi::kCublasLtSgemm)
+    return StringRef(abi::kCublasLtSgemmBatched);
   return std::nullopt;
 }
 
@@ -180,13 +225,18 @@ struct ConvertGAccToBLASPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    StringRef gemm = callee;
     target.addDynamicallyLegalOp<MatmulAccumulateOp>(
-        [](MatmulAccumulateOp op) { return op.getResult() != nullptr; });
+        [gemm](MatmulAccumulateOp op) {
+          return op.getResult() != nullptr || !takesOperands(gemm, op);
+        });
     target.addDynamicallyLegalOp<linalg::MatmulOp>(
-        [](linalg::MatmulOp op) { return !isBLASMatmul(op); });
-    if (batchedCallee(callee))
+        [gemm](linalg::MatmulOp op) { return !isBLASMatmul(op, gemm); });
+    if (std::optional<StringRef> batched = batchedCallee(callee))
       target.addDynamicallyLegalOp<linalg::BatchMatmulOp>(
-          [](linalg::BatchMatmulOp op) { return !isBLASMatmul(op); });
+          [b = *batched](linalg::BatchMatmulOp op) {
+            return !isBLASMatmul(op, b);
+          });
     RewritePatternSet patterns(ctx);
     populateGAccToBLASConversionPatterns(patterns, callee);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -54,7 +54,7 @@ bool contiguousWithPrevious(linalg::GenericOp op, unsigned d) {
 
 } // namespace
 
-bool mlir::gacc::hasUnitInnerStrides(linalg::LinalgOp op) {
+bool mlir::gacc::hasUnitInnerStrides(Operation *op) {
   return llvm::all_of(op->getOperands(), [](Value v) {
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type || type.getRank() == 0)

@@ -313,6 +313,14 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   return ctx;
 }
 
+/// Marks `func`, whose micro-batches run the body, with the body's compute
+/// precision when it is low (gacc-mark-gemm-inputs reads it).
+void markComputePrecision(Operation *func, const StepSignature &sig) {
+  if (sig.precision != Precision::fp32)
+    func->setAttr(kComputePrecisionAttrName,
+                  PrecisionAttr::get(func->getContext(), sig.precision));
+}
+
 /// The micro-batch loop's carried values: the accumulators (`numAccs`),
 /// the loss sum, the count (when `counted`), then the running statistics'
 /// (RunningStatistics), which start at this index.
@@ -660,6 +668,7 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   StepValues v =
       beginFunction(b, loc, sig, sig.name, {},
                     SmallVector<Type>(sig.numResults(), f32), entry);
+  markComputePrecision(entry->getParentOp(), sig);
   RunningStatistics running(step, sig);
   CloneContext ctx = makeCloneContext(step, sig, v, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);
@@ -707,6 +716,7 @@ void buildAccumulateFunction(TrainStepOp step, const StepSignature &sig) {
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   StepValues v = beginFunction(b, loc, sig, sig.accumulateName(),
                                {i64, i64, f32, f32}, {f32, f32}, entry);
+  markComputePrecision(entry->getParentOp(), sig);
   RunningStatistics running(step, sig);
   CloneContext ctx = makeCloneContext(step, sig, v, running, b);
   SmallVector<Value> bodyParams = roundedParams(b, loc, v, ctx);

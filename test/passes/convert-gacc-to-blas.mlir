@@ -88,7 +88,7 @@ func.func @batched(%a: memref<4x8x2xf32>, %b: memref<4x2x8xf32>, %c: memref<4x8x
 
 // A batch product whose B is shared by the batch (broadcast over b) is not a
 // per-batch GEMM of the runtime's: it stays a linalg op (lowered to loops).
-// On the cuda target batch products stay linalg ops.
+// With cuBLAS (not cuBLASLt) batch products stay linalg ops.
 // RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublas_sgemm | FileCheck %s --check-prefix=CUBLAS-BATCH
 
 // CHECK-LABEL: func.func @shared_b(
@@ -106,5 +106,72 @@ func.func @shared_b(%a: memref<4x8x2xf32>, %b: memref<2x8xf32>, %c: memref<4x8x8
 }
 func.func @cuda_batch(%a: memref<4x8x2xf32>, %b: memref<4x2x8xf32>, %c: memref<4x8x8xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<4x8x2xf32>, memref<4x2x8xf32>) outs(%c : memref<4x8x8xf32>)
+  return
+}
+
+// -----
+
+// cuBLASLt's calls say what their operands hold (abi::GemmInputs, the last
+// argument): fp32 values (0) for an unmarked product, bf16 (1) or fp16 (2)
+// values for one that gacc-mark-gemm-inputs marks gacc.gemm_inputs; a batch
+// product becomes one strided batched call with the same argument.
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublaslt_sgemm | FileCheck %s --check-prefix=LT
+
+// LT-DAG: func.func private @gacc_cublaslt_sgemm(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32, i32)
+// LT-DAG: func.func private @gacc_cublaslt_sgemm_batched(memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32, i32, f32, i32)
+// LT-LABEL: func.func @fp32_values(
+// LT: arith.constant 1 : i32
+// LT-NEXT: arith.constant 0 : i32
+// LT-NEXT: %[[F32:.+]] = arith.constant 0 : i32
+// LT-NEXT: call @gacc_cublaslt_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[F32]])
+// LT-LABEL: func.func @bf16_values(
+// LT: arith.constant 1 : i32
+// LT-NEXT: arith.constant 0 : i32
+// LT-NEXT: %[[BF16:.+]] = arith.constant 1 : i32
+// LT-NEXT: call @gacc_cublaslt_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BF16]])
+// LT: arith.constant 0 : i32
+// LT-NEXT: arith.constant 0 : i32
+// LT-NEXT: %[[BF16B:.+]] = arith.constant 1 : i32
+// LT-NEXT: call @gacc_cublaslt_sgemm_batched(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BF16B]])
+// LT-NOT: linalg.batch_matmul
+// LT-LABEL: func.func @fp16_values(
+// LT: arith.constant 1 : i32
+// LT-NEXT: arith.constant 0 : i32
+// LT-NEXT: %[[F16:.+]] = arith.constant 2 : i32
+// LT-NEXT: call @gacc_cublaslt_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[F16]])
+func.func @fp32_values(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, %first: i1) {
+  gacc.matmul_accumulate %a, %b into %c first %first {transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
+  return
+}
+func.func @bf16_values(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, %first: i1,
+                       %q: memref<4x8x2xf32>, %k: memref<4x2x8xf32>, %s: memref<4x8x8xf32>) {
+  gacc.matmul_accumulate %a, %b into %c first %first {gacc.gemm_inputs = #gacc.precision<bf16>, transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
+  linalg.batch_matmul {gacc.gemm_inputs = #gacc.precision<bf16>} ins(%q, %k : memref<4x8x2xf32>, memref<4x2x8xf32>) outs(%s : memref<4x8x8xf32>)
+  return
+}
+func.func @fp16_values(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, %first: i1) {
+  gacc.matmul_accumulate %a, %b into %c first %first {gacc.gemm_inputs = #gacc.precision<fp16>, transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
+  return
+}
+
+// -----
+
+// cuBLAS and cuBLASLt read rows of consecutive elements: a product with an
+// operand whose innermost stride is not 1 stays as it is (a loop nest
+// later), where OpenBLAS's call takes any strides.
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-blas=callee=gacc_cublaslt_sgemm | FileCheck %s --check-prefix=LT-STRIDED
+
+// CHECK-LABEL: func.func @strided_inner(
+// CHECK: call @gacc_sgemm(
+// CHECK: call @gacc_sgemm_batched(
+// LT-STRIDED-LABEL: func.func @strided_inner(
+// LT-STRIDED-NOT: call
+// LT-STRIDED: gacc.matmul_accumulate
+// LT-STRIDED: linalg.batch_matmul
+// LT-STRIDED-NOT: call
+func.func @strided_inner(%a: memref<4x3xf32, strided<[1, 4]>>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, %first: i1,
+                         %q: memref<4x8x2xf32, strided<[16, 1, 8]>>, %k: memref<4x2x8xf32>, %s: memref<4x8x8xf32>) {
+  gacc.matmul_accumulate %a, %b into %c first %first {transpose_a} : memref<4x3xf32, strided<[1, 4]>>, memref<4x2xf32> into memref<3x2xf32>
+  linalg.batch_matmul ins(%q, %k : memref<4x8x2xf32, strided<[16, 1, 8]>>, memref<4x2x8xf32>) outs(%s : memref<4x8x8xf32>)
   return
 }

@@ -79,13 +79,15 @@ gacc.train_step @dp params [@w] attributes {
 
 // -----
 
-// Loss scaling: the accumulate function seeds the reverse pass with the
-// scale argument; the update divides by count · scale and skips the update
-// (zeroing the accumulators) on a non-finite norm.
+// Loss scaling: the accumulate function (whose products read fp16 values:
+// gacc.compute_precision) seeds the reverse pass with the scale argument;
+// the update divides by count · scale and skips the update (zeroing the
+// accumulators) on a non-finite norm.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK-LABEL: func.func @scaled_accumulate(
 // CHECK-SAME: %[[SCALE:[^:]+]]: f32, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: f32, %{{[^:]+}}: f32) -> (f32, f32)
+// CHECK-SAME: attributes {gacc.compute_precision = #gacc.precision<fp16>}
 // CHECK: tensor.from_elements %[[SCALE]]
 // CHECK-LABEL: func.func @scaled_update(
 // CHECK-SAME: %[[USCALE:[^:]+]]: f32, %{{[^:]+}}: f32, %{{[^:]+}}: f32) -> (f32, f32, f32, f32, f32)

@@ -129,11 +129,14 @@ gacc.train_step @sched params [@b] attributes {
 // as they are produced; the loss scale is the last argument; the update
 // divides by count · scale, runs only when the global norm is finite, and
 // otherwise the accumulators are zeroed and the parameters kept; a fifth
-// result reports the skip.
+// result reports the skip. The step function says that its products'
+// operands hold fp16 values (gacc.compute_precision); the predict function,
+// which computes in fp32, does not.
 
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK-LABEL: func.func @half(
 // CHECK-SAME: %[[STEP:[^:]+]]: i64, %{{[^:]+}}: i64, %[[SCALE:[^:]+]]: f32) -> (f32, f32, f32, f32, f32)
+// CHECK-SAME: attributes {gacc.compute_precision = #gacc.precision<fp16>}
 // CHECK: %[[PT:.+]] = bufferization.to_tensor %{{.+}} restrict writable : memref<3x2xf32>
 // CHECK: %[[PLOW:.+]] = linalg.generic {{.+}} ins(%[[PT]] : tensor<3x2xf32>)
 // CHECK: arith.truncf %{{.+}} : f32 to f16
@@ -148,6 +151,9 @@ gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK: } else {
 // CHECK: linalg.fill
 // CHECK: return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : f32, f32, f32, f32, f32
+// CHECK-LABEL: func.func @half_predict(
+// CHECK-NOT: gacc.compute_precision
+// CHECK: return
 gacc.train_step @half params [@w] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,

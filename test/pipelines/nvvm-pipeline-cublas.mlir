@@ -5,6 +5,9 @@
 // RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="cublas=true arena-kernels=false format=bin" 2>/dev/null > %t.bin.mlir
 // RUN: mlir-translate --mlir-to-llvmir %t.bin.mlir | FileCheck %s --check-prefix=LLVM
 // RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true arena-kernels=false format=isa" 2>/dev/null | FileCheck %s --check-prefix=LT
+// RUN: gacc-opt %gacc_src/examples/fashion_mlp_adamw.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true format=isa" --mlir-print-ir-after=convert-gacc-to-blas 2>&1 >/dev/null | FileCheck %s --check-prefix=BF16
+// RUN: sed 's/seed = 0 : i64}/seed = 0 : i64, precision = #gacc.precision<bf16>}/' %gacc_src/examples/kjv_gpt.mlir > %t.kjv_gpt_bf16.mlir
+// RUN: gacc-opt %t.kjv_gpt_bf16.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true format=isa" --mlir-print-ir-after=convert-gacc-to-blas 2>&1 >/dev/null | FileCheck %s --check-prefix=ATTN
 
 // The host code of the cuda target: the GEMMs are cuBLAS calls made by the
 // host code (gacc_cublas_sgemm; beta = first ? 0 : 1 for the two weight
@@ -22,8 +25,9 @@
 // CHECK-LABEL: llvm.func @fashion_mlp_predict(
 // CHECK-COUNT-2: llvm.call @gacc_cublas_sgemm(
 
-// With cublaslt=true the same GEMMs call cuBLASLt (gacc_cublaslt_sgemm, the
-// same arguments), and no cuBLAS call remains.
+// With cublaslt=true the same GEMMs call cuBLASLt (gacc_cublaslt_sgemm,
+// the same arguments and what the operands hold: fp32 here), and no cuBLAS
+// call remains.
 // LT: llvm.func @gacc_cublaslt_sgemm(
 // LT-LABEL: llvm.func @fashion_mlp(
 // LT-COUNT-5: llvm.call @gacc_cublaslt_sgemm(
@@ -37,3 +41,21 @@
 // LLVM-DAG: call ptr @mgpuModuleLoad(
 // LLVM-DAG: call void @mgpuLaunchKernel(
 // LLVM-DAG: call void @gacc_cublas_sgemm(
+
+// A bf16 step through cuBLASLt (fashion_mlp_adamw): its five GEMMs read
+// rounded values only, so each call says bf16 (1) and runs on tensor
+// cores; the predict function computes in fp32 (0).
+// BF16-LABEL: func.func @fashion_mlp_adamw(
+// BF16-COUNT-5: func.call @gacc_cublaslt_sgemm({{.+}}, %c1_i32{{(_[0-9]+)?}}) :
+// BF16-LABEL: func.func @fashion_mlp_adamw_predict(
+// BF16-COUNT-2: call @gacc_cublaslt_sgemm({{.+}}, %c0_i32{{(_[0-9]+)?}}) :
+
+// A bf16 transformer (kjv_gpt at bf16): attention's batch products are
+// strided batched cuBLASLt calls. In the forward, the scores q·kᵀ read
+// rounded values (bf16), the product of the probabilities with the values
+// does not (the probabilities inside the attention's decomposition are
+// not rounded: fp32).
+// ATTN-LABEL: func.func @kjv_gpt(
+// ATTN: func.call @gacc_cublaslt_sgemm_batched({{.+}}, %c1_i32{{(_[0-9]+)?}}) :
+// ATTN-NOT: func.call @gacc_cublaslt_sgemm(
+// ATTN: func.call @gacc_cublaslt_sgemm_batched({{.+}}, %c0_i32{{(_[0-9]+)?}}) :

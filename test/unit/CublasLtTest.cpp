@@ -6,14 +6,17 @@
 // the cuBLASLt documentation defines it (it refuses mismatched shapes and
 // a leading dimension below the rows, as cuBLASLt does). So the tests show
 // that the row-major GEMMs gacc asks for come out right for every
-// transpose pair, padded strides and beta 0 and 1 (against float64); that
-// a shape is planned once (one descriptor, three layouts, one heuristic
-// query) and replayed, its preference stating the alignments its operands
-// have; that the workspace, its bound and the stream are passed; that a
-// failed heuristic is one message and is not cached; that an empty C
-// makes no call and K = 0 is refused. Where the CUDA toolkit's headers are
-// installed, the enumerators and structs gacc restates are checked against
-// them.
+// transpose pair, padded strides and beta 0 and 1 (against float64), and
+// for a strided batch of products; that the compute type asked for is the
+// descriptor's, and a fast one the library refuses (or has no algorithm
+// for) is planned in fp32, counted and summarized by compute type; that a
+// failed plan destroys what it created; that a shape is planned once (one
+// descriptor, three layouts, one heuristic query) and replayed, its
+// preference stating the alignments its operands have; that the
+// workspace, its bound and the stream are passed; that a failed heuristic
+// is one message and is not cached; that an empty C makes no call and
+// K = 0 is refused. Where the CUDA toolkit's headers are installed, the
+// enumerators and structs gacc restates are checked against them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +35,12 @@
 using namespace gaccrt::cublaslt;
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
 static_assert(kR32F == CUDA_R_32F && kR16BF == CUDA_R_16BF);
-static_assert(kCompute32F == CUBLAS_COMPUTE_32F);
+static_assert(kCompute32F == CUBLAS_COMPUTE_32F &&
+              kCompute32FFast16F == CUBLAS_COMPUTE_32F_FAST_16F &&
+              kCompute32FFast16BF == CUBLAS_COMPUTE_32F_FAST_16BF);
+static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
+              kLayoutStridedBatchOffset ==
+                  CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA &&
               kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
 static_assert(kPrefMaxWorkspaceBytes ==
@@ -61,6 +69,8 @@ struct FakeLayout {
   int32_t type;
   uint64_t rows, cols;
   int64_t ld;
+  int32_t batch = 1;
+  int64_t batchStride = 0;
 };
 
 /// What the fake library was asked, and what it answers.
@@ -72,6 +82,11 @@ struct Fake {
   /// The last preference's alignments of cuBLASLt's A, B, C and D.
   uint32_t alignment[4] = {};
   int algorithmsFound = 1;
+  /// A compute type the library refuses (CUBLAS_STATUS_NOT_SUPPORTED), and
+  /// one it has no algorithm for.
+  int32_t unsupportedCompute = -1, noAlgorithmCompute = -1;
+  /// Descriptors, layouts and preferences created and not destroyed.
+  int live = 0;
   const void *lastWorkspace = nullptr, *lastStream = nullptr;
   size_t lastWorkspaceBytes = 0;
 } fake;
@@ -79,8 +94,11 @@ struct Fake {
 constexpr int kInvalidValue = 7; // CUBLAS_STATUS_INVALID_VALUE
 
 int descCreate(MatmulDesc *d, int32_t compute, int32_t scale) {
+  if (compute == fake.unsupportedCompute)
+    return 15; // CUBLAS_STATUS_NOT_SUPPORTED
   fake.descs.push_back(std::make_unique<FakeDesc>(FakeDesc{compute, scale}));
   *d = fake.descs.back().get();
+  ++fake.live;
   return 0;
 }
 int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t) {
@@ -99,11 +117,28 @@ int layoutCreate(Layout *l, int32_t type, uint64_t rows, uint64_t cols,
   fake.layouts.push_back(
       std::make_unique<FakeLayout>(FakeLayout{type, rows, cols, ld}));
   *l = fake.layouts.back().get();
+  ++fake.live;
+  return 0;
+}
+int layoutSet(Layout l, int32_t attribute, const void *value,
+              size_t bytes) {
+  auto *layout = static_cast<FakeLayout *>(l);
+  if (attribute == kLayoutBatchCount && bytes == sizeof(int32_t))
+    layout->batch = *static_cast<const int32_t *>(value);
+  else if (attribute == kLayoutStridedBatchOffset && bytes == sizeof(int64_t))
+    layout->batchStride = *static_cast<const int64_t *>(value);
+  else
+    return kInvalidValue;
   return 0;
 }
 int preferenceCreate(Preference *p) {
   ++fake.preferences;
+  ++fake.live;
   *p = &fake;
+  return 0;
+}
+int destroy(void *) {
+  --fake.live;
   return 0;
 }
 int preferenceSet(Preference, int32_t attribute, const void *value,
@@ -118,10 +153,12 @@ int preferenceSet(Preference, int32_t attribute, const void *value,
     return kInvalidValue;
   return 0;
 }
-int heuristic(Handle, MatmulDesc, Layout, Layout, Layout, Layout, Preference,
-              int requested, HeuristicResult *results, int *returned) {
+int heuristic(Handle, MatmulDesc d, Layout, Layout, Layout, Layout,
+              Preference, int requested, HeuristicResult *results,
+              int *returned) {
   ++fake.heuristics;
-  *returned = std::min(requested, fake.algorithmsFound);
+  bool none = static_cast<FakeDesc *>(d)->compute == fake.noAlgorithmCompute;
+  *returned = none ? 0 : std::min(requested, fake.algorithmsFound);
   if (*returned)
     results[0] = HeuristicResult{{{42}}, 4096, 0, 1.0f, {}};
   return 0;
@@ -159,27 +196,36 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
                   desc.transA == kOpT};
   ColumnMajor opB{static_cast<const float *>(b), *static_cast<FakeLayout *>(lb),
                   desc.transB == kOpT};
+  const auto &layoutA = *static_cast<FakeLayout *>(la);
+  const auto &layoutB = *static_cast<FakeLayout *>(lb);
   if (c != dOut || lc != ld || algo->data[0] != 42 ||
       opA.rows() != layoutC.rows || opB.cols() != layoutC.cols ||
-      opA.cols() != opB.rows())
+      opA.cols() != opB.rows() || layoutA.batch != layoutC.batch ||
+      layoutB.batch != layoutC.batch)
     return kInvalidValue;
   float al = *static_cast<const float *>(alpha);
   float be = *static_cast<const float *>(beta);
-  auto *out = static_cast<float *>(dOut);
-  for (uint64_t i = 0; i < layoutC.rows; ++i)
-    for (uint64_t j = 0; j < layoutC.cols; ++j) {
-      float sum = 0.0f;
-      for (uint64_t l = 0; l < opA.cols(); ++l)
-        sum += opA.at(i, l) * opB.at(l, j);
-      float &o = out[i + j * layoutC.ld];
-      o = al * sum + (be == 0.0f ? 0.0f : be * o);
-    }
+  for (int32_t batch = 0; batch < layoutC.batch; ++batch) {
+    ColumnMajor x = opA, y = opB;
+    x.data += batch * layoutA.batchStride;
+    y.data += batch * layoutB.batchStride;
+    float *out = static_cast<float *>(dOut) + batch * layoutC.batchStride;
+    for (uint64_t i = 0; i < layoutC.rows; ++i)
+      for (uint64_t j = 0; j < layoutC.cols; ++j) {
+        float sum = 0.0f;
+        for (uint64_t l = 0; l < x.cols(); ++l)
+          sum += x.at(i, l) * y.at(l, j);
+        float &o = out[i + j * layoutC.ld];
+        o = al * sum + (be == 0.0f ? 0.0f : be * o);
+      }
+  }
   return 0;
 }
 
-const Api fakeApi{nullptr,          descCreate,    descSet,
-                  layoutCreate,     preferenceCreate, preferenceSet,
-                  heuristic,        matmul};
+const Api fakeApi{nullptr,       descCreate,       descSet,
+                  layoutCreate,  layoutSet,        preferenceCreate,
+                  preferenceSet, heuristic,        matmul,
+                  destroy,       destroy,          destroy};
 
 class GemmPlansTest : public ::testing::Test {
 protected:
@@ -255,7 +301,7 @@ TEST_F(GemmPlansTest, PlansEachShapeOnceAndReplaysIt) {
 }
 
 TEST_F(GemmPlansTest, StatesTheOperandsAlignments) {
-  alignas(256) float a[64], b[64], c[64];
+  alignas(256) float a[64] = {}, b[64] = {}, c[64] = {};
   RowMajorGemm g{2, 2, 2, false, false, 2, 2, 2};
   ASSERT_EQ(plans.run(g, a, b, c, 0.0f), "");
   EXPECT_EQ(fake.alignment[0], 256u);
@@ -313,6 +359,146 @@ TEST_F(GemmPlansTest, RefusesAnEmptyReduction) {
                                   nullptr, c, 1.0f);
   EXPECT_NE(problem.find("2 x 2 with K = 0"), std::string::npos) << problem;
   EXPECT_EQ(fake.matmuls, 0);
+}
+
+/// A strided batch of row-major products with padded strides and gaps
+/// between the matrices, against float64 per matrix.
+TEST_F(GemmPlansTest, StridedBatchOfProducts) {
+  for (bool transA : {false, true})
+    for (bool transB : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "transA " << transA << " transB " << transB);
+      const int64_t batch = 3, m = 4, n = 5, k = 6;
+      int64_t aRows = transA ? k : m, aCols = transA ? m : k;
+      int64_t bRows = transB ? n : k, bCols = transB ? k : n;
+      RowMajorGemm g{m, n, k, transA, transB, aCols + 1, bCols + 2, n + 3};
+      g.batch = batch;
+      g.strideA = aRows * g.lda + 5;
+      g.strideB = bRows * g.ldb + 7;
+      g.strideC = m * g.ldc + 2;
+      std::mt19937 rng(7);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      std::vector<float> a(batch * g.strideA), b(batch * g.strideB),
+          c(batch * g.strideC);
+      for (auto *v : {&a, &b, &c})
+        for (float &x : *v)
+          x = u(rng);
+      std::vector<float> before = c;
+      ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 1.0f), "");
+      for (int64_t q = 0; q < batch; ++q)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t at = q * g.strideC + i * g.ldc + j;
+            double want = before[at];
+            for (int64_t l = 0; l < k; ++l) {
+              double av = transA ? a[q * g.strideA + l * g.lda + i]
+                                 : a[q * g.strideA + i * g.lda + l];
+              double bv = transB ? b[q * g.strideB + j * g.ldb + l]
+                                 : b[q * g.strideB + l * g.ldb + j];
+              want += av * bv;
+            }
+            EXPECT_NEAR(c[at], want, 1e-5 * (k + 1)) << q << ": " << i
+                                                     << ", " << j;
+          }
+      // Nothing between the matrices is written.
+      for (int64_t q = 0; q < batch; ++q)
+        for (int64_t at = q * g.strideC + m * g.ldc;
+             at < (q + 1) * g.strideC; ++at)
+          EXPECT_EQ(c[at], before[at]);
+    }
+  // Every layout states the batch: one plan per batch shape.
+  for (const auto &layout : fake.layouts)
+    EXPECT_EQ(layout->batch, 3);
+  EXPECT_EQ(plans.size(), 4u);
+}
+
+TEST_F(GemmPlansTest, EmptyBatchMakesNoCall) {
+  RowMajorGemm g{2, 2, 2, false, false, 2, 2, 2};
+  g.batch = 0;
+  EXPECT_EQ(plans.run(g, nullptr, nullptr, nullptr, 0.0f), "");
+  EXPECT_EQ(fake.matmuls, 0);
+}
+
+/// The compute type is the descriptor's, and part of the plan's key.
+TEST_F(GemmPlansTest, AsksForTheComputeType) {
+  std::vector<float> a(16), b(16), c(16);
+  RowMajorGemm g{4, 4, 4, false, false, 4, 4, 4};
+  g.compute = kCompute32FFast16BF;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+  g.compute = kCompute32FFast16F;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+  ASSERT_EQ(fake.descs.size(), 2u);
+  EXPECT_EQ(fake.descs[0]->compute, kCompute32FFast16BF);
+  EXPECT_EQ(fake.descs[1]->compute, kCompute32FFast16F);
+  EXPECT_EQ(plans.fp32Fallbacks(), 0u);
+}
+
+/// A fast compute type the library has no algorithm for is planned with
+/// fp32 compute; what the failed attempt created is destroyed, and the
+/// run's summary says so.
+TEST_F(GemmPlansTest, FastComputeWithoutAlgorithmPlansInFP32) {
+  fake.noAlgorithmCompute = kCompute32FFast16BF;
+  RowMajorGemm g{2, 2, 1, false, false, 1, 2, 2};
+  g.compute = kCompute32FFast16BF;
+  float a[2] = {1.0f, 2.0f}, b[2] = {3.0f, 4.0f}, c[4] = {};
+  ASSERT_EQ(plans.run(g, a, b, c, 0.0f), "");
+  EXPECT_EQ(c[3], 8.0f);
+  ASSERT_EQ(fake.descs.size(), 2u);
+  EXPECT_EQ(fake.descs[1]->compute, kCompute32F);
+  EXPECT_EQ(plans.fp32Fallbacks(), 1u);
+  EXPECT_EQ(plans.planned(kCompute32F), 1u);
+  EXPECT_EQ(plans.planned(kCompute32FFast16BF), 0u);
+  // One plan's descriptor, preference and three layouts stay alive.
+  EXPECT_EQ(fake.live, 5);
+  EXPECT_EQ(plans.summary(),
+            "1 GEMM shape planned: 1 fp32 (1 fp32 where cuBLASLt had no "
+            "tensor-core algorithm)");
+}
+
+/// A plan that fails leaves nothing alive.
+TEST_F(GemmPlansTest, FailedPlanIsDestroyed) {
+  fake.algorithmsFound = 0;
+  std::vector<float> a(4), b(4), c(4);
+  EXPECT_NE(plans.run({2, 2, 1, false, false, 1, 2, 2}, a.data(), b.data(),
+                      c.data(), 0.0f),
+            "");
+  EXPECT_EQ(fake.live, 0);
+  EXPECT_EQ(plans.summary(), "0 GEMM shapes planned");
+}
+
+/// The summary counts the shapes by compute type.
+TEST_F(GemmPlansTest, SummaryByComputeType) {
+  std::vector<float> a(16), b(16), c(16);
+  RowMajorGemm g{4, 4, 4, false, false, 4, 4, 4};
+  for (int32_t compute : {kCompute32FFast16BF, kCompute32F}) {
+    g.compute = compute;
+    ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+    g.k = 2; // another shape
+    g.compute = compute;
+    ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+    g.k = 4;
+  }
+  EXPECT_EQ(plans.summary(),
+            "4 GEMM shapes planned: 2 on bf16 tensor cores, 2 fp32");
+}
+
+/// A fast compute type the library refuses is planned with fp32 compute;
+/// the product is the same.
+TEST_F(GemmPlansTest, RefusedFastComputePlansInFP32) {
+  fake.unsupportedCompute = kCompute32FFast16BF;
+  RowMajorGemm g{2, 2, 1, false, false, 1, 2, 2};
+  g.compute = kCompute32FFast16BF;
+  float a[2] = {1.0f, 2.0f}, b[2] = {3.0f, 4.0f}, c[4] = {};
+  ASSERT_EQ(plans.run(g, a, b, c, 0.0f), "");
+  EXPECT_EQ(c[0], 3.0f);
+  EXPECT_EQ(c[3], 8.0f);
+  ASSERT_EQ(fake.descs.size(), 1u);
+  EXPECT_EQ(fake.descs[0]->compute, kCompute32F);
+  EXPECT_EQ(plans.fp32Fallbacks(), 1u);
+  // Planned once: the next call replays the fp32 plan.
+  ASSERT_EQ(plans.run(g, a, b, c, 1.0f), "");
+  EXPECT_EQ(fake.descs.size(), 1u);
+  EXPECT_EQ(c[3], 16.0f);
 }
 
 } // namespace

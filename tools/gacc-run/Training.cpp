@@ -674,6 +674,8 @@ int Trainer::finish() {
     out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
   out << "\n";
   if (onDevice && lead) {
+    if (std::string gemms = cuda::cublasLtSummary(); !gemms.empty())
+      out << "cublaslt: " << gemms << "\n";
     out.flush();
     cuda::printProfile(stdout);
   }

@@ -263,8 +263,10 @@ static cl::opt<CudaGemm> cudaGemm(
     cl::values(clEnumValN(CudaGemm::Cublas, "cublas",
                           "cublasSgemm, one call per GEMM"),
                clEnumValN(CudaGemm::CublasLt, "cublaslt",
-                          "cublasLtMatmul with fp32 compute, descriptors "
-                          "and algorithm chosen once per GEMM shape")),
+                          "cublasLtMatmul, descriptors and algorithm chosen "
+                          "once per GEMM shape; batch products (attention) "
+                          "as batched GEMMs; a bf16/fp16 step's operands on "
+                          "tensor cores with fp32 sums")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
 static cl::opt<bool> cudaGraph(
     "cuda-graph",

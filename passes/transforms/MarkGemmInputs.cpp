@@ -1,0 +1,162 @@
+//===- MarkGemmInputs.cpp - gacc-mark-gemm-inputs -------------------------===//
+//
+// Marks the matrix products of a low-precision step whose operands provably
+// hold values of the step's compute precision (bf16 or fp16) in their fp32
+// tensors, so that convert-gacc-to-blas lets cuBLASLt multiply them on
+// tensor cores without changing a single product: rounding a value that is
+// already a bf16 value to bf16 is exact. The proof follows each operand to
+// the rounding that made it (an extf from the compute type) through ops
+// that only move values: reshapes, slices, concatenation, padding and
+// linalg ops whose result yields one of their inputs (copies, transposes,
+// broadcasts, fills), and constants exact in the compute type. A product
+// with an operand the proof does not reach stays fp32. The functions' mark
+// (gacc.compute_precision) is consumed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/GAccDialect.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "gacc-mark-gemm-inputs"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCMARKGEMMINPUTSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// Whether `value` converts to `type` without loss.
+bool isExactIn(const APFloat &value, FloatType type) {
+  APFloat converted = value;
+  bool losesInfo = false;
+  converted.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+  return !losesInfo;
+}
+
+/// Proves that every element of a value (an f32 tensor or scalar) is a
+/// value of one low-precision float type, remembering what it proved.
+class LowPrecisionValues {
+public:
+  explicit LowPrecisionValues(FloatType type) : type(type) {}
+
+  bool holds(Value v) {
+    auto [it, inserted] = known.try_emplace(v, false);
+    if (!inserted)
+      return it->second; // proved, refuted, or on the path (a cycle: no)
+    bool result = prove(v);
+    known[v] = result;
+    return result;
+  }
+
+private:
+  bool prove(Value v) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return false; // block arguments: loop-carried or unknown values
+    Operation *def = result.getOwner();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(def))
+      return proveLinalgResult(linalgOp, result.getResultNumber());
+    return TypeSwitch<Operation *, bool>(def)
+        .Case([&](arith::ExtFOp op) { return op.getIn().getType() == type; })
+        .Case([&](arith::ConstantOp op) { return isExact(op.getValue()); })
+        // Their source is operand 0.
+        .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+              tensor::ExtractSliceOp, tensor::CastOp>(
+            [&](Operation *op) { return holds(op->getOperand(0)); })
+        .Case([&](tensor::InsertSliceOp op) {
+          return holds(op.getSource()) && holds(op.getDest());
+        })
+        .Case([&](tensor::PadOp op) {
+          Value pad = op.getConstantPaddingValue();
+          return pad && holds(pad) && holds(op.getSource());
+        })
+        .Case([&](tensor::ConcatOp op) {
+          return llvm::all_of(op.getInputs(),
+                              [&](Value in) { return holds(in); });
+        })
+        .Default([](Operation *) { return false; });
+  }
+
+  /// A linalg op's result holds such values where the body yields one (an
+  /// extf from the type) or yields an input unchanged (a copy, transpose,
+  /// broadcast or fill) that holds them.
+  bool proveLinalgResult(linalg::LinalgOp op, unsigned index) {
+    if (op.hasPureBufferSemantics() || !op.getBlock())
+      return false;
+    Value yielded = op.getBlock()->getTerminator()->getOperand(index);
+    if (auto ext = yielded.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn().getType() == type;
+    auto arg = dyn_cast<BlockArgument>(yielded);
+    if (!arg || arg.getOwner() != op.getBlock())
+      return false;
+    OpOperand *operand = op.getMatchingOpOperand(arg);
+    return op.isDpsInput(operand) && holds(operand->get());
+  }
+
+  bool isExact(Attribute attr) {
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return isExactIn(f.getValue(), type);
+    auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+    if (!dense)
+      return false;
+    if (dense.isSplat())
+      return isExactIn(dense.getSplatValue<APFloat>(), type);
+    return llvm::all_of(dense.getValues<APFloat>(), [&](const APFloat &x) {
+      return isExactIn(x, type);
+    });
+  }
+
+  FloatType type;
+  llvm::DenseMap<Value, bool> known;
+};
+
+/// The A and B operands of a matrix product.
+std::optional<std::pair<Value, Value>> productOperands(Operation *op) {
+  if (auto mm = dyn_cast<MatmulAccumulateOp>(op))
+    return std::pair{mm.getA(), mm.getB()};
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    return std::pair{linalgOp.getDpsInputs()[0], linalgOp.getDpsInputs()[1]};
+  }
+  return std::nullopt;
+}
+
+struct MarkGemmInputsPass
+    : public mlir::gacc::impl::GAccMarkGemmInputsPassBase<MarkGemmInputsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    getOperation().walk([&](FunctionOpInterface func) {
+      auto precision =
+          func->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName);
+      if (!precision || precision.getValue() == Precision::fp32)
+        return;
+      Builder b(&getContext());
+      FloatType type = precision.getValue() == Precision::bf16
+                           ? FloatType(b.getBF16Type())
+                           : FloatType(b.getF16Type());
+      LowPrecisionValues values(type);
+      func.walk([&](Operation *op) {
+        std::optional<std::pair<Value, Value>> ab = productOperands(op);
+        if (ab && values.holds(ab->first) && values.holds(ab->second))
+          op->setAttr(kGemmInputsAttrName, precision);
+      });
+    });
+    // Consumed: the function's mark has no other reader, and the LLVM IR
+    // the function becomes has no use for it.
+    getOperation().walk([](FunctionOpInterface func) {
+      func->removeAttr(kComputePrecisionAttrName);
+    });
+  }
+};
+
+} // namespace
