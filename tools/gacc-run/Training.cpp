@@ -662,9 +662,10 @@ int Trainer::finish() {
   double samplesPerS =
       total > 0 ? (pos.samplesSeen - samplesAtStart) / (total / 1000.0) : 0;
   out << llvm::format(
-      "summary: %lld optimizer steps, median %.2f ms/step, %.0f samples/s, "
+      "summary: %lld optimizer step%s, median %.2f ms/step, %.0f samples/s, "
       "peak RSS %.1f MB",
-      (long long)pos.globalStep, median, samplesPerS, peakRssMb());
+      (long long)pos.globalStep, pos.globalStep == 1 ? "" : "s", median,
+      samplesPerS, peakRssMb());
   if (settings.ranks > 1)
     out << " (rank 0 of " << settings.ranks << ")";
   if (onDevice)
