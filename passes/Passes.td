@@ -784,16 +784,21 @@ def GAccMarkGemmInputsPass : Pass<"gacc-mark-gemm-inputs", "ModuleOp"> {
     `gacc.gemm_inputs = #gacc.precision<bf16>`. convert-gacc-to-blas then
     lets cuBLASLt multiply them on tensor cores
     (`CUBLAS_COMPUTE_32F_FAST_16BF`), whose rounding of the inputs to bf16
-    is exact for such values: the products and their fp32 sums are those of
-    fp32 compute, up to the order of the sums.
+    is exact for such values: the products are those of fp32 compute, and
+    only their accumulation in fp32 (its order and rounding, which tensor
+    cores do their own way) differs.
 
     The proof follows an operand back to the rounding that produced it (a
     linalg op whose body yields an `arith.extf` from the compute type:
     every intermediate value of the micro-batch body, the parameters' and
     inputs' low-precision copies) through ops that only move values
-    (`tensor` reshapes, slices, casts, concatenation and constant padding;
-    linalg ops whose result yields one of their inputs unchanged: copies,
-    transposes, broadcasts, fills) and constants exact in the compute type.
+    (`tensor` reshapes, slices, casts, concatenation, and padding with a
+    value that is itself proved; linalg ops whose result yields one of
+    their inputs unchanged: copies, transposes, broadcasts, fills), and
+    constants exact in the compute type. A linalg result counts only where
+    the op writes every element (all-parallel loops, a permutation as the
+    init's map) or its init holds such values too. Marks the input already
+    carries are dropped first: only proved products are marked.
     A value computed inside a layer op's decomposition and never rounded
     (attention's probabilities, which the forward's product with the values
     reads) is not such a value: that product stays fp32. Runs on tensors,

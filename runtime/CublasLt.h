@@ -36,7 +36,8 @@ constexpr int32_t kR32F = 0, kR16BF = 14;
 /// what cublasSgemm computes; and fp32 sums of products whose inputs
 /// cuBLASLt may round to fp16 or bf16 (or TF32) first, on tensor cores.
 /// When the fp32 inputs already hold fp16 or bf16 values that rounding is
-/// exact, so the result is the fp32 product's up to the order of the sums.
+/// exact: the products are fp32 compute's, only their accumulation (order
+/// and rounding, the tensor cores' own) differs.
 constexpr int32_t kCompute32F = 68, kCompute32FFast16F = 74,
                   kCompute32FFast16BF = 75;
 /// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t).

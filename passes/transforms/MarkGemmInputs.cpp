@@ -3,14 +3,16 @@
 // Marks the matrix products of a low-precision step whose operands provably
 // hold values of the step's compute precision (bf16 or fp16) in their fp32
 // tensors, so that convert-gacc-to-blas lets cuBLASLt multiply them on
-// tensor cores without changing a single product: rounding a value that is
-// already a bf16 value to bf16 is exact. The proof follows each operand to
+// tensor cores without changing a single product (rounding a value that is
+// already a bf16 value to bf16 is exact; the sums are the tensor cores'
+// fp32 accumulation). The proof follows each operand to
 // the rounding that made it (an extf from the compute type) through ops
 // that only move values: reshapes, slices, concatenation, padding and
 // linalg ops whose result yields one of their inputs (copies, transposes,
-// broadcasts, fills), and constants exact in the compute type. A product
-// with an operand the proof does not reach stays fp32. The functions' mark
-// (gacc.compute_precision) is consumed.
+// broadcasts, fills) and writes all of it, and constants exact in the
+// compute type. A product with an operand the proof does not reach stays
+// fp32, and so does one the input marked (only proved marks stay). The
+// functions' mark (gacc.compute_precision) is consumed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,9 +91,17 @@ private:
 
   /// A linalg op's result holds such values where the body yields one (an
   /// extf from the type) or yields an input unchanged (a copy, transpose,
-  /// broadcast or fill) that holds them.
+  /// broadcast or fill) that holds them, and every element of the result is
+  /// so written: its init's map is a permutation of all-parallel loops.
+  /// Otherwise (a map that skips elements, a reduction that may run zero
+  /// times) elements of the init may remain, which must hold them too.
   bool proveLinalgResult(linalg::LinalgOp op, unsigned index) {
     if (op.hasPureBufferSemantics() || !op.getBlock())
+      return false;
+    OpOperand *init = op.getDpsInitOperand(index);
+    bool writesAll = op.getNumReductionLoops() == 0 &&
+                     op.getMatchingIndexingMap(init).isPermutation();
+    if (!writesAll && !holds(init->get()))
       return false;
     Value yielded = op.getBlock()->getTerminator()->getOperand(index);
     if (auto ext = yielded.getDefiningOp<arith::ExtFOp>())
@@ -135,6 +145,12 @@ struct MarkGemmInputsPass
     : public mlir::gacc::impl::GAccMarkGemmInputsPassBase<MarkGemmInputsPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Only what this pass proves is marked: a mark the input carries (or a
+    // clone of a marked op) is dropped first.
+    getOperation().walk([](Operation *op) {
+      if (productOperands(op))
+        op->removeAttr(kGemmInputsAttrName);
+    });
     getOperation().walk([&](FunctionOpInterface func) {
       auto precision =
           func->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName);
