@@ -35,6 +35,19 @@ void GAccDialect::initialize() {
       >();
 }
 
+FloatType mlir::gacc::getLowPrecisionType(MLIRContext *ctx,
+                                          Precision precision) {
+  switch (precision) {
+  case Precision::bf16:
+    return BFloat16Type::get(ctx);
+  case Precision::fp16:
+    return Float16Type::get(ctx);
+  case Precision::fp32:
+    break;
+  }
+  return nullptr;
+}
+
 void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
   registerGAccBufferizationModels(registry);
   registerArithMathAdjointModels(registry);

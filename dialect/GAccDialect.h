@@ -59,6 +59,9 @@ namespace mlir::gacc {
 void registerGAccExternalModels(DialectRegistry &registry);
 /// The bufferization models alone (GAccBufferization.cpp).
 void registerGAccBufferizationModels(DialectRegistry &registry);
+/// The element type a micro-batch body of `precision` rounds its values
+/// to: bf16 or f16; null for fp32 (no rounding).
+FloatType getLowPrecisionType(MLIRContext *ctx, Precision precision);
 } // namespace mlir::gacc
 
 #endif // GACC_DIALECT_GACCDIALECT_H

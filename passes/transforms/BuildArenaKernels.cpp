@@ -378,10 +378,8 @@ struct BuildArenaKernelsPass
       buildAccumulate(b, loc, name, b.getF32Type(), "f32");
       b.setInsertionPointToEnd(module.getBody());
       Precision precision = step.getPrecision().value_or(Precision::fp32);
-      if (precision == Precision::bf16)
-        buildAccumulate(b, loc, name, b.getBF16Type(), "bf16");
-      else if (precision == Precision::fp16)
-        buildAccumulate(b, loc, name, b.getF16Type(), "f16");
+      if (FloatType low = getLowPrecisionType(b.getContext(), precision))
+        buildAccumulate(b, loc, name, low, low.isBF16() ? "bf16" : "f16");
       b.setInsertionPointToEnd(module.getBody());
       buildSumSquares(b, loc, name);
       b.setInsertionPointToEnd(module.getBody());

@@ -302,10 +302,7 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   ctx.step = v.step;
   ctx.firstSample = v.firstSample;
   ctx.microBatch = sig.microBatch;
-  if (sig.precision == Precision::bf16)
-    ctx.computeType = b.getBF16Type();
-  else if (sig.precision == Precision::fp16)
-    ctx.computeType = b.getF16Type();
+  ctx.computeType = getLowPrecisionType(b.getContext(), sig.precision);
   for (Value g : step.getGradients())
     ctx.keepF32.insert(g);
   ctx.keepF32.insert(step.getLoss());

@@ -145,32 +145,26 @@ struct MarkGemmInputsPass
     : public mlir::gacc::impl::GAccMarkGemmInputsPassBase<MarkGemmInputsPass> {
   using Base::Base;
   void runOnOperation() override {
-    // Only what this pass proves is marked: a mark the input carries (or a
-    // clone of a marked op) is dropped first.
-    getOperation().walk([](Operation *op) {
-      if (productOperands(op))
-        op->removeAttr(kGemmInputsAttrName);
-    });
     getOperation().walk([&](FunctionOpInterface func) {
+      // The function's mark is consumed: nothing else reads it, and the
+      // LLVM IR the function becomes has no use for it.
       auto precision =
           func->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName);
-      if (!precision || precision.getValue() == Precision::fp32)
-        return;
-      Builder b(&getContext());
-      FloatType type = precision.getValue() == Precision::bf16
-                           ? FloatType(b.getBF16Type())
-                           : FloatType(b.getF16Type());
+      func->removeAttr(kComputePrecisionAttrName);
+      FloatType type =
+          precision ? getLowPrecisionType(&getContext(), precision.getValue())
+                    : FloatType();
       LowPrecisionValues values(type);
       func.walk([&](Operation *op) {
         std::optional<std::pair<Value, Value>> ab = productOperands(op);
-        if (ab && values.holds(ab->first) && values.holds(ab->second))
+        if (!ab)
+          return;
+        // Only what this pass proves is marked: a mark the input carries
+        // (or a clone of a marked op) is dropped.
+        op->removeAttr(kGemmInputsAttrName);
+        if (type && values.holds(ab->first) && values.holds(ab->second))
           op->setAttr(kGemmInputsAttrName, precision);
       });
-    });
-    // Consumed: the function's mark has no other reader, and the LLVM IR
-    // the function becomes has no use for it.
-    getOperation().walk([](FunctionOpInterface func) {
-      func->removeAttr(kComputePrecisionAttrName);
     });
   }
 };
