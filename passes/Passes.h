@@ -67,11 +67,12 @@ constexpr llvm::StringLiteral kComputePrecisionAttrName =
 constexpr llvm::StringLiteral kGemmInputsAttrName = "gacc.gemm_inputs";
 
 /// Whether every memref operand of `op` is contiguous in its innermost
-/// dimension (what cuBLAS and cuBLASLt read). On the CPU path an op with a strided innermost access (a
-/// pooling window's tap) keeps its loops as they are: collapsed into long
-/// loops (gacc-collapse-dimensions) or told that its buffers do not overlap
-/// (gacc-outline-linalg-ops), LLVM vectorizes it with gathers, measured 3
-/// times slower than its scalar loops (docs/benchmarks.md).
+/// dimension, as cuBLAS and cuBLASLt read their operands
+/// (convert-gacc-to-blas). On the CPU path an op with a strided innermost
+/// access (a pooling window's tap) keeps its loops as they are: collapsed
+/// into long loops (gacc-collapse-dimensions) or told that its buffers do
+/// not overlap (gacc-outline-linalg-ops), LLVM vectorizes it with gathers,
+/// measured 3 times slower than its scalar loops (docs/benchmarks.md).
 bool hasUnitInnerStrides(Operation *op);
 
 /// Parses "none", "marked" or "cheap".

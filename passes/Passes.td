@@ -328,10 +328,10 @@ def GAccExpandAccumulationPass
     the accumulators stay fp32. The functions whose micro-batches compute
     so carry `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`),
     from which gacc-mark-gemm-inputs proves which matrix products read
-    values of that precision only (to run them on tensor cores).
-    With loss scaling a last argument carries
-    the scale (the reverse pass's seed, `gacc.loss_scale`), the update
-    divides by count · scale and runs only if the norm is finite; otherwise
+    values of that precision only (to run them on tensor cores). With loss
+    scaling a last argument carries the scale (the reverse pass's seed,
+    `gacc.loss_scale`), the update divides by count · scale and runs only
+    if the norm is finite; otherwise
     the accumulators are zeroed, the parameters kept, and a fifth result
     reports the skip.
 

@@ -5,9 +5,9 @@
 // tensors, so that convert-gacc-to-blas lets cuBLASLt multiply them on
 // tensor cores without changing a single product (rounding a value that is
 // already a bf16 value to bf16 is exact; the sums are the tensor cores'
-// fp32 accumulation). The proof follows each operand to
-// the rounding that made it (an extf from the compute type) through ops
-// that only move values: reshapes, slices, concatenation, padding and
+// fp32 accumulation). The proof follows each operand to the rounding that
+// made it (an extf from the compute type) through ops that only move
+// values: reshapes, slices, concatenation, padding and
 // linalg ops whose result yields one of their inputs (copies, transposes,
 // broadcasts, fills) and writes all of it, and constants exact in the
 // compute type. A product with an operand the proof does not reach stays
