@@ -534,7 +534,8 @@ def GAcc_SoftmaxOp : GAcc_LayerOp<"softmax", [SameOperandsAndResultType,
 }
 
 def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>]> {
   let summary = "scaled dot-product attention, optionally causal";
   let description = [{
     For `query`, `key` and `value` [m, H, T, d] (fp32: micro-batch, heads,
@@ -545,25 +546,43 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
     `causal` the mask is −∞ above the diagonal (position i attends to
     positions j ≤ i), as is_causal=True.
 
-    Decomposition: the (m·H) heads as a batch; the keys transposed, one
-    `linalg.batch_matmul` for the scores [m·H, T, T], a `linalg.generic`
-    scaling them and masking the future, `linalg.softmax` over the keys, one
-    `linalg.batch_matmul` with the values. gacc-autodiff differentiates it
-    (batch matmuls keep their products, softmax its closed form); the
-    probabilities [m·H, T, T] are kept for the backward, or recomputed from
-    q, k and v when the op is marked `gacc.recompute`
-    (gacc-recompute-activations).
+    Blockwise, as memory-efficient and flash attention are (Rabe and Staats
+    2021, "Self-attention does not need O(n²) memory"; Dao 2023,
+    "FlashAttention-2", Algorithm 2 for the adjoint): the queries are cut
+    into blocks of `query_block` rows (default min(T, 128); the last block
+    may be shorter), and each block's scores and probabilities
+    [m·H, rows, keys] exist only while that block is computed. A causal
+    block of rows [r, r + n) reads only the keys [0, r + n): the blocks
+    above the diagonal are never computed.
+
+    Decomposition, per block: the (m·H) heads as a batch, the scores
+    q·kᵀ by one `linalg.batch_matmul` (kᵀ through its indexing map), a
+    `linalg.generic` scaling them and masking the future, `linalg.softmax`
+    over the keys, one `linalg.batch_matmul` with the values written into
+    the block's rows of the result.
+
+    Adjoint (hand-written): nothing of the forward's blocks is kept; per
+    query block the probabilities P are recomputed from q and k (read
+    through `gacc.recompute_inputs`, so CSE cannot merge them back into the
+    forward's), then dv += Pᵀ·dO for the keys the block read,
+    dP = dO·vᵀ, dS = P ⊙ (dP − D)·scale with D = rowsum(P ⊙ dP) (softmax's
+    adjoint; a row's keys all lie in its block), dq = dS·k for the block's
+    rows and dk += dSᵀ·q for its keys. Only q, k and v live across the
+    forward/backward boundary, and the backward's transient bytes are those
+    of one block.
 
     ```mlir
     %o = gacc.attention %q, %k, %v {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
+    %p = gacc.attention %q, %k, %v {causal, query_block = 64 : i64} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
     ```
 
     Errors: operands that are not rank 4, not of one shape or with an empty
-    dimension, a scale that is not positive, finite and normal in f32.
+    dimension, a scale that is not positive, finite and normal in f32, a
+    `query_block` below 1.
   }];
   let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
                        GAcc_F32Tensor:$value, OptionalAttr<F64Attr>:$scale,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal, OptionalAttr<I64Attr>:$query_block);
   let results = (outs GAcc_F32Tensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key)
@@ -573,6 +592,8 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
   let extraClassDeclaration = [{
     /// The scale of the scores: `scale`, or 1/sqrt(d).
     double getScaleOrDefault();
+    /// Query rows per block: `query_block` (at most T), or min(T, 128).
+    int64_t getQueryBlockOrDefault();
   }];
 }
 

@@ -21,87 +21,34 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// C = op(A)·op(B) (+ init): dop(A) = dC·op(B)ᵀ, dop(B) = op(A)ᵀ·dC, each
-/// a linalg.matmul whose transposes are indexing maps; the init's adjoint
-/// is dC. Fails (the general rule then applies) for other maps or mixed
-/// element types.
-LogicalResult buildMatmulAdjoints(OpBuilder &b, linalg::MatmulOp mm,
+/// C = op(A)·op(B) (+ init), per batch index for linalg.batch_matmul:
+/// dop(A) = dC·op(B)ᵀ, dop(B) = op(A)ᵀ·dC, each a product of the same kind
+/// whose transposes are indexing maps; the init's adjoint is dC. Fails
+/// (the general rule then applies) for other maps or mixed element types.
+LogicalResult buildMatmulAdjoints(OpBuilder &b, linalg::LinalgOp mm,
                                   Value dC, ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   FailureOr<std::pair<bool, bool>> transposes = getMatmulTransposes(mm);
-  Value a = mm.getInputs()[0], bMat = mm.getInputs()[1];
+  Value a = mm.getDpsInputs()[0], bMat = mm.getDpsInputs()[1];
   Type elem = getElementTypeOrSelf(mm->getResult(0).getType());
   if (failed(transposes) || getElementTypeOrSelf(a.getType()) != elem ||
       getElementTypeOrSelf(bMat.getType()) != elem)
     return failure();
   auto [ta, tb] = *transposes;
   Location loc = mm.getLoc();
+  bool batched = isa<linalg::BatchMatmulOp>(mm);
+  auto product = [&](Value x, Value y, bool tx, bool ty) {
+    return batched ? buildBatchMatmul(b, loc, x, y, tx, ty)
+                   : buildMatmul(b, loc, x, y, tx, ty);
+  };
   out.assign(3, Value());
   if (!dC)
     return success();
   // A stored transposed takes (dC·op(B)ᵀ)ᵀ = op(B)·dCᵀ; likewise for B.
   if (needed[0])
-    out[0] = ta ? buildMatmul(b, loc, bMat, dC, tb, true)
-                : buildMatmul(b, loc, dC, bMat, false, !tb);
+    out[0] = ta ? product(bMat, dC, tb, true) : product(dC, bMat, false, !tb);
   if (needed[1])
-    out[1] = tb ? buildMatmul(b, loc, dC, a, true, ta)
-                : buildMatmul(b, loc, a, dC, !ta, false);
-  if (needed[2])
-    out[2] = dC;
-  return success();
-}
-
-/// A zero-initialized linalg.batch_matmul C[b, i, j] = Σ_k A·B with the
-/// operands indexed by `mapA`, `mapB` over (b, i, j, k).
-Value buildBatchMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
-                       AffineMap mapA, AffineMap mapB, RankedTensorType type) {
-  MLIRContext *ctx = b.getContext();
-  AffineExpr d0, d1, d2;
-  bindDims(ctx, d0, d1, d2);
-  AffineMap mapC = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
-  Value init = buildFilled(b, loc, type, 0.0);
-  SmallVector<NamedAttribute> attrs = {b.getNamedAttr(
-      "indexing_maps", b.getAffineMapArrayAttr({mapA, mapB, mapC}))};
-  return linalg::BatchMatmulOp::create(b, loc, TypeRange{type},
-                                       ValueRange{a, bMat}, ValueRange{init},
-                                       attrs)
-      .getResult(0);
-}
-
-/// C[b, i, j] = Σ_k A[b, i, k]·B[b, k, j] with the default maps:
-/// dA[b, i, k] = Σ_j dC[b, i, j]·B[b, k, j] and dB[b, k, j] =
-/// Σ_i A[b, i, k]·dC[b, i, j], batch matmuls with transposed operands.
-LogicalResult buildBatchMatmulAdjoints(OpBuilder &b, linalg::BatchMatmulOp bmm,
-                                       Value dC, ArrayRef<bool> needed,
-                                       SmallVectorImpl<Value> &out) {
-  MLIRContext *ctx = b.getContext();
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  auto map = [&](ArrayRef<AffineExpr> e) {
-    return AffineMap::get(4, 0, e, ctx);
-  };
-  SmallVector<AffineMap> defaults = {map({d0, d1, d3}), map({d0, d3, d2}),
-                                     map({d0, d1, d2})};
-  Value a = bmm.getInputs()[0], bMat = bmm.getInputs()[1];
-  Type elem = getElementTypeOrSelf(bmm->getResult(0).getType());
-  if (bmm.getIndexingMapsArray() != defaults ||
-      getElementTypeOrSelf(a.getType()) != elem ||
-      getElementTypeOrSelf(bMat.getType()) != elem)
-    return failure();
-  Location loc = bmm.getLoc();
-  out.assign(3, Value());
-  if (!dC)
-    return success();
-  // Over (b, m, n, k) of each new product: dA has m = i, n = k, k = j;
-  // dB has m = k, n = j, k = i.
-  if (needed[0])
-    out[0] = buildBatchMatmul(b, loc, dC, bMat, map({d0, d1, d3}),
-                              map({d0, d2, d3}),
-                              cast<RankedTensorType>(a.getType()));
-  if (needed[1])
-    out[1] = buildBatchMatmul(b, loc, a, dC, map({d0, d3, d1}),
-                              map({d0, d3, d2}),
-                              cast<RankedTensorType>(bMat.getType()));
+    out[1] = tb ? product(dC, a, true, ta) : product(a, dC, !ta, false);
   if (needed[2])
     out[2] = dC;
   return success();
@@ -118,15 +65,10 @@ struct StructuredAdjointModel
     auto linalgOp = cast<linalg::LinalgOp>(op);
     if (!linalgOp.hasPureTensorSemantics())
       return op->emitOpError("is differentiated on tensors only");
-    if constexpr (std::is_same_v<OpTy, linalg::MatmulOp>) {
-      if (succeeded(buildMatmulAdjoints(b, cast<OpTy>(op), resultAdjoints[0],
+    if constexpr (std::is_same_v<OpTy, linalg::MatmulOp> ||
+                  std::is_same_v<OpTy, linalg::BatchMatmulOp>) {
+      if (succeeded(buildMatmulAdjoints(b, linalgOp, resultAdjoints[0],
                                         needed, operandAdjoints)))
-        return success();
-    }
-    if constexpr (std::is_same_v<OpTy, linalg::BatchMatmulOp>) {
-      if (succeeded(buildBatchMatmulAdjoints(b, cast<OpTy>(op),
-                                             resultAdjoints[0], needed,
-                                             operandAdjoints)))
         return success();
     }
     return buildStructuredAdjoints(b, linalgOp, resultAdjoints, needed,

@@ -67,6 +67,40 @@ Value mlir::gacc::buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
   return mm.getResult(0);
 }
 
+Value mlir::gacc::buildBatchMatmul(OpBuilder &b, Location loc, Value a,
+                                   Value bMat, bool transposeA,
+                                   bool transposeB, Value init) {
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(bMat.getType());
+  if (!init)
+    init = buildFilled(
+        b, loc,
+        RankedTensorType::get({at.getDimSize(0),
+                               at.getDimSize(transposeA ? 2 : 1),
+                               bt.getDimSize(transposeB ? 1 : 2)},
+                              at.getElementType()),
+        0.0);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  auto map = [&](AffineExpr r, AffineExpr c) {
+    return AffineMap::get(4, 0, {d0, r, c}, ctx);
+  };
+  // Over (b, i, j, k); default maps are implied, spelled only when an
+  // operand is transposed.
+  SmallVector<NamedAttribute> attrs;
+  if (transposeA || transposeB)
+    attrs.push_back(b.getNamedAttr(
+        "indexing_maps",
+        b.getAffineMapArrayAttr({transposeA ? map(d3, d1) : map(d1, d3),
+                                 transposeB ? map(d2, d3) : map(d3, d2),
+                                 map(d1, d2)})));
+  return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                       ValueRange{a, bMat}, ValueRange{init},
+                                       attrs)
+      .getResult(0);
+}
+
 FailureOr<std::pair<bool, bool>>
 mlir::gacc::getMatmulTransposes(Operation *op) {
   // linalg.matmul over (i, j, k); linalg.batch_matmul over (b, i, j, k).

@@ -28,6 +28,13 @@ Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type,
 Value buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
                   bool transposeA, bool transposeB);
 
+/// op(A[b])·op(B[b]) for every batch index b as a `linalg.batch_matmul`
+/// (transposes through indexing_maps) accumulated into `init` [B, M, N]
+/// (C[b] += op(A[b])·op(B[b])), or into a zero-filled tensor when `init` is
+/// null. A, B: rank-3 f32 tensors.
+Value buildBatchMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
+                       bool transposeA, bool transposeB, Value init = {});
+
 using ScalarBodyFn =
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 

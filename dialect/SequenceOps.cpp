@@ -1,8 +1,9 @@
 //===- SequenceOps.cpp - softmax and attention ----------------------------===//
 //
-// gacc.softmax and gacc.attention: verifiers, result types and their
-// decompositions into linalg (linalg.softmax, linalg.batch_matmul and an
-// elementwise scaling and causal mask), which gacc-autodiff differentiates.
+// gacc.softmax and gacc.attention: verifiers and result types, and
+// softmax's decomposition into linalg.softmax, which gacc-autodiff
+// differentiates. Attention's blockwise decomposition and its adjoint live
+// in Attention.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -55,6 +57,9 @@ LogicalResult AttentionOp::verify() {
            << getValue().getType();
   if (llvm::is_contained(q.getShape(), 0))
     return emitOpError("query must not have an empty dimension, got ") << q;
+  if (getQueryBlock() && *getQueryBlock() < 1)
+    return emitOpError("query_block must be at least 1, got ")
+           << *getQueryBlock();
   if (getScale()) {
     // Applied in f32: positive, finite and normal there.
     double scale = getScale()->convertToDouble();
@@ -80,71 +85,13 @@ double AttentionOp::getScaleOrDefault() {
   return 1.0 / std::sqrt(double(getQuery().getType().getDimSize(3)));
 }
 
-/// A zero-initialized default-map linalg.batch_matmul a·b.
-static Value batchMatmul(OpBuilder &b, Location loc, Value a, Value bMat) {
-  auto at = cast<RankedTensorType>(a.getType());
-  auto bt = cast<RankedTensorType>(bMat.getType());
-  auto type = RankedTensorType::get(
-      {at.getDimSize(0), at.getDimSize(1), bt.getDimSize(2)},
-      at.getElementType());
-  Value init = buildFilled(b, loc, type, 0.0);
-  return linalg::BatchMatmulOp::create(b, loc, TypeRange{type},
-                                       ValueRange{a, bMat}, ValueRange{init})
-      .getResult(0);
-}
+/// Query rows per block without `query_block`: the scores and
+/// probabilities of a block of GPT-2's shape (m = 16, 12 heads, T = 1024)
+/// then take 96 MiB each, against 768 MiB for the whole T × T.
+static constexpr int64_t kDefaultAttentionQueryBlock = 128;
 
-FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
-  Location loc = getLoc();
-  auto qt = getQuery().getType();
-  int64_t m = qt.getDimSize(0), h = qt.getDimSize(1), t = qt.getDimSize(2),
-          d = qt.getDimSize(3);
-  Type f32 = qt.getElementType();
-  SmallVector<ReassociationIndices> heads = {{0, 1}, {2}, {3}};
-  auto collapse = [&](Value v) -> Value {
-    return tensor::CollapseShapeOp::create(b, loc, v, heads);
-  };
-  Value q = collapse(getQuery()), k = collapse(getKey()),
-        v = collapse(getValue());
-  // kᵀ [m·H, d, T].
-  Value ktInit = tensor::EmptyOp::create(b, loc, {m * h, d, t}, f32);
-  Value kt = linalg::TransposeOp::create(b, loc, k, ktInit,
-                                         ArrayRef<int64_t>{0, 2, 1})
-                 .getResult()[0];
-  Value scores = batchMatmul(b, loc, q, kt);
-  // Scaled, the future masked with −∞ (position i sees j ≤ i).
-  auto st = cast<RankedTensorType>(scores.getType());
-  double scale = getScaleOrDefault();
-  bool causal = getCausal();
-  AffineMap id = b.getMultiDimIdentityMap(3);
-  Value masked =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{st}, ValueRange{scores},
-          ValueRange{tensor::EmptyOp::create(b, loc, st.getShape(), f32)},
-          SmallVector<AffineMap>{id, id},
-          SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location nl, ValueRange a) {
-            Value c = arith::ConstantOp::create(nb, nl,
-                                                nb.getF32FloatAttr(scale));
-            Value s = arith::MulFOp::create(nb, nl, a[0], c);
-            if (causal) {
-              Value i = linalg::IndexOp::create(nb, nl, 1);
-              Value j = linalg::IndexOp::create(nb, nl, 2);
-              Value future = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::ugt, j, i);
-              Value minusInf = arith::ConstantOp::create(
-                  nb, nl,
-                  nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-              s = arith::SelectOp::create(nb, nl, future, minusInf, s);
-            }
-            linalg::YieldOp::create(nb, nl, s);
-          })
-          .getResult(0);
-  Value probs =
-      linalg::SoftmaxOp::create(
-          b, loc, TypeRange{st}, masked,
-          tensor::EmptyOp::create(b, loc, st.getShape(), f32), 2)
-          .getResult()[0];
-  Value out = batchMatmul(b, loc, probs, v);
-  return SmallVector<Value>{tensor::ExpandShapeOp::create(
-      b, loc, qt, out, heads)};
+int64_t AttentionOp::getQueryBlockOrDefault() {
+  int64_t t = getQuery().getType().getDimSize(2);
+  return std::min(t, getQueryBlock() ? int64_t(*getQueryBlock())
+                                     : kDefaultAttentionQueryBlock);
 }

@@ -1067,6 +1067,15 @@ func.func @f(%q: tensor<2x2x5x4xf32>) {
 
 // -----
 
+// attention: at least one query row per block.
+func.func @f(%q: tensor<2x2x5x4xf32>) {
+  // expected-error @below {{query_block must be at least 1, got 0}}
+  %o = gacc.attention %q, %q, %q {query_block = 0 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return
+}
+
+// -----
+
 // softmax: a dimension to normalize over.
 func.func @f(%s: tensor<f32>) {
   // expected-error @below {{needs a dimension to normalize over (rank >= 1)}}

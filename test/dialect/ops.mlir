@@ -241,9 +241,11 @@ func.func @vision(%x: tensor<2x4x9x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6
 // CHECK: gacc.softmax %{{.*}} : tensor<2x3x5xf32>
 // CHECK: gacc.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
 // CHECK: gacc.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : tensor<2x2x5x4xf32>
+// CHECK: gacc.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, query_block = 2 : i64} : tensor<2x2x5x4xf32>
 func.func @softmax_attention(%s: tensor<2x3x5xf32>, %q: tensor<2x2x5x4xf32>) {
   %p = gacc.softmax %s : tensor<2x3x5xf32>
   %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   %o2 = gacc.attention %q, %q, %q {scale = 0.125 : f64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  %o3 = gacc.attention %q, %q, %q {causal, query_block = 2 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return
 }

@@ -1,4 +1,5 @@
 // RUN: gacc-opt %s -split-input-file -gacc-autodiff | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-autodiff | FileCheck %s --check-prefix=BLOCKS --implicit-check-not='tensor<2x5x5xf32>'
 
 // A linear layer + cross-entropy: the loss adjoint is 1 (the body's loss is
 // a sum), the logits' adjoint is softmax − one-hot. gacc.linear has no rule
@@ -511,5 +512,74 @@ gacc.train_step @batch_norm params [@w1, @g, @b, @w2] attributes {
   %f = tensor.collapse_shape %n [[0], [1, 2]] : tensor<4x3x2xf32> into tensor<4x6xf32>
   %z = gacc.linear %f, %w2 : tensor<4x6xf32>, tensor<2x6xf32> -> tensor<4x2xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// gacc.attention's own adjoint, in query blocks of 3 rows over T = 5
+// (causal: rows [0, 3) see keys [0, 3), rows [3, 5) all 5). Nothing of
+// the forward's blocks is read: q, k and v come through
+// gacc.recompute_inputs, and each block recomputes its probabilities P,
+// accumulates dv += Pᵀ·dO into the keys it read, forms dP = dO·vᵀ,
+// D = rowsum(P ⊙ dP) and dS, writes dq's rows and accumulates
+// dk += dSᵀ·q. No [2, 5, 5] tensor exists (BLOCKS).
+// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$TB:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: gacc.train_step @attention
+// BLOCKS-LABEL: gacc.train_step @attention
+// BLOCKS: gacc.yield
+// CHECK: %[[ATT:.+]] = gacc.attention %[[Q:.+]], %[[K:.+]], %[[V:.+]] {causal, query_block = 3 : i64}
+// CHECK: gacc.backward_begin
+// CHECK: %[[KEPT:.+]]:3 = gacc.recompute_inputs %[[Q]], %[[K]], %[[V]] :
+// CHECK-DAG: %[[QB:.+]] = tensor.collapse_shape %[[KEPT]]#0
+// CHECK-DAG: %[[KB:.+]] = tensor.collapse_shape %[[KEPT]]#1
+// CHECK-DAG: %[[VB:.+]] = tensor.collapse_shape %[[KEPT]]#2
+// CHECK: %[[DK0:.+]] = linalg.fill {{.+}} -> tensor<2x5x4xf32>
+// CHECK: %[[DV0:.+]] = linalg.fill {{.+}} -> tensor<2x5x4xf32>
+// Block 0.
+// CHECK: %[[QR0:.+]] = tensor.extract_slice %[[QB]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[KR0:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [2, 3, 4]
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%[[QR0]], %[[KR0]] :
+// CHECK: %[[P0:.+]] = linalg.softmax dimension(2) {{.+}} -> tensor<2x3x3xf32>
+// CHECK: %[[DV0S:.+]] = tensor.extract_slice %[[DV0]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DV1P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DV0S]] :
+// CHECK: %[[DV1:.+]] = tensor.insert_slice %[[DV1P]] into %[[DV0]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[VR0:.+]] = tensor.extract_slice %[[VB]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DP0:.+]] = linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%{{.+}}, %[[VR0]] : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%{{.+}} : tensor<2x3x3xf32>)
+// CHECK: %[[D0:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P0]], %[[DP0]] : tensor<2x3x3xf32>, tensor<2x3x3xf32>) outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK: %[[DS0:.+]] = linalg.generic {{.+}} ins(%[[P0]], %[[DP0]], %[[D0]] :
+// CHECK: linalg.batch_matmul ins(%[[DS0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>)
+// CHECK: %[[DK0S:.+]] = tensor.extract_slice %[[DK0]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DK1P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DK0S]] :
+// CHECK: %[[DK1:.+]] = tensor.insert_slice %[[DK1P]] into %[[DK0]][0, 0, 0] [2, 3, 4]
+// Block 1: every key.
+// CHECK: %[[QR1:.+]] = tensor.extract_slice %[[QB]][0, 3, 0] [2, 2, 4]
+// CHECK: linalg.batch_matmul {{.+}} ins(%[[QR1]], %[[KB]] : tensor<2x2x4xf32>, tensor<2x5x4xf32>)
+// CHECK: %[[P1:.+]] = linalg.softmax dimension(2) {{.+}} -> tensor<2x2x5xf32>
+// CHECK: %[[DV:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P1]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%[[DV1]] : tensor<2x5x4xf32>)
+// CHECK: %[[DS1:.+]] = linalg.generic {{.+}} ins(%[[P1]], %{{.+}}, %{{.+}} :
+// CHECK: %[[DQ:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 3, 0] [2, 2, 4]
+// CHECK: %[[DK:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS1]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%[[DK1]] : tensor<2x5x4xf32>)
+// CHECK-DAG: tensor.expand_shape %[[DQ]]
+// CHECK-DAG: tensor.expand_shape %[[DK]]
+// CHECK-DAG: tensor.expand_shape %[[DV]]
+gacc.param @wq : tensor<4x4xf32> = #gacc.zeros
+gacc.param @wk : tensor<4x4xf32> = #gacc.zeros
+gacc.param @wv : tensor<4x4xf32> = #gacc.zeros
+gacc.train_step @attention params [@wq, @wk, @wv] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%wq: tensor<4x4xf32>, %wk: tensor<4x4xf32>, %wv: tensor<4x4xf32>,
+     %x: tensor<2x5x4xf32>, %tgt: tensor<2x5xi32>):
+  %q0 = gacc.linear %x, %wq : tensor<2x5x4xf32>, tensor<4x4xf32> -> tensor<2x5x4xf32>
+  %k0 = gacc.linear %x, %wk : tensor<2x5x4xf32>, tensor<4x4xf32> -> tensor<2x5x4xf32>
+  %v0 = gacc.linear %x, %wv : tensor<2x5x4xf32>, tensor<4x4xf32> -> tensor<2x5x4xf32>
+  %q = tensor.expand_shape %q0 [[0, 1], [2], [3]] output_shape [2, 1, 5, 4] : tensor<2x5x4xf32> into tensor<2x1x5x4xf32>
+  %k = tensor.expand_shape %k0 [[0, 1], [2], [3]] output_shape [2, 1, 5, 4] : tensor<2x5x4xf32> into tensor<2x1x5x4xf32>
+  %v = tensor.expand_shape %v0 [[0, 1], [2], [3]] output_shape [2, 1, 5, 4] : tensor<2x5x4xf32> into tensor<2x1x5x4xf32>
+  %o = gacc.attention %q, %k, %v {causal, query_block = 3 : i64} : tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>
+  %o0 = tensor.collapse_shape %o [[0, 1], [2], [3]] : tensor<2x1x5x4xf32> into tensor<2x5x4xf32>
+  %l = gacc.cross_entropy %o0, %tgt : tensor<2x5x4xf32>, tensor<2x5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

@@ -172,14 +172,18 @@ func.func @max_pool2d(%x: tensor<2x3x6x6xf32>) -> tensor<2x3x3x3xf32> {
 
 // -----
 
-// attention: heads as a batch, kᵀ, the scores by batch_matmul, scaled by
-// 1/sqrt(4) and masked above the diagonal with −∞, softmax over the keys
-// (itself decomposed), the values by batch_matmul, heads restored.
+// attention: heads as a batch, the scores by batch_matmul with kᵀ through
+// its indexing map, scaled by 1/sqrt(4) and masked above the diagonal with
+// −∞, softmax over the keys (itself decomposed), the values by
+// batch_matmul into the result's rows, heads restored. T = 5 is one query
+// block (the default is min(T, 128) rows).
+// CHECK-DAG: #[[QMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[KTMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<2x2x5x4xf32>
 // CHECK: %[[QB:.+]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : tensor<2x2x5x4xf32> into tensor<4x5x4xf32>
-// CHECK: %[[KT:.+]] = linalg.transpose {{.*}} permutation = [0, 2, 1]
-// CHECK: %[[S:.+]] = linalg.batch_matmul ins(%[[QB]], %[[KT]] : tensor<4x5x4xf32>, tensor<4x4x5xf32>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[QMAP]], #[[KTMAP]], #{{.+}}] ins(%[[QB]], %{{.+}} : tensor<4x5x4xf32>, tensor<4x5x4xf32>) outs(%{{.+}} : tensor<4x5x5xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<4x5x5xf32>)
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: %[[I:.+]] = linalg.index 1
@@ -187,11 +191,54 @@ func.func @max_pool2d(%x: tensor<2x3x6x6xf32>) -> tensor<2x3x3x3xf32> {
 // CHECK: arith.cmpi ugt, %[[J]], %[[I]]
 // CHECK: arith.select
 // CHECK: math.exp
-// CHECK: linalg.batch_matmul
+// CHECK: linalg.batch_matmul ins(%{{.+}}, %{{.+}} : tensor<4x5x5xf32>, tensor<4x5x4xf32>)
+// CHECK-NOT: tensor.insert_slice
 // CHECK: tensor.expand_shape {{.*}} into tensor<2x2x5x4xf32>
 func.func @attention(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32> {
   %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return %o : tensor<2x2x5x4xf32>
+}
+
+// -----
+
+// Causal attention in query blocks of 2 rows over T = 5: rows [0, 2) see
+// keys [0, 2), rows [2, 4) keys [0, 4), the last row all 5; the mask
+// compares key j with the block's first row + i; each block's product with
+// the values is written into its rows of one result.
+// CHECK-LABEL: func.func @attention_blocks(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<1x1x5x4xf32>, %[[K:[^:]+]]: tensor<1x1x5x4xf32>, %[[V:[^:]+]]: tensor<1x1x5x4xf32>
+// CHECK-DAG: %[[QB:.+]] = tensor.collapse_shape %[[Q]]
+// CHECK-DAG: %[[KB:.+]] = tensor.collapse_shape %[[K]]
+// CHECK-DAG: %[[VB:.+]] = tensor.collapse_shape %[[V]]
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x5x4xf32>
+// CHECK: %[[Q0:.+]] = tensor.extract_slice %[[QB]][0, 0, 0] [1, 2, 4]
+// CHECK: %[[K0:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [1, 2, 4]
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[Q0]], %[[K0]] : {{.*}} -> tensor<1x2x2xf32>
+// CHECK: %[[I0:.+]] = linalg.index 1
+// CHECK: %[[J0:.+]] = linalg.index 2
+// CHECK-NEXT: arith.cmpi ugt, %[[J0]], %[[I0]]
+// CHECK: %[[O0:.+]] = tensor.extract_slice %[[OUT]][0, 0, 0] [1, 2, 4]
+// CHECK: %[[F0:.+]] = linalg.fill {{.*}} outs(%[[O0]] :
+// CHECK: %[[V0:.+]] = tensor.extract_slice %[[VB]][0, 0, 0] [1, 2, 4]
+// CHECK: %[[P0:.+]] = linalg.batch_matmul ins(%{{.+}}, %[[V0]] : tensor<1x2x2xf32>, tensor<1x2x4xf32>) outs(%[[F0]] :
+// CHECK: %[[OUT1:.+]] = tensor.insert_slice %[[P0]] into %[[OUT]][0, 0, 0] [1, 2, 4]
+// CHECK: %[[Q1:.+]] = tensor.extract_slice %[[QB]][0, 2, 0] [1, 2, 4]
+// CHECK: %[[K1:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [1, 4, 4]
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[Q1]], %[[K1]] : {{.*}} -> tensor<1x2x4xf32>
+// CHECK: %[[I1:.+]] = linalg.index 1
+// CHECK: %[[J1:.+]] = linalg.index 2
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[R1:.+]] = arith.addi %[[I1]], %[[C2]]
+// CHECK: arith.cmpi ugt, %[[J1]], %[[R1]]
+// CHECK: %[[OUT2:.+]] = tensor.insert_slice %{{.+}} into %[[OUT1]][0, 2, 0] [1, 2, 4]
+// CHECK: %[[Q2:.+]] = tensor.extract_slice %[[QB]][0, 4, 0] [1, 1, 4]
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[Q2]], %[[KB]] : {{.*}} -> tensor<1x1x5xf32>
+// CHECK: linalg.batch_matmul ins(%{{.+}}, %[[VB]] : tensor<1x1x5xf32>, tensor<1x5x4xf32>)
+// CHECK: %[[OUT3:.+]] = tensor.insert_slice %{{.+}} into %[[OUT2]][0, 4, 0] [1, 1, 4]
+// CHECK: tensor.expand_shape %[[OUT3]]
+func.func @attention_blocks(%q: tensor<1x1x5x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x4xf32>) -> tensor<1x1x5x4xf32> {
+  %o = gacc.attention %q, %k, %v {causal, query_block = 2 : i64} : tensor<1x1x5x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x4xf32>
+  return %o : tensor<1x1x5x4xf32>
 }
 
 // -----

@@ -211,6 +211,26 @@ LINALG = [
      "outs(%{n}_z : tensor<3x1x3xf32>) -> tensor<3x1x3xf32>\n"
      "%{n}_o = tensor.collapse_shape %{n}_b [[0, 1], [2]] : tensor<3x1x3xf32> into " + T33,
      lambda x, p: torch.bmm(x[:, None, :], p["w"])[:, 0, :]),
+    ("linalg.batch_matmul (transposed B)", {"w": ((3, 3, 4), (-1, 1))},
+     "%{n}_x = tensor.expand_shape %x [[0, 1], [2]] output_shape [3, 1, 4] : tensor<3x4xf32> into tensor<3x1x4xf32>\n"
+     "%{n}_e = tensor.empty() : tensor<3x1x3xf32>\n"
+     "%{n}_z = linalg.fill ins(%c0 : f32) outs(%{n}_e : tensor<3x1x3xf32>) -> tensor<3x1x3xf32>\n"
+     "%{n}_b = linalg.batch_matmul indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>, "
+     "affine_map<(b, i, j, k) -> (b, j, k)>, affine_map<(b, i, j, k) -> (b, i, j)>] "
+     "ins(%{n}_x, %{n}_w : tensor<3x1x4xf32>, tensor<3x3x4xf32>) "
+     "outs(%{n}_z : tensor<3x1x3xf32>) -> tensor<3x1x3xf32>\n"
+     "%{n}_o = tensor.collapse_shape %{n}_b [[0, 1], [2]] : tensor<3x1x3xf32> into " + T33,
+     lambda x, p: torch.bmm(x[:, None, :], p["w"].transpose(1, 2))[:, 0, :]),
+    ("linalg.batch_matmul (transposed A and B)", {"w": ((3, 4, 3), (-1, 1))},
+     "%{n}_x = tensor.expand_shape %x [[0, 1], [2]] output_shape [3, 1, 4] : tensor<3x4xf32> into tensor<3x1x4xf32>\n"
+     "%{n}_e = tensor.empty() : tensor<3x3x1xf32>\n"
+     "%{n}_z = linalg.fill ins(%c0 : f32) outs(%{n}_e : tensor<3x3x1xf32>) -> tensor<3x3x1xf32>\n"
+     "%{n}_b = linalg.batch_matmul indexing_maps = [affine_map<(b, i, j, k) -> (b, k, i)>, "
+     "affine_map<(b, i, j, k) -> (b, j, k)>, affine_map<(b, i, j, k) -> (b, i, j)>] "
+     "ins(%{n}_w, %{n}_x : tensor<3x4x3xf32>, tensor<3x1x4xf32>) "
+     "outs(%{n}_z : tensor<3x3x1xf32>) -> tensor<3x3x1xf32>\n"
+     "%{n}_o = tensor.collapse_shape %{n}_b [[0], [1, 2]] : tensor<3x3x1xf32> into " + T33,
+     lambda x, p: torch.bmm(p["w"].transpose(1, 2), x[:, None, :].transpose(1, 2))[:, :, 0]),
     ("linalg.transpose", {"p": ((3, 3), (-1, 1))},
      "%{n}_t = linalg.transpose ins(%{n}_p : " + T33 + ") outs(%e33 : " + T33 + ") permutation = [1, 0]\n"
      "%{n}_o = arith.mulf %{n}_t, %u : " + T33,
