@@ -1,11 +1,18 @@
 //===- Attention.cpp - gacc.attention, blockwise --------------------------===//
 //
-// gacc.attention's decomposition and its hand-written adjoint, both over
-// blocks of query rows (Rabe and Staats 2021; Dao 2023, FlashAttention-2):
-// a block's scores and probabilities [m·H, rows, keys] are the only
-// T-by-T-sized values, and the adjoint recomputes them per block from q
-// and k instead of keeping them from the forward. A causal block reads
-// only the keys up to its last row.
+// gacc.attention's query blocks, its decomposition and its hand-written
+// adjoint, both over blocks of query rows (after Rabe and Staats 2021,
+// "Self-attention does not need O(n²) memory", and Dao 2023,
+// FlashAttention-2): a block's scores and probabilities [m·H, rows, keys]
+// are the only T-by-T-sized values, and the adjoint recomputes them per
+// block from q and k instead of keeping them from the forward. A causal
+// block reads only the keys up to its last row.
+//
+// Every tensor a block writes into starts as its own product (a fresh
+// zero init, or the one block that covers all of it), never as a slice of
+// a shared zero tensor: CSE would merge such roots across blocks, layers
+// and the forward and backward, and one-shot bufferization would then
+// copy, or keep a forward buffer alive into the backward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +23,22 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::gacc;
+
+/// Query rows per block without `query_block`: the scores and
+/// probabilities of a block of GPT-2's shape (m = 16, 12 heads, T = 1024)
+/// then take 96 MiB each, against 768 MiB for the whole T × T.
+static constexpr int64_t kDefaultQueryBlock = 128;
+
+int64_t AttentionOp::getQueryBlockOrDefault() {
+  int64_t t = getQuery().getType().getDimSize(2);
+  return std::min(t, getQueryBlock() ? int64_t(*getQueryBlock())
+                                     : kDefaultQueryBlock);
+}
 
 namespace {
 
@@ -42,10 +61,16 @@ SmallVector<QueryBlock> getQueryBlocks(AttentionOp op) {
   return blocks;
 }
 
-/// The heads as a batch: [m, H, T, d] -> [m·H, T, d].
+/// The heads as a batch and back: [m, H, T, d] <-> [m·H, T, d].
+SmallVector<ReassociationIndices> headsAsBatch() {
+  return {{0, 1}, {2}, {3}};
+}
 Value collapseHeads(OpBuilder &b, Location loc, Value v) {
-  SmallVector<ReassociationIndices> heads = {{0, 1}, {2}, {3}};
-  return tensor::CollapseShapeOp::create(b, loc, v, heads);
+  return tensor::CollapseShapeOp::create(b, loc, v, headsAsBatch());
+}
+Value expandHeads(OpBuilder &b, Location loc, Value v,
+                  RankedTensorType type) {
+  return tensor::ExpandShapeOp::create(b, loc, type, v, headsAsBatch());
 }
 
 /// Rows [row0, row0 + rows) of dimension 1 of a [B, T, …] tensor (`v`
@@ -63,15 +88,6 @@ Value sliceRows(OpBuilder &b, Location loc, Value v, int64_t row0,
   return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
 }
 
-/// Rows [row0, row0 + rows) of `v` filled with zeros: the init of a
-/// product written into them.
-Value zeroRows(OpBuilder &b, Location loc, Value v, int64_t row0,
-               int64_t rows) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  return linalg::FillOp::create(b, loc, zero, sliceRows(b, loc, v, row0, rows))
-      .getResult(0);
-}
-
 /// `part` written over rows [row0, …) of dimension 1 of `whole` (`part`
 /// itself when it is all of it).
 Value insertRows(OpBuilder &b, Location loc, Value part, Value whole,
@@ -87,6 +103,48 @@ Value insertRows(OpBuilder &b, Location loc, Value part, Value whole,
   return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
                                        strides);
 }
+
+/// Assembles a [B, T, d] tensor from row blocks that each write their own
+/// rows once (the result's and dq's): the first block's product, or a
+/// tensor.empty that is only ever a tensor.insert_slice destination.
+class RowsWriter {
+public:
+  RowsWriter(RankedTensorType type) : type(type) {}
+  void write(OpBuilder &b, Location loc, Value part, int64_t row0) {
+    if (!whole)
+      whole = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                      type.getElementType());
+    whole = insertRows(b, loc, part, whole, row0);
+  }
+  Value get() const { return whole; }
+
+private:
+  RankedTensorType type;
+  Value whole;
+};
+
+/// Accumulates products over rows [0, keys) of a [B, T, d] tensor (dk and
+/// dv): the first product must cover all T rows and starts the sum (the
+/// blocks are visited last first, and the last block reads every key);
+/// later ones add into their rows in place (C += A·B).
+class RowsAccumulator {
+public:
+  void add(OpBuilder &b, Location loc, Value a, Value bMat, bool transposeA,
+           int64_t keys) {
+    if (!sum) {
+      sum = buildBatchMatmul(b, loc, a, bMat, transposeA, false);
+      return;
+    }
+    Value rows = sliceRows(b, loc, sum, 0, keys);
+    sum = insertRows(b, loc,
+                     buildBatchMatmul(b, loc, a, bMat, transposeA, false, rows),
+                     sum, 0);
+  }
+  Value get() const { return sum; }
+
+private:
+  Value sum;
+};
 
 /// The probabilities P [B, rows, keys] of one query block: q·kᵀ (kᵀ
 /// through the product's indexing map) times `scale`, the future (key j
@@ -125,71 +183,24 @@ Value buildBlockProbabilities(OpBuilder &b, Location loc, Value q, Value k,
       .getResult()[0];
 }
 
-/// dS = P ⊙ (dP − D)·scale with D[b, i] = Σ_j P[b, i, j]·dP[b, i, j]
-/// for a block's P and dP [B, rows, keys]: softmax's adjoint (torch's
-/// _softmax_backward_data), scaled. Every row's keys lie in its block, so
-/// D is whole; masked entries have P = 0 and get dS = 0.
-Value buildScoresAdjoint(OpBuilder &b, Location loc, Value p, Value dP,
-                         double scale) {
-  using utils::IteratorType;
-  auto type = cast<RankedTensorType>(p.getType());
-  auto rowType = RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(1)}, type.getElementType());
-  AffineMap full = b.getMultiDimIdentityMap(3);
-  AffineMap row = full.dropResult(2);
-  Value d =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{rowType}, ValueRange{p, dP},
-          ValueRange{buildFilled(b, loc, rowType, 0.0)},
-          SmallVector<AffineMap>{full, full, row},
-          SmallVector<IteratorType>{IteratorType::parallel,
-                                    IteratorType::parallel,
-                                    IteratorType::reduction},
-          [](OpBuilder &nb, Location nl, ValueRange a) {
-            Value pdp = arith::MulFOp::create(nb, nl, a[0], a[1]);
-            linalg::YieldOp::create(
-                nb, nl, arith::AddFOp::create(nb, nl, a[2], pdp).getResult());
-          })
-          .getResult(0);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{p, dP, d},
-             ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(),
-                                                type.getElementType())},
-             SmallVector<AffineMap>{full, full, row, full},
-             SmallVector<IteratorType>(3, IteratorType::parallel),
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
-               Value diff = arith::SubFOp::create(nb, nl, a[1], a[2]);
-               Value g = arith::MulFOp::create(nb, nl, a[0], diff);
-               Value c = arith::ConstantOp::create(
-                   nb, nl, nb.getF32FloatAttr(scale));
-               linalg::YieldOp::create(
-                   nb, nl, arith::MulFOp::create(nb, nl, g, c).getResult());
-             })
-      .getResult(0);
-}
-
 } // namespace
 
 FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Location loc = getLoc();
-  auto qt = getQuery().getType();
   Value q = collapseHeads(b, loc, getQuery()),
         k = collapseHeads(b, loc, getKey()),
         v = collapseHeads(b, loc, getValue());
-  auto bt = cast<RankedTensorType>(q.getType());
-  // Each block's P·v is written into its rows of the result.
-  Value out = tensor::EmptyOp::create(b, loc, bt.getShape(),
-                                      bt.getElementType());
+  RowsWriter out(cast<RankedTensorType>(q.getType()));
   for (const QueryBlock &block : getQueryBlocks(*this)) {
     Value p = buildBlockProbabilities(b, loc, q, k, block,
                                       getScaleOrDefault(), getCausal());
-    Value rows = zeroRows(b, loc, out, block.row0, block.rows);
-    Value pv = buildBatchMatmul(b, loc, p, sliceRows(b, loc, v, 0, block.keys),
-                                false, false, rows);
-    out = insertRows(b, loc, pv, out, block.row0);
+    out.write(b, loc,
+              buildBatchMatmul(b, loc, p, sliceRows(b, loc, v, 0, block.keys),
+                               false, false),
+              block.row0);
   }
-  return SmallVector<Value>{tensor::ExpandShapeOp::create(
-      b, loc, qt, out, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}})};
+  return SmallVector<Value>{
+      expandHeads(b, loc, out.get(), getQuery().getType())};
 }
 
 LogicalResult
@@ -210,58 +221,42 @@ AttentionOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
         k = collapseHeads(b, loc, kept.getResult(1)),
         v = collapseHeads(b, loc, kept.getResult(2)),
         dO = collapseHeads(b, loc, dResult);
-  auto bt = cast<RankedTensorType>(q.getType());
   double scale = getScaleOrDefault();
-  bool needScores = needed[0] || needed[1];
-  Value dq = needed[0] ? Value(tensor::EmptyOp::create(
-                             b, loc, bt.getShape(), bt.getElementType()))
-                       : Value();
-  Value dk = needed[1] ? buildFilled(b, loc, bt, 0.0) : Value();
-  Value dv = needed[2] ? buildFilled(b, loc, bt, 0.0) : Value();
-  for (const QueryBlock &block : getQueryBlocks(*this)) {
+  RowsWriter dq(cast<RankedTensorType>(q.getType()));
+  RowsAccumulator dk, dv;
+  // Last block first: it reads every key, so it starts dk and dv whole.
+  SmallVector<QueryBlock> blocks = getQueryBlocks(*this);
+  for (const QueryBlock &block : llvm::reverse(blocks)) {
     Value p = buildBlockProbabilities(b, loc, q, k, block, scale,
                                       getCausal());
     Value dOb = sliceRows(b, loc, dO, block.row0, block.rows);
     // dv[keys] += Pᵀ·dO.
-    if (dv) {
-      Value rows = sliceRows(b, loc, dv, 0, block.keys);
-      dv = insertRows(b, loc, buildBatchMatmul(b, loc, p, dOb, true, false,
-                                               rows),
-                      dv, 0);
-    }
-    if (!needScores)
+    if (needed[2])
+      dv.add(b, loc, p, dOb, /*transposeA=*/true, block.keys);
+    if (!needed[0] && !needed[1])
       continue;
-    // dS = P ⊙ (dO·vᵀ − D)·scale.
+    // dS = P ⊙ (dP − rowsum(P ⊙ dP))·scale, dP = dO·vᵀ: softmax's adjoint
+    // (a row's keys all lie in its block).
     Value dP = buildBatchMatmul(b, loc, dOb,
                                 sliceRows(b, loc, v, 0, block.keys), false,
                                 true);
-    Value dS = buildScoresAdjoint(b, loc, p, dP, scale);
-    // dq[rows] = dS·k.
-    if (dq) {
-      Value rows = zeroRows(b, loc, dq, block.row0, block.rows);
-      dq = insertRows(b, loc,
-                      buildBatchMatmul(b, loc, dS,
-                                       sliceRows(b, loc, k, 0, block.keys),
-                                       false, false, rows),
-                      dq, block.row0);
-    }
-    // dk[keys] += dSᵀ·q.
-    if (dk) {
-      Value rows = sliceRows(b, loc, dk, 0, block.keys);
-      dk = insertRows(b, loc,
-                      buildBatchMatmul(b, loc, dS,
-                                       sliceRows(b, loc, q, block.row0,
-                                                 block.rows),
-                                       true, false, rows),
-                      dk, 0);
-    }
+    Value dS = buildSoftmaxGrad(b, loc, p, dP, 2, scale);
+    // dq[rows] = dS·k, dk[keys] += dSᵀ·q.
+    if (needed[0])
+      dq.write(b, loc,
+               buildBatchMatmul(b, loc, dS,
+                                sliceRows(b, loc, k, 0, block.keys), false,
+                                false),
+               block.row0);
+    if (needed[1])
+      dk.add(b, loc, dS, sliceRows(b, loc, q, block.row0, block.rows),
+             /*transposeA=*/true, block.keys);
   }
-  auto qt = getQuery().getType();
-  SmallVector<ReassociationIndices> heads = {{0, 1}, {2}, {3}};
-  SmallVector<Value, 3> grads = {dq, dk, dv};
+  auto type = getQuery().getType();
+  SmallVector<Value, 3> grads = {needed[0] ? dq.get() : Value(), dk.get(),
+                                 dv.get()};
   for (auto [i, grad] : llvm::enumerate(grads))
     if (grad)
-      operandAdjoints[i] = tensor::ExpandShapeOp::create(b, loc, qt, grad,
-                                                         heads);
+      operandAdjoints[i] = expandHeads(b, loc, grad, type);
   return success();
 }

@@ -31,7 +31,8 @@ def GAcc_DifferentiableOpInterface
     cannot be differentiated.
 
     gacc's layer ops implement it where a hand-written rule pays (losses,
-    normalizations); upstream ops get it as external models
+    normalizations, attention, whose rule also emits `gacc.recompute_inputs`
+    to recompute its blocks); upstream ops get it as external models
     (dialect/ArithMathAdjoints.cpp, LinalgAdjoints.cpp, TensorAdjoints.cpp).
     An op without it that implements linalg's AggregatedOpInterface is
     differentiated through its decomposition.

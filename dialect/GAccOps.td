@@ -546,30 +546,36 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
     `causal` the mask is −∞ above the diagonal (position i attends to
     positions j ≤ i), as is_causal=True.
 
-    Blockwise, as memory-efficient and flash attention are (Rabe and Staats
+    Blockwise, after memory-efficient and flash attention (Rabe and Staats
     2021, "Self-attention does not need O(n²) memory"; Dao 2023,
-    "FlashAttention-2", Algorithm 2 for the adjoint): the queries are cut
-    into blocks of `query_block` rows (default min(T, 128); the last block
-    may be shorter), and each block's scores and probabilities
+    "FlashAttention-2"): the queries are cut into blocks of `query_block`
+    rows (default min(T, 128); a value above T is one block; the last
+    block may be shorter), and each block's scores and probabilities
     [m·H, rows, keys] exist only while that block is computed. A causal
     block of rows [r, r + n) reads only the keys [0, r + n): the blocks
-    above the diagonal are never computed.
+    above the diagonal are never computed. Unlike FlashAttention, a block
+    holds all the keys its rows see (one softmax per row, no running
+    maximum), and the adjoint recomputes the softmax instead of keeping a
+    log-sum-exp. The blocks are unrolled at compile time, each with its
+    own product shapes: T / query_block blocks per op.
 
     Decomposition, per block: the (m·H) heads as a batch, the scores
     q·kᵀ by one `linalg.batch_matmul` (kᵀ through its indexing map), a
     `linalg.generic` scaling them and masking the future, `linalg.softmax`
-    over the keys, one `linalg.batch_matmul` with the values written into
+    over the keys, one `linalg.batch_matmul` with the values inserted into
     the block's rows of the result.
 
     Adjoint (hand-written): nothing of the forward's blocks is kept; per
-    query block the probabilities P are recomputed from q and k (read
-    through `gacc.recompute_inputs`, so CSE cannot merge them back into the
-    forward's), then dv += Pᵀ·dO for the keys the block read,
+    query block, last first, the probabilities P are recomputed from q and
+    k (read through `gacc.recompute_inputs`, so CSE cannot merge them back
+    into the forward's), then dv += Pᵀ·dO for the keys the block read,
     dP = dO·vᵀ, dS = P ⊙ (dP − D)·scale with D = rowsum(P ⊙ dP) (softmax's
     adjoint; a row's keys all lie in its block), dq = dS·k for the block's
     rows and dk += dSᵀ·q for its keys. Only q, k and v live across the
     forward/backward boundary, and the backward's transient bytes are those
-    of one block.
+    of one block. In a bf16/fp16 step the backward's recomputed values are
+    rounded like every value the body computes, while the forward's
+    probabilities (inside the op) are not.
 
     ```mlir
     %o = gacc.attention %q, %k, %v {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
@@ -582,7 +588,8 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
   }];
   let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
                        GAcc_F32Tensor:$value, OptionalAttr<F64Attr>:$scale,
-                       UnitAttr:$causal, OptionalAttr<I64Attr>:$query_block);
+                       UnitAttr:$causal,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$query_block);
   let results = (outs GAcc_F32Tensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key)

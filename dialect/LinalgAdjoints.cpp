@@ -93,41 +93,8 @@ struct SoftmaxAdjointModel
     auto type = dyn_cast<RankedTensorType>(y.getType());
     if (!type)
       return op->emitOpError("is differentiated on tensors only");
-    Location loc = op->getLoc();
-    int64_t dim = softmax.getDimension();
-    unsigned rank = type.getRank();
-    AffineMap full = b.getMultiDimIdentityMap(rank);
-    AffineMap reduced = full.dropResult(dim);
-    SmallVector<int64_t> shape(type.getShape());
-    shape.erase(shape.begin() + dim);
-    auto rowType = RankedTensorType::get(shape, type.getElementType());
-    SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
-    its[dim] = utils::IteratorType::reduction;
-    Value dot =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{rowType}, ValueRange{dy, y},
-            ValueRange{buildFilled(b, loc, rowType, 0.0)},
-            SmallVector<AffineMap>{full, full, reduced}, its,
-            [](OpBuilder &nb, Location nl, ValueRange a) {
-              Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
-              linalg::YieldOp::create(
-                  nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], p)));
-            })
-            .getResult(0);
-    Value init =
-        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-    operandAdjoints[0] =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{type}, ValueRange{dy, y, dot}, ValueRange{init},
-            SmallVector<AffineMap>{full, full, reduced, full},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [](OpBuilder &nb, Location nl, ValueRange a) {
-              Value d = arith::SubFOp::create(nb, nl, a[0], a[2]);
-              linalg::YieldOp::create(
-                  nb, nl, Value(arith::MulFOp::create(nb, nl, a[1], d)));
-            })
-            .getResult(0);
+    operandAdjoints[0] = buildSoftmaxGrad(b, op->getLoc(), y, dy,
+                                          softmax.getDimension());
     return success();
   }
 };

@@ -101,6 +101,47 @@ Value mlir::gacc::buildBatchMatmul(OpBuilder &b, Location loc, Value a,
       .getResult(0);
 }
 
+Value mlir::gacc::buildSoftmaxGrad(OpBuilder &b, Location loc, Value y,
+                                   Value dy, int64_t dim, double scale) {
+  auto type = cast<RankedTensorType>(y.getType());
+  unsigned rank = type.getRank();
+  AffineMap full = b.getMultiDimIdentityMap(rank);
+  AffineMap reduced = full.dropResult(dim);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  auto rowType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
+  its[dim] = utils::IteratorType::reduction;
+  Value dot = linalg::GenericOp::create(
+                  b, loc, TypeRange{rowType}, ValueRange{dy, y},
+                  ValueRange{buildFilled(b, loc, rowType, 0.0)},
+                  SmallVector<AffineMap>{full, full, reduced}, its,
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+                    linalg::YieldOp::create(
+                        nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], p)));
+                  })
+                  .getResult(0);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{dy, y, dot}, ValueRange{init},
+             SmallVector<AffineMap>{full, full, reduced, full},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value d = arith::SubFOp::create(nb, nl, a[0], a[2]);
+               Value dx = arith::MulFOp::create(nb, nl, a[1], d);
+               if (scale != 1.0)
+                 dx = arith::MulFOp::create(
+                     nb, nl, dx,
+                     arith::ConstantOp::create(nb, nl,
+                                               nb.getF32FloatAttr(scale)));
+               linalg::YieldOp::create(nb, nl, dx);
+             })
+      .getResult(0);
+}
+
 FailureOr<std::pair<bool, bool>>
 mlir::gacc::getMatmulTransposes(Operation *op) {
   // linalg.matmul over (i, j, k); linalg.batch_matmul over (b, i, j, k).

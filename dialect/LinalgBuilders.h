@@ -67,6 +67,13 @@ Value buildSumRows(OpBuilder &b, Location loc, Value x);
 Value buildAddBias(OpBuilder &b, Location loc, Value x, Value bias,
                    unsigned biasDim = 1);
 
+/// The adjoint of y = softmax(x) over dimension `dim` of an f32 tensor, times
+/// `scale`: dx = y ⊙ (dy − Σ_dim dy ⊙ y)·scale (torch's
+/// _softmax_backward_data; the product by `scale` only when it is not 1).
+/// One reduction over `dim`, then one elementwise map; dx has y's type.
+Value buildSoftmaxGrad(OpBuilder &b, Location loc, Value y, Value dy,
+                       int64_t dim, double scale = 1.0);
+
 /// Per-row statistics of softmax cross-entropy for logits z [m, C] and
 /// labels y [m]: rowMax = max_j z_ij, sumExp = Σ_j exp(z_ij − rowMax),
 /// labelLogit = z_i,y_i (0 where y_i is out of [0, C)).

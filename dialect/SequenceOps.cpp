@@ -2,7 +2,7 @@
 //
 // gacc.softmax and gacc.attention: verifiers and result types, and
 // softmax's decomposition into linalg.softmax, which gacc-autodiff
-// differentiates. Attention's blockwise decomposition and its adjoint live
+// differentiates. Attention's query blocks, decomposition and adjoint live
 // in Attention.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -57,9 +56,6 @@ LogicalResult AttentionOp::verify() {
            << getValue().getType();
   if (llvm::is_contained(q.getShape(), 0))
     return emitOpError("query must not have an empty dimension, got ") << q;
-  if (getQueryBlock() && *getQueryBlock() < 1)
-    return emitOpError("query_block must be at least 1, got ")
-           << *getQueryBlock();
   if (getScale()) {
     // Applied in f32: positive, finite and normal there.
     double scale = getScale()->convertToDouble();
@@ -83,15 +79,4 @@ double AttentionOp::getScaleOrDefault() {
   if (getScale())
     return getScale()->convertToDouble();
   return 1.0 / std::sqrt(double(getQuery().getType().getDimSize(3)));
-}
-
-/// Query rows per block without `query_block`: the scores and
-/// probabilities of a block of GPT-2's shape (m = 16, 12 heads, T = 1024)
-/// then take 96 MiB each, against 768 MiB for the whole T × T.
-static constexpr int64_t kDefaultAttentionQueryBlock = 128;
-
-int64_t AttentionOp::getQueryBlockOrDefault() {
-  int64_t t = getQuery().getType().getDimSize(2);
-  return std::min(t, getQueryBlock() ? int64_t(*getQueryBlock())
-                                     : kDefaultAttentionQueryBlock);
 }

@@ -1069,7 +1069,7 @@ func.func @f(%q: tensor<2x2x5x4xf32>) {
 
 // attention: at least one query row per block.
 func.func @f(%q: tensor<2x2x5x4xf32>) {
-  // expected-error @below {{query_block must be at least 1, got 0}}
+  // expected-error @below {{attribute 'query_block' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
   %o = gacc.attention %q, %q, %q {query_block = 0 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return
 }

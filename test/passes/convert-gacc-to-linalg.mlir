@@ -203,24 +203,26 @@ func.func @attention(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32> {
 
 // Causal attention in query blocks of 2 rows over T = 5: rows [0, 2) see
 // keys [0, 2), rows [2, 4) keys [0, 4), the last row all 5; the mask
-// compares key j with the block's first row + i; each block's product with
-// the values is written into its rows of one result.
+// compares key j with the block's first row + i; each block's product
+// with the values has a zero init of its own and is inserted into its
+// rows of a result that only tensor.insert_slice writes (no slice of a
+// shared zero tensor that CSE could merge).
 // CHECK-LABEL: func.func @attention_blocks(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<1x1x5x4xf32>, %[[K:[^:]+]]: tensor<1x1x5x4xf32>, %[[V:[^:]+]]: tensor<1x1x5x4xf32>
 // CHECK-DAG: %[[QB:.+]] = tensor.collapse_shape %[[Q]]
 // CHECK-DAG: %[[KB:.+]] = tensor.collapse_shape %[[K]]
 // CHECK-DAG: %[[VB:.+]] = tensor.collapse_shape %[[V]]
-// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x5x4xf32>
 // CHECK: %[[Q0:.+]] = tensor.extract_slice %[[QB]][0, 0, 0] [1, 2, 4]
 // CHECK: %[[K0:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [1, 2, 4]
 // CHECK: linalg.batch_matmul {{.*}} ins(%[[Q0]], %[[K0]] : {{.*}} -> tensor<1x2x2xf32>
 // CHECK: %[[I0:.+]] = linalg.index 1
 // CHECK: %[[J0:.+]] = linalg.index 2
 // CHECK-NEXT: arith.cmpi ugt, %[[J0]], %[[I0]]
-// CHECK: %[[O0:.+]] = tensor.extract_slice %[[OUT]][0, 0, 0] [1, 2, 4]
-// CHECK: %[[F0:.+]] = linalg.fill {{.*}} outs(%[[O0]] :
 // CHECK: %[[V0:.+]] = tensor.extract_slice %[[VB]][0, 0, 0] [1, 2, 4]
+// CHECK: %[[E0:.+]] = tensor.empty() : tensor<1x2x4xf32>
+// CHECK: %[[F0:.+]] = linalg.fill {{.*}} outs(%[[E0]] :
 // CHECK: %[[P0:.+]] = linalg.batch_matmul ins(%{{.+}}, %[[V0]] : tensor<1x2x2xf32>, tensor<1x2x4xf32>) outs(%[[F0]] :
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x5x4xf32>
 // CHECK: %[[OUT1:.+]] = tensor.insert_slice %[[P0]] into %[[OUT]][0, 0, 0] [1, 2, 4]
 // CHECK: %[[Q1:.+]] = tensor.extract_slice %[[QB]][0, 2, 0] [1, 2, 4]
 // CHECK: %[[K1:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [1, 4, 4]
@@ -330,4 +332,24 @@ func.func @dropout(%x: tensor<2x3x4xf32>, %seed: i64, %step: i64, %first: i64) -
 func.func @no_dropout(%x: tensor<2x3xf32>, %k: i64) -> tensor<2x3xf32> {
   %c = gacc.dropout %x key(%k, %k, %k) {p = 0.0 : f64} : tensor<2x3xf32>
   return %c : tensor<2x3xf32>
+}
+
+// -----
+
+// Non-causal attention in query blocks of 3 rows over T = 5: every block
+// reads all 5 keys, and nothing is masked.
+// CHECK-LABEL: func.func @attention_blocks_noncausal(
+// CHECK-NOT: linalg.index
+// CHECK: linalg.batch_matmul {{.*}} -> tensor<4x3x5xf32>
+// CHECK-NOT: linalg.index
+// CHECK: linalg.batch_matmul ins(%{{.+}}, %{{.+}} : tensor<4x3x5xf32>, tensor<4x5x4xf32>)
+// CHECK-NOT: linalg.index
+// CHECK: linalg.batch_matmul {{.*}} -> tensor<4x2x5xf32>
+// CHECK-NOT: linalg.index
+// CHECK: linalg.batch_matmul ins(%{{.+}}, %{{.+}} : tensor<4x2x5xf32>, tensor<4x5x4xf32>)
+// CHECK-NOT: linalg.index
+// CHECK: return
+func.func @attention_blocks_noncausal(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32> {
+  %o = gacc.attention %q, %q, %q {query_block = 3 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return %o : tensor<2x2x5x4xf32>
 }
