@@ -105,16 +105,17 @@ Value insertRows(OpBuilder &b, Location loc, Value part, Value whole,
 }
 
 /// Assembles a [B, T, d] tensor from row blocks that each write their own
-/// rows once (the result's and dq's): the first block's product, or a
-/// tensor.empty that is only ever a tensor.insert_slice destination.
+/// rows once (the result's and dq's): one block's product when it has all
+/// the rows, else a tensor.empty that is only ever a tensor.insert_slice
+/// destination.
 class RowsWriter {
 public:
-  RowsWriter(RankedTensorType type) : type(type) {}
+  explicit RowsWriter(RankedTensorType type) : type(type) {}
   void write(OpBuilder &b, Location loc, Value part, int64_t row0) {
-    if (!whole)
+    if (!whole && part.getType() != type)
       whole = tensor::EmptyOp::create(b, loc, type.getShape(),
                                       type.getElementType());
-    whole = insertRows(b, loc, part, whole, row0);
+    whole = whole ? insertRows(b, loc, part, whole, row0) : part;
   }
   Value get() const { return whole; }
 

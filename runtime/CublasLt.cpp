@@ -21,44 +21,25 @@ std::string gaccrt::cublaslt::loadApi(Api &api) {
       break;
   if (!lib)
     return "no cuBLASLt (libcublasLt.so.13/.12 not found)";
-  struct Entry {
-    bool bound;
-    const char *name;
-  } entries[] = {
-      {loadSymbol(lib, api.create, "cublasLtCreate"), "cublasLtCreate"},
-      {loadSymbol(lib, api.matmulDescCreate, "cublasLtMatmulDescCreate"),
-       "cublasLtMatmulDescCreate"},
-      {loadSymbol(lib, api.matmulDescSetAttribute,
-                  "cublasLtMatmulDescSetAttribute"),
-       "cublasLtMatmulDescSetAttribute"},
-      {loadSymbol(lib, api.matrixLayoutCreate, "cublasLtMatrixLayoutCreate"),
-       "cublasLtMatrixLayoutCreate"},
-      {loadSymbol(lib, api.matrixLayoutSetAttribute,
-                  "cublasLtMatrixLayoutSetAttribute"),
-       "cublasLtMatrixLayoutSetAttribute"},
-      {loadSymbol(lib, api.preferenceCreate,
-                  "cublasLtMatmulPreferenceCreate"),
-       "cublasLtMatmulPreferenceCreate"},
-      {loadSymbol(lib, api.preferenceSetAttribute,
-                  "cublasLtMatmulPreferenceSetAttribute"),
-       "cublasLtMatmulPreferenceSetAttribute"},
-      {loadSymbol(lib, api.algoGetHeuristic,
-                  "cublasLtMatmulAlgoGetHeuristic"),
-       "cublasLtMatmulAlgoGetHeuristic"},
-      {loadSymbol(lib, api.matmul, "cublasLtMatmul"), "cublasLtMatmul"},
-      {loadSymbol(lib, api.matmulDescDestroy, "cublasLtMatmulDescDestroy"),
-       "cublasLtMatmulDescDestroy"},
-      {loadSymbol(lib, api.matrixLayoutDestroy,
-                  "cublasLtMatrixLayoutDestroy"),
-       "cublasLtMatrixLayoutDestroy"},
-      {loadSymbol(lib, api.preferenceDestroy,
-                  "cublasLtMatmulPreferenceDestroy"),
-       "cublasLtMatmulPreferenceDestroy"},
+  // Every entry point is bound; the first one missing is the error.
+  const char *missing = nullptr;
+  auto bind = [&](auto &fn, const char *name) {
+    if (!loadSymbol(lib, fn, name) && !missing)
+      missing = name;
   };
-  for (const Entry &e : entries)
-    if (!e.bound)
-      return std::string("libcublasLt lacks ") + e.name;
-  return "";
+  bind(api.create, "cublasLtCreate");
+  bind(api.matmulDescCreate, "cublasLtMatmulDescCreate");
+  bind(api.matmulDescSetAttribute, "cublasLtMatmulDescSetAttribute");
+  bind(api.matrixLayoutCreate, "cublasLtMatrixLayoutCreate");
+  bind(api.matrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute");
+  bind(api.preferenceCreate, "cublasLtMatmulPreferenceCreate");
+  bind(api.preferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute");
+  bind(api.algoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic");
+  bind(api.matmul, "cublasLtMatmul");
+  bind(api.matmulDescDestroy, "cublasLtMatmulDescDestroy");
+  bind(api.matrixLayoutDestroy, "cublasLtMatrixLayoutDestroy");
+  bind(api.preferenceDestroy, "cublasLtMatmulPreferenceDestroy");
+  return missing ? std::string("libcublasLt lacks ") + missing : "";
 }
 
 static std::string failed(const char *call, int status) {
