@@ -73,56 +73,17 @@ Value expandHeads(OpBuilder &b, Location loc, Value v,
   return tensor::ExpandShapeOp::create(b, loc, type, v, headsAsBatch());
 }
 
-/// Rows [row0, row0 + rows) of dimension 1 of a [B, T, …] tensor (`v`
-/// itself when that is all of it).
+/// Rows [row0, row0 + rows) of dimension 1 of a [B, T, …] tensor.
 Value sliceRows(OpBuilder &b, Location loc, Value v, int64_t row0,
                 int64_t rows) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (row0 == 0 && rows == type.getDimSize(1))
-    return v;
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
-  offsets[1] = b.getIndexAttr(row0);
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    sizes.push_back(b.getIndexAttr(i == 1 ? rows : type.getDimSize(i)));
-  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+  return buildSliceAlong(b, loc, v, 1, row0, rows);
 }
 
-/// `part` written over rows [row0, …) of dimension 1 of `whole` (`part`
-/// itself when it is all of it).
+/// `part` written over rows [row0, …) of dimension 1 of `whole`.
 Value insertRows(OpBuilder &b, Location loc, Value part, Value whole,
                  int64_t row0) {
-  auto pt = cast<RankedTensorType>(part.getType());
-  if (pt == whole.getType())
-    return part;
-  SmallVector<OpFoldResult> offsets(pt.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(pt.getRank(), b.getIndexAttr(1));
-  offsets[1] = b.getIndexAttr(row0);
-  for (int64_t size : pt.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
-                                       strides);
+  return buildInsertAlong(b, loc, part, whole, 1, row0);
 }
-
-/// Assembles a [B, T, d] tensor from row blocks that each write their own
-/// rows once (the result's and dq's): one block's product when it has all
-/// the rows, else a tensor.empty that is only ever a tensor.insert_slice
-/// destination.
-class RowsWriter {
-public:
-  explicit RowsWriter(RankedTensorType type) : type(type) {}
-  void write(OpBuilder &b, Location loc, Value part, int64_t row0) {
-    if (!whole && part.getType() != type)
-      whole = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                      type.getElementType());
-    whole = whole ? insertRows(b, loc, part, whole, row0) : part;
-  }
-  Value get() const { return whole; }
-
-private:
-  RankedTensorType type;
-  Value whole;
-};
 
 /// Accumulates products over rows [0, keys) of a [B, T, d] tensor (dk and
 /// dv): the first product must cover all T rows and starts the sum (the
@@ -191,7 +152,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value q = collapseHeads(b, loc, getQuery()),
         k = collapseHeads(b, loc, getKey()),
         v = collapseHeads(b, loc, getValue());
-  RowsWriter out(cast<RankedTensorType>(q.getType()));
+  RowsWriter out(cast<RankedTensorType>(q.getType()), 1);
   for (const QueryBlock &block : getQueryBlocks(*this)) {
     Value p = buildBlockProbabilities(b, loc, q, k, block,
                                       getScaleOrDefault(), getCausal());
@@ -223,7 +184,7 @@ AttentionOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
         v = collapseHeads(b, loc, kept.getResult(2)),
         dO = collapseHeads(b, loc, dResult);
   double scale = getScaleOrDefault();
-  RowsWriter dq(cast<RankedTensorType>(q.getType()));
+  RowsWriter dq(cast<RankedTensorType>(q.getType()), 1);
   RowsAccumulator dk, dv;
   // Last block first: it reads every key, so it starts dk and dv whole.
   SmallVector<QueryBlock> blocks = getQueryBlocks(*this);

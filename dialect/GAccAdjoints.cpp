@@ -64,13 +64,24 @@ EmbeddingOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   if (!needed[1])
     return success();
   Location loc = getLoc();
-  // dW = onehot(indices)ᵀ · dy over the flattened positions: a matmul that
-  // gacc-fuse-accumulation writes straight into the accumulator.
+  // dW = onehot(indices)ᵀ · dy over the flattened positions: matmuls that
+  // gacc-fuse-accumulation writes straight into the accumulator. Over a
+  // large vocabulary the one-hot rows come in blocks (each product adds
+  // into the one before it), so that no [positions, V] tensor exists
+  // (GPT-2's would take 3.1 GiB).
   int64_t vocabulary = getWeight().getType().getDimSize(0);
-  Value onehot =
-      buildOneHot(b, loc, buildFlatten(b, loc, getIndices()), vocabulary);
+  Value indices = buildFlatten(b, loc, getIndices());
   Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);
-  operandAdjoints[1] = buildMatmul(b, loc, onehot, dy, true, false);
+  int64_t rows = cast<RankedTensorType>(indices.getType()).getDimSize(0);
+  Value dW;
+  forEachRowBlock(rows, getRowsPerBlock(rows, vocabulary),
+                  [&](int64_t row0, int64_t n) {
+    Value onehot = buildOneHot(
+        b, loc, buildSliceAlong(b, loc, indices, 0, row0, n), vocabulary);
+    dW = buildMatmul(b, loc, onehot, buildSliceAlong(b, loc, dy, 0, row0, n),
+                     /*transposeA=*/true, /*transposeB=*/false, dW);
+  });
+  operandAdjoints[1] = dW;
   return success();
 }
 

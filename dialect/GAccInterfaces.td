@@ -82,13 +82,24 @@ def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
   let description = [{
     An op that reduces a model output (the prediction, e.g. logits) and
     targets to a scalar loss summed over the micro-batch. The prediction is
-    what inference functions return; the tools find the loss, its targets,
+    what inference functions return (read by the op, or computed inside it
+    from its other operands); the tools find the loss, its targets,
     the value that pads a short window and the evaluation that applies
     through this interface, never by the op's name.
   }];
   let methods = [
-    InterfaceMethod<"The model output this loss reads.",
-      "::mlir::Value", "getPrediction">,
+    InterfaceMethod<[{
+      The type of the model output this loss scores (its prediction), e.g.
+      the logits [m, C] or [m, S, C] of a cross-entropy.
+    }], "::mlir::RankedTensorType", "getPredictionType">,
+    InterfaceMethod<[{
+      Emits, at the builder's insertion point, the prediction computed from
+      `operands`, which stand for this op's operands (the same count and
+      types; e.g. their clones in an inference function), and returns it: a
+      loss that reads the prediction returns that operand, one that computes
+      it internally (a fused classifier head) builds it.
+    }], "::mlir::Value", "buildPrediction",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$operands)>,
     InterfaceMethod<"The targets (labels) this loss reads.",
       "::mlir::Value", "getTargets">,
     InterfaceMethod<[{

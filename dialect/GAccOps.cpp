@@ -422,7 +422,13 @@ LogicalResult CrossEntropyOp::inferReturnTypes(
   return success();
 }
 
-Value CrossEntropyOp::getPrediction() { return getLogits(); }
+RankedTensorType CrossEntropyOp::getPredictionType() {
+  return getLogits().getType();
+}
+
+Value CrossEntropyOp::buildPrediction(OpBuilder &, ValueRange operands) {
+  return operands[getLogitsMutable().getOperandNumber()];
+}
 
 Value CrossEntropyOp::getTargets() { return getLabels(); }
 

@@ -351,6 +351,73 @@ def GAcc_CrossEntropyOp : GAcc_LayerOp<"cross_entropy", [
   let hasVerifier = 1;
 }
 
+def GAcc_LinearCrossEntropyOp : GAcc_LayerOp<"linear_cross_entropy", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<GAcc_LossOpInterface>]> {
+  let summary = "a classifier head and its cross-entropy in blocks of rows";
+  let description = [{
+    `gacc.cross_entropy` of the logits `gacc.linear` computes, without the
+    logits: for `input` [m, K] or [m, S, K], `weight` [C, K], optional
+    `bias` [C] and `labels` [m] or [m, S] (i32 or i64), returns
+    Σ −log softmax(input·weightᵀ + bias)[label] over every target that is
+    not `ignore_index`, with `label_smoothing` as `gacc.cross_entropy` (the
+    formula of torch.nn.functional.cross_entropy, reduction='sum'). The
+    prediction (what evaluation scores) is the logits [m, C] or [m, S, C].
+
+    The rows (the targets, m·S) are processed in blocks of `row_block`
+    (default: as many rows as keep a block's logits within 2^24 elements,
+    64 MiB in fp32; all rows when C is small), so no [m·S, C] tensor exists:
+    the memory of a language model's output layer over a large vocabulary
+    (GPT-2's: [16·1024, 50304] logits, 3.1 GiB per fp32 copy). This is the
+    "fused linear cross-entropy" of Liger Kernel (Hsu et al. 2024) and of
+    Wijmans et al. 2024 ("Cut your losses in large-vocabulary language
+    models"), here over blocks of rows. Decomposition, per block: the
+    logits as a `linalg.matmul` (+ bias), the row statistics and the loss,
+    chained in f64 in row order (the sum of one unblocked op).
+
+    Adjoint (hand-written): per block, the logits are computed again from
+    the input and weight (read through `gacc.recompute_inputs`, so CSE
+    cannot merge them into the forward's), dz = dL·(softmax − target
+    weights) as `gacc.cross_entropy`'s, then d input = dz·W for the block's
+    rows, dW += dzᵀ·x and d bias += Σ_rows dz. The price is the head's
+    product computed twice (three matrix products in the backward instead
+    of two); `gacc-fuse-linear-cross-entropy` builds this op only where the
+    logits are large. In a bf16/fp16 step the backward's recomputed logits
+    are rounded like every value the body computes, the forward's (inside
+    the op) are not.
+
+    ```mlir
+    %l = gacc.linear_cross_entropy %h, %w, %y : tensor<16x1024x768xf32>, tensor<50304x768xf32>, tensor<16x1024xi32> -> tensor<f32>
+    %s = gacc.linear_cross_entropy %h, %w, %y bias %b {row_block = 256 : i64, label_smoothing = 0.1 : f64} : tensor<8x64xf32>, tensor<10x64xf32>, tensor<8xi32>, tensor<10xf32> -> tensor<f32>
+    ```
+
+    Errors: an input that is not rank 2 or 3, a weight that is not rank 2
+    or whose in-features differ from the input's, a bias that is not [C],
+    labels whose shape is not the input's without its last dimension, a
+    label smoothing outside [0, 1], a `row_block` below 1.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
+                       Optional<GAcc_F32Tensor>:$bias,
+                       GAcc_LabelTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$row_block);
+  let results = (outs GAcc_ScalarLoss:$loss);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $labels (`bias` $bias^)? attr-dict `:`
+    type($input) `,` type($weight) `,` type($labels) (`,` type($bias)^)?
+    `->` type($loss)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Rows per block: `row_block`, or the most rows whose logits fit in
+    /// kRowBlockElements (LinalgBuilders.h; at least 1), at most all the
+    /// rows.
+    int64_t getRowBlockOrDefault();
+  }];
+}
+
 def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
     GAcc_RecomputableOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
@@ -368,7 +435,12 @@ def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
     hence the hand-written adjoint). Adjoint: dW = onehot(indices)ᵀ · dy, a
     matmul over the flattened positions, so `gacc-fuse-accumulation`
     writes it straight into the accumulator (the scatter-add of torch's
-    embedding backward).
+    embedding backward). The one-hot rows [positions, V] are built in
+    blocks of positions that keep each within 2^24 elements (64 MiB), each
+    block's product added into the one before it, so a large vocabulary
+    (GPT-2's 50304 over 16 × 1024 positions: 3.1 GiB whole) never has its
+    whole one-hot matrix. The products cost positions·V·D multiply-adds, as
+    the whole one did: a scatter-add would cost positions·D.
 
     ```mlir
     %e = gacc.embedding %tokens, %table : tensor<32x128xi32>, tensor<80x64xf32> -> tensor<32x128x64xf32>

@@ -39,7 +39,7 @@ Value mlir::gacc::buildFilled(OpBuilder &b, Location loc,
 }
 
 Value mlir::gacc::buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
-                              bool transposeA, bool transposeB) {
+                              bool transposeA, bool transposeB, Value init) {
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(bMat.getType());
   int64_t m = at.getDimSize(transposeA ? 1 : 0);
@@ -54,8 +54,9 @@ Value mlir::gacc::buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
                                               : ArrayRef<AffineExpr>{d2, d1},
                              ctx);
   auto mapC = AffineMap::get(3, 0, {d0, d1}, ctx);
-  Value init = buildFilled(
-      b, loc, RankedTensorType::get({m, n}, at.getElementType()), 0.0);
+  if (!init)
+    init = buildFilled(
+        b, loc, RankedTensorType::get({m, n}, at.getElementType()), 0.0);
   auto maps = b.getAffineMapArrayAttr({mapA, mapB, mapC});
   // Default maps are implied; spell them only when an operand is transposed.
   SmallVector<NamedAttribute> attrs;
@@ -242,10 +243,11 @@ static Value addF64(OpBuilder &b, Location loc, Value acc, Value x) {
   return arith::AddFOp::create(b, loc, acc, wide);
 }
 
-Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
+Value mlir::gacc::buildSumRowsF64(OpBuilder &b, Location loc, Value x,
+                                  Value partial) {
   auto xt = cast<RankedTensorType>(x.getType());
   auto rt = RankedTensorType::get({xt.getDimSize(1)}, b.getF64Type());
-  Value init = buildFilled(b, loc, rt, 0.0);
+  Value init = partial ? partial : buildFilled(b, loc, rt, 0.0);
   MLIRContext *ctx = b.getContext();
   AffineExpr d0, d1;
   bindDims(ctx, d0, d1);
@@ -257,7 +259,11 @@ Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
       [](OpBuilder &nb, Location nl, ValueRange args) {
         linalg::YieldOp::create(nb, nl, addF64(nb, nl, args[1], args[0]));
       });
-  return truncToF32(b, loc, op.getResult(0));
+  return op.getResult(0);
+}
+
+Value mlir::gacc::buildSumRows(OpBuilder &b, Location loc, Value x) {
+  return truncToF32(b, loc, buildSumRowsF64(b, loc, x));
 }
 
 Value mlir::gacc::buildAddBias(OpBuilder &b, Location loc, Value x,
@@ -353,12 +359,13 @@ CrossEntropyStats mlir::gacc::buildCrossEntropyStats(OpBuilder &b,
   return {rowMax, stats.getResult(0), stats.getResult(1)};
 }
 
-Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
-                                       const CrossEntropyStats &stats,
-                                       Value labels, int64_t ignoreIndex) {
+Value mlir::gacc::buildCrossEntropySumF64(OpBuilder &b, Location loc,
+                                          const CrossEntropyStats &stats,
+                                          Value labels, int64_t ignoreIndex,
+                                          Value partial) {
   MLIRContext *ctx = b.getContext();
   auto scalar = RankedTensorType::get({}, b.getF64Type());
-  Value init = buildFilled(b, loc, scalar, 0.0);
+  Value init = partial ? partial : buildFilled(b, loc, scalar, 0.0);
   AffineExpr d0;
   bindDims(ctx, d0);
   AffineMap mI = AffineMap::get(1, 0, {d0}, ctx);
@@ -376,7 +383,14 @@ Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
         Value contrib = arith::SelectOp::create(nb, nl, ignored, zeroF, l);
         linalg::YieldOp::create(nb, nl, addF64(nb, nl, args[4], contrib));
       });
-  return truncToF32(b, loc, op.getResult(0));
+  return op.getResult(0);
+}
+
+Value mlir::gacc::buildCrossEntropySum(OpBuilder &b, Location loc,
+                                       const CrossEntropyStats &stats,
+                                       Value labels, int64_t ignoreIndex) {
+  return truncToF32(
+      b, loc, buildCrossEntropySumF64(b, loc, stats, labels, ignoreIndex));
 }
 
 Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
@@ -422,6 +436,46 @@ Value mlir::gacc::buildCrossEntropyGrad(OpBuilder &b, Location loc,
 //===----------------------------------------------------------------------===//
 // Reshapes
 //===----------------------------------------------------------------------===//
+
+Value mlir::gacc::buildSliceAlong(OpBuilder &b, Location loc, Value v,
+                                  int64_t dim, int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (offset == 0 && size == type.getDimSize(dim))
+    return v;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    sizes.push_back(b.getIndexAttr(i == dim ? size : type.getDimSize(i)));
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+Value mlir::gacc::buildInsertAlong(OpBuilder &b, Location loc, Value part,
+                                   Value whole, int64_t dim, int64_t offset) {
+  auto pt = cast<RankedTensorType>(part.getType());
+  if (pt == whole.getType())
+    return part;
+  SmallVector<OpFoldResult> offsets(pt.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(pt.getRank(), b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  for (int64_t size : pt.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
+                                       strides);
+}
+
+int64_t mlir::gacc::getRowsPerBlock(int64_t rows, int64_t width) {
+  return std::clamp<int64_t>(kRowBlockElements / std::max<int64_t>(width, 1),
+                             1, std::max<int64_t>(rows, 1));
+}
+
+void RowsWriter::write(OpBuilder &b, Location loc, Value part,
+                       int64_t offset) {
+  if (!whole && part.getType() != type)
+    whole = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                    type.getElementType());
+  whole = whole ? buildInsertAlong(b, loc, part, whole, dim, offset) : part;
+}
 
 Value mlir::gacc::buildCollapseToMatrix(OpBuilder &b, Location loc, Value x) {
   auto t = cast<RankedTensorType>(x.getType());

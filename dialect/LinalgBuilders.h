@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <algorithm>
 #include <array>
 
 namespace mlir::gacc {
@@ -23,10 +24,11 @@ namespace mlir::gacc {
 Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type,
                   double value);
 
-/// op(A)·op(B) as a `linalg.matmul` (transposes through indexing_maps) whose
-/// init is a zero-filled [M, N] tensor. A, B: rank-2 f32 tensors.
+/// op(A)·op(B) as a `linalg.matmul` (transposes through indexing_maps)
+/// accumulated into `init` [M, N] (C += op(A)·op(B)), or into a zero-filled
+/// tensor when `init` is null. A, B: rank-2 f32 tensors.
 Value buildMatmul(OpBuilder &b, Location loc, Value a, Value bMat,
-                  bool transposeA, bool transposeB);
+                  bool transposeA, bool transposeB, Value init = {});
 
 /// op(A[b])·op(B[b]) for every batch index b as a `linalg.batch_matmul`
 /// (transposes through indexing_maps) accumulated into `init` [B, M, N]
@@ -59,8 +61,15 @@ std::array<Value, 4> buildPhilox4x32(OpBuilder &b, Location loc,
 Value buildConvertElements(OpBuilder &b, Location loc, Value x,
                            Type elemType);
 
-/// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n].
+/// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n], summed in f64
+/// and rounded once to f32.
 Value buildSumRows(OpBuilder &b, Location loc, Value x);
+
+/// Σ over dimension 0 of x [m, n] added to `partial` (f64 [n]; zero when
+/// null), in f64 and not rounded: blocks of rows chain their sums through
+/// `partial`, in row order, and round once (buildConvertElements).
+Value buildSumRowsF64(OpBuilder &b, Location loc, Value x,
+                      Value partial = {});
 
 /// x [m, n] + b [n] broadcast over rows (or, with `biasDim` 0, b [m]
 /// broadcast over columns), in place into x's value.
@@ -95,12 +104,63 @@ Value buildCrossEntropySum(OpBuilder &b, Location loc,
                            const CrossEntropyStats &stats, Value labels,
                            int64_t ignoreIndex);
 
+/// The same sum in f64, not rounded, added to `partial` (tensor<f64>; zero
+/// when null): blocks of rows chain their sums through `partial`.
+Value buildCrossEntropySumF64(OpBuilder &b, Location loc,
+                              const CrossEntropyStats &stats, Value labels,
+                              int64_t ignoreIndex, Value partial = {});
+
 /// dz_ij = [y_i ≠ ignore] · dL · (exp(z_ij − rowMax_i)/sumExp_i − w_ij),
 /// w_ij = [j = y_i] without label smoothing, (1 − ε)·[j = y_i] + ε/C with.
 Value buildCrossEntropyGrad(OpBuilder &b, Location loc, Value logits,
                             Value labels, const CrossEntropyStats &stats,
                             Value lossAdjoint, int64_t ignoreIndex,
                             double labelSmoothing = 0.0);
+
+/// Elements [offset, offset + size) of dimension `dim` of `v`
+/// (tensor.extract_slice; `v` itself when that is all of it).
+Value buildSliceAlong(OpBuilder &b, Location loc, Value v, int64_t dim,
+                      int64_t offset, int64_t size);
+
+/// `part` written over elements [offset, …) of dimension `dim` of `whole`
+/// (tensor.insert_slice; `part` itself when it is all of it).
+Value buildInsertAlong(OpBuilder &b, Location loc, Value part, Value whole,
+                       int64_t dim, int64_t offset);
+
+/// The elements of a [rows, width] intermediate that one block of rows
+/// holds where an op builds it blockwise without being told how
+/// (gacc.linear_cross_entropy's logits, gacc.embedding's one-hot rows):
+/// 2^24, 64 MiB in fp32.
+inline constexpr int64_t kRowBlockElements = int64_t(1) << 24;
+
+/// The rows per block that keep a [rows, width] intermediate within
+/// kRowBlockElements: at least 1, at most `rows`.
+int64_t getRowsPerBlock(int64_t rows, int64_t width);
+
+/// Calls `fn(row0, n)` for each block of `block` rows of `rows`, in order
+/// (the last one shorter when `block` does not divide `rows`).
+template <typename Fn>
+void forEachRowBlock(int64_t rows, int64_t block, Fn fn) {
+  for (int64_t r = 0; r < rows; r += block)
+    fn(r, std::min(block, rows - r));
+}
+
+/// Assembles a tensor of `type` from blocks along dimension `dim` that each
+/// write their own elements once: one block's product when it has them
+/// all, else a tensor.empty that is only ever a tensor.insert_slice
+/// destination. (Never slices of a shared zero tensor, which CSE would
+/// merge across the ops that build them.)
+class RowsWriter {
+public:
+  RowsWriter(RankedTensorType type, int64_t dim) : type(type), dim(dim) {}
+  void write(OpBuilder &b, Location loc, Value part, int64_t offset);
+  Value get() const { return whole; }
+
+private:
+  RankedTensorType type;
+  int64_t dim;
+  Value whole;
+};
 
 /// The transposes (of A, of B) of a linalg.matmul whose indexing maps are
 /// one of the four plain matrix products C[i, j] += op(A)·op(B), or of a

@@ -35,6 +35,11 @@ enum class RecomputePolicy { None, Marked, Cheap };
 /// default): the CPU pipeline's and gacc-run's default.
 inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
 
+/// The fp32 logits of one micro-batch from which a classifier head is fused
+/// into its cross-entropy (gacc-fuse-linear-cross-entropy's
+/// min-logits-bytes, its default): 64 MiB.
+inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
@@ -114,6 +119,12 @@ void populateGAccToRuntimeConversionPatterns(RewritePatternSet &patterns);
 /// contraction accumulating in place), the other accumulates and the
 /// deferred updates as one elementwise kernel each.
 void populateFuseAccumulationPatterns(RewritePatternSet &patterns);
+
+/// gacc-fuse-linear-cross-entropy: gacc.cross_entropy of a single-use
+/// gacc.linear whose fp32 logits take at least `minLogitsBytes`, as one
+/// gacc.linear_cross_entropy.
+void populateFuseLinearCrossEntropyPatterns(RewritePatternSet &patterns,
+                                            int64_t minLogitsBytes);
 
 /// gacc-strided-copies-to-linalg: memref.copy between buffers of which one
 /// is strided, as linalg.copy.

@@ -114,6 +114,36 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
   ];
 }
 
+def GAccFuseLinearCrossEntropyPass
+    : Pass<"gacc-fuse-linear-cross-entropy", "ModuleOp"> {
+  let summary = "Fuse a large classifier head into its cross-entropy, "
+                "computed in blocks of rows";
+  let description = [{
+    Rewrites `gacc.cross_entropy` of the logits of a `gacc.linear` that
+    nothing else reads into one `gacc.linear_cross_entropy`, which computes
+    the head and the loss over blocks of rows and recomputes each block's
+    logits in its adjoint, so that no [rows, classes] tensor is kept from
+    the forward to the backward or built whole in either. It pays where the
+    logits are large (a language model's vocabulary: GPT-2's are 3.1 GiB
+    per fp32 copy at 16 × 1024 tokens) and costs the head's product once
+    more in the backward, so it applies only where one micro-batch's logits
+    take at least `min-logits-bytes` (fp32). Runs before gacc-autodiff.
+
+    ```mlir
+    %z = gacc.linear %h, %w : tensor<16x1024x768xf32>, tensor<50304x768xf32> -> tensor<16x1024x50304xf32>
+    %l = gacc.cross_entropy %z, %y : tensor<16x1024x50304xf32>, tensor<16x1024xi32> -> tensor<f32>
+    // becomes
+    %l = gacc.linear_cross_entropy %h, %w, %y : tensor<16x1024x768xf32>, tensor<50304x768xf32>, tensor<16x1024xi32> -> tensor<f32>
+    ```
+  }];
+  let options = [
+    Option<"minLogitsBytes", "min-logits-bytes", "int64_t",
+           /*default=*/"::mlir::gacc::kFuseLogitsBytes",
+           "Fuse only where one micro-batch's logits take at least these "
+           "bytes (fp32); 0 fuses every head">
+  ];
+}
+
 def GAccMaskBatchStatisticsPass
     : Pass<"gacc-mask-batch-statistics", "ModuleOp"> {
   let summary = "Keep the padding samples of a ragged micro-batch out of "

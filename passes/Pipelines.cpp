@@ -45,6 +45,8 @@ using namespace mlir::gacc;
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
     int64_t deferWindowBytes) {
+  // A large classifier head and its loss over blocks of rows.
+  pm.addPass(createGAccFuseLinearCrossEntropyPass());
   // Padding rows never count in batch statistics.
   pm.addPass(createGAccMaskBatchStatisticsPass());
   pm.addPass(createGAccAutodiffPass());

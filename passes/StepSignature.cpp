@@ -78,7 +78,7 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
     return op.emitOpError("the yielded loss must be produced by a loss op "
                           "(an op implementing LossOpInterface, such as "
                           "gacc.cross_entropy)");
-  sig.predictionType = cast<RankedTensorType>(loss.getPrediction().getType());
+  sig.predictionType = loss.getPredictionType();
   sig.predictsClassLogits = loss.predictsClassLogits();
   sig.paddingTarget = loss.getPaddingTarget();
   auto target = dyn_cast<BlockArgument>(loss.getTargets());

@@ -776,8 +776,7 @@ LogicalResult buildPredictFunction(TrainStepOp step,
                                    const StepSignature &sig) {
   Location loc = step.getLoc();
   OpBuilder b(step);
-  Value prediction =
-      step.getLoss().getDefiningOp<LossOpInterface>().getPrediction();
+  auto loss = step.getLoss().getDefiningOp<LossOpInterface>();
   SmallVector<Type> types;
   for (unsigned i = 0; i < sig.numParams; ++i)
     types.push_back(toMemRef(sig.paramTypes[i]));
@@ -815,9 +814,13 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   options.omitBlockArguments = true;
   options.omitUsesFromAbove = false;
   options.inclusive = true;
-  if (Operation *def = prediction.getDefiningOp())
-    if (failed(getBackwardSlice(def, &slice, options)))
-      return step.emitOpError("cannot slice the prediction's computation");
+  // What the prediction is computed from: the loss's operands but its
+  // targets.
+  for (Value operand : loss->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      if (operand != loss.getTargets() &&
+          failed(getBackwardSlice(def, &slice, options)))
+        return step.emitOpError("cannot slice the prediction's computation");
   for (Operation &op : step.getBodyBlock().without_terminator()) {
     if (!slice.contains(&op))
       continue;
@@ -841,8 +844,12 @@ LogicalResult buildPredictFunction(TrainStepOp step,
     mapping.map(op.getResult(0), inference);
     clone->erase();
   }
+  SmallVector<Value> operands;
+  for (Value operand : loss->getOperands())
+    operands.push_back(mapping.lookupOrDefault(operand));
+  Value prediction = loss.buildPrediction(b, operands);
   bufferization::MaterializeInDestinationOp::create(
-      b, loc, Type(), mapping.lookup(prediction), entry->getArgument(argIdx),
+      b, loc, Type(), prediction, entry->getArgument(argIdx),
       b.getUnitAttr(), b.getUnitAttr());
   func::ReturnOp::create(b, loc);
   // What only the training forms read (the sample masks) is dead.

@@ -1147,3 +1147,66 @@ gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batc
 // A misspelt unit attribute is an error, not a trainable parameter.
 // expected-error @below {{'gacc.param' op has no attribute 'frozn' (it takes no_weight_decay and frozen)}}
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros {frozn}
+
+// -----
+
+// linear_cross_entropy: the input is [batch, in] or [batch, sequence, in].
+func.func @f(%x: tensor<2x3x5x4xf32>, %w: tensor<7x4xf32>, %y: tensor<2x3x5xi32>) {
+  // expected-error @below {{input must be rank 2 [batch, in_features] or 3 [batch, sequence, in_features], got 'tensor<2x3x5x4xf32>'}}
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<2x3x5x4xf32>, tensor<7x4xf32>, tensor<2x3x5xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: in-features that differ.
+func.func @f(%x: tensor<2x5xf32>, %w: tensor<7x4xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{input has 5 features but weight expects 4 (weight layout is [classes, in])}}
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<2x5xf32>, tensor<7x4xf32>, tensor<2xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: a weight of rank 2.
+func.func @f(%x: tensor<2x4xf32>, %w: tensor<7x4x1xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{weight must be rank 2 [classes, in_features], got 'tensor<7x4x1xf32>'}}
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<2x4xf32>, tensor<7x4x1xf32>, tensor<2xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: a bias per class.
+func.func @f(%x: tensor<2x4xf32>, %w: tensor<7x4xf32>, %b: tensor<4xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{bias must be [7], got 'tensor<4xf32>'}}
+  %l = gacc.linear_cross_entropy %x, %w, %y bias %b : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi32>, tensor<4xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: one label per row of the input.
+func.func @f(%x: tensor<2x5x4xf32>, %w: tensor<7x4xf32>, %y: tensor<2x4xi32>) {
+  // expected-error @below {{labels must have the input's shape without the feature dimension, got 'tensor<2x4xi32>' for input 'tensor<2x5x4xf32>'}}
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<2x5x4xf32>, tensor<7x4xf32>, tensor<2x4xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: a label smoothing in [0, 1].
+func.func @f(%x: tensor<2x4xf32>, %w: tensor<7x4xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{label_smoothing must be in [0, 1], got 1.5}}
+  %l = gacc.linear_cross_entropy %x, %w, %y {label_smoothing = 1.5 : f64} : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy: at least one row per block.
+func.func @f(%x: tensor<2x4xf32>, %w: tensor<7x4xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{attribute 'row_block' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %l = gacc.linear_cross_entropy %x, %w, %y {row_block = 0 : i64} : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi32> -> tensor<f32>
+  return
+}

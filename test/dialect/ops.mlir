@@ -236,6 +236,18 @@ func.func @vision(%x: tensor<2x4x9x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6
   return
 }
 
+// A classifier head fused into its cross-entropy.
+// CHECK-LABEL: func.func @linear_cross_entropy
+// CHECK: gacc.linear_cross_entropy %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x5x4xf32>, tensor<7x4xf32>, tensor<2x5xi32> -> tensor<f32>
+// CHECK: gacc.linear_cross_entropy %{{.*}}, %{{.*}}, %{{.*}} bias %{{.*}} {ignore_index = 0 : i64, label_smoothing = 1.000000e-01 : f64, row_block = 3 : i64} : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi64>, tensor<7xf32> -> tensor<f32>
+func.func @linear_cross_entropy(%h: tensor<2x5x4xf32>, %w: tensor<7x4xf32>,
+                                %y: tensor<2x5xi32>, %x: tensor<2x4xf32>,
+                                %b: tensor<7xf32>, %t: tensor<2xi64>) {
+  %l = gacc.linear_cross_entropy %h, %w, %y : tensor<2x5x4xf32>, tensor<7x4xf32>, tensor<2x5xi32> -> tensor<f32>
+  %s = gacc.linear_cross_entropy %x, %w, %t bias %b {row_block = 3 : i64, ignore_index = 0 : i64, label_smoothing = 0.1 : f64} : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi64>, tensor<7xf32> -> tensor<f32>
+  return
+}
+
 // softmax and attention.
 // CHECK-LABEL: func.func @softmax_attention
 // CHECK: gacc.softmax %{{.*}} : tensor<2x3x5xf32>

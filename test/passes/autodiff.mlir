@@ -584,3 +584,60 @@ gacc.train_step @attention params [@wq, @wk, @wv] attributes {
   %l = gacc.cross_entropy %o0, %tgt : tensor<2x5x4xf32>, tensor<2x5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// gacc.linear_cross_entropy's own adjoint, in blocks of 2 rows over 5
+// (2, 2, 1). The input, weight and bias come through
+// gacc.recompute_inputs; each block computes its logits again (x·Wᵀ + b),
+// then dz = softmax − one-hot, d input = dz·W inserted into its rows of a
+// tensor only insert_slice writes, dW = dzᵀ·x accumulated from block to
+// block through the matmul's init, the bias gradient summed in f64 from
+// block to block and rounded once. No [5, 7] tensor exists (BLOCKS).
+// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: gacc.train_step @head
+// BLOCKS-LABEL: gacc.train_step @head
+// BLOCKS-NOT: tensor<5x7xf32>
+// BLOCKS: gacc.yield
+// CHECK: %[[H:.+]] = gacc.linear %{{.+}}, %[[W1:[^ ]+]] :
+// CHECK: %[[L:.+]] = gacc.linear_cross_entropy %[[H]], %[[W:[^,]+]], %[[Y:[^ ]+]] bias %[[B:[^ ]+]] {row_block = 2 : i64}
+// CHECK: gacc.backward_begin
+// CHECK: %[[KEPT:.+]]:3 = gacc.recompute_inputs %[[H]], %[[W]], %[[B]] :
+// Block 0: rows 0 and 1.
+// CHECK: %[[X0:.+]] = tensor.extract_slice %[[KEPT]]#0[0, 0] [2, 4]
+// CHECK: %[[Y0:.+]] = tensor.extract_slice %[[Y]][0] [2]
+// CHECK: %[[Z0:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[X0]], %[[KEPT]]#1 : tensor<2x4xf32>, tensor<7x4xf32>)
+// CHECK: %[[ZB0:.+]] = linalg.generic {{.+}} ins(%[[KEPT]]#2 : tensor<7xf32>) outs(%[[Z0]] : tensor<2x7xf32>)
+// CHECK: %[[DZ0:.+]] = linalg.generic {{.+}} ins(%[[ZB0]], %{{.+}}, %{{.+}}, %[[Y0]], %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<2x7xf32>)
+// CHECK: %[[DX0:.+]] = linalg.matmul ins(%[[DZ0]], %[[KEPT]]#1 : tensor<2x7xf32>, tensor<7x4xf32>)
+// CHECK: %[[DXE:.+]] = tensor.empty() : tensor<5x4xf32>
+// CHECK: %[[DXA:.+]] = tensor.insert_slice %[[DX0]] into %[[DXE]][0, 0] [2, 4]
+// CHECK: %[[DW0:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DZ0]], %[[X0]] : tensor<2x7xf32>, tensor<2x4xf32>) outs(%{{.+}} : tensor<7x4xf32>)
+// CHECK: %[[DB0:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[DZ0]] : tensor<2x7xf32>) outs(%{{.+}} : tensor<7xf64>)
+// Block 1: rows 2 and 3, added into dW and the bias sum.
+// CHECK: %[[X1:.+]] = tensor.extract_slice %[[KEPT]]#0[2, 0] [2, 4]
+// CHECK: %[[DZ1:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<2x7xf32>)
+// CHECK: %[[DXB:.+]] = tensor.insert_slice %{{.+}} into %[[DXA]][2, 0] [2, 4]
+// CHECK: %[[DW1:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DZ1]], %[[X1]] : tensor<2x7xf32>, tensor<2x4xf32>) outs(%[[DW0]] : tensor<7x4xf32>)
+// CHECK: %[[DB1:.+]] = linalg.generic {{.+}} ins(%[[DZ1]] : tensor<2x7xf32>) outs(%[[DB0]] : tensor<7xf64>)
+// Block 2: row 4.
+// CHECK: %[[X2:.+]] = tensor.extract_slice %[[KEPT]]#0[4, 0] [1, 4]
+// CHECK: %[[DZ2:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : {{.+}}) outs(%{{.+}} : tensor<1x7xf32>)
+// CHECK: %[[DX:.+]] = tensor.insert_slice %{{.+}} into %[[DXB]][4, 0] [1, 4]
+// CHECK: %[[DW:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DZ2]], %[[X2]] : tensor<1x7xf32>, tensor<1x4xf32>) outs(%[[DW1]] : tensor<7x4xf32>)
+// CHECK: %[[DB64:.+]] = linalg.generic {{.+}} ins(%[[DZ2]] : tensor<1x7xf32>) outs(%[[DB1]] : tensor<7xf64>)
+// CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[DB64]] : tensor<7xf64>) outs(%{{.+}} : tensor<7xf32>)
+// The layer below reads the assembled input gradient.
+// CHECK: %[[DW1G:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DX]], %{{.+}} : tensor<5x4xf32>, tensor<5x3xf32>)
+// CHECK: gacc.yield %[[L]], %[[DW1G]], %[[DW]], %[[DB]]
+gacc.param @w1 : tensor<4x3xf32> = #gacc.zeros
+gacc.param @w : tensor<7x4xf32> = #gacc.zeros
+gacc.param @b : tensor<7xf32> = #gacc.zeros
+gacc.train_step @head params [@w1, @w, @b] attributes {
+    accum_steps = 2 : i64, micro_batch = 5 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w1: tensor<4x3xf32>, %w: tensor<7x4xf32>, %b: tensor<7xf32>, %x: tensor<5x3xf32>, %y: tensor<5xi32>):
+  %h = gacc.linear %x, %w1 : tensor<5x3xf32>, tensor<4x3xf32> -> tensor<5x4xf32>
+  %l = gacc.linear_cross_entropy %h, %w, %y bias %b {row_block = 2 : i64} : tensor<5x4xf32>, tensor<7x4xf32>, tensor<5xi32>, tensor<7xf32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

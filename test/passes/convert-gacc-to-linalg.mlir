@@ -353,3 +353,52 @@ func.func @attention_blocks_noncausal(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4
   %o = gacc.attention %q, %q, %q {query_block = 3 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return %o : tensor<2x2x5x4xf32>
 }
+
+// -----
+
+// linear_cross_entropy in blocks of 2 rows over 5 (2, 2, 1): each block
+// slices its input rows and labels, computes its logits (a matmul with
+// the weight transposed through its indexing map, the bias added), their
+// row statistics and its loss, added in f64 into the sum of the blocks
+// before it (the init of the next block's reduction), rounded once to f32.
+// No [5, 7] tensor exists (BLOCKS).
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-linalg | FileCheck %s --check-prefix=BLOCKS
+// CHECK-LABEL: func.func @linear_cross_entropy(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<5x4xf32>, %[[W:[^:]+]]: tensor<7x4xf32>, %[[B:[^:]+]]: tensor<7xf32>, %[[Y:[^:]+]]: tensor<5xi32>
+// CHECK: %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0] [2, 4]
+// CHECK: %[[Y0:.+]] = tensor.extract_slice %[[Y]][0] [2]
+// CHECK: %[[Z0:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[X0]], %[[W]] : tensor<2x4xf32>, tensor<7x4xf32>)
+// CHECK: %[[ZB0:.+]] = linalg.generic {{.+}} ins(%[[B]] : tensor<7xf32>) outs(%[[Z0]] : tensor<2x7xf32>)
+// CHECK: %[[S0:.+]]:2 = linalg.generic {{.+}} ins(%[[ZB0]], %{{.+}}, %[[Y0]] :
+// CHECK: %[[L0:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[S0]]#0, %[[S0]]#1, %[[Y0]] : {{.+}}) outs(%{{.+}} : tensor<f64>)
+// CHECK: %[[X1:.+]] = tensor.extract_slice %[[X]][2, 0] [2, 4]
+// CHECK: linalg.matmul {{.+}} ins(%[[X1]], %[[W]] :
+// CHECK: %[[L1:.+]] = linalg.generic {{.+}} outs(%[[L0]] : tensor<f64>)
+// CHECK: %[[X2:.+]] = tensor.extract_slice %[[X]][4, 0] [1, 4]
+// CHECK: linalg.matmul {{.+}} ins(%[[X2]], %[[W]] : tensor<1x4xf32>, tensor<7x4xf32>)
+// CHECK: %[[L2:.+]] = linalg.generic {{.+}} outs(%[[L1]] : tensor<f64>)
+// CHECK: %[[L:.+]] = linalg.generic {{.+}} ins(%[[L2]] : tensor<f64>) outs(%{{.+}} : tensor<f32>)
+// CHECK: return %[[L]]
+// BLOCKS-LABEL: func.func @linear_cross_entropy(
+// BLOCKS-NOT: tensor<5x7xf32>
+// BLOCKS: return
+func.func @linear_cross_entropy(%x: tensor<5x4xf32>, %w: tensor<7x4xf32>, %b: tensor<7xf32>, %y: tensor<5xi32>) -> tensor<f32> {
+  %l = gacc.linear_cross_entropy %x, %w, %y bias %b {row_block = 2 : i64} : tensor<5x4xf32>, tensor<7x4xf32>, tensor<5xi32>, tensor<7xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Without row_block, a block holds as many rows as keep its logits within
+// 2^24 elements: for 50304 classes, 333 rows (1000 rows: blocks of 333,
+// 333, 333 and 1).
+// CHECK-LABEL: func.func @linear_cross_entropy_default_block(
+// CHECK: tensor.extract_slice %{{.+}}[0, 0] [333, 2]
+// CHECK: tensor.extract_slice %{{.+}}[333, 0] [333, 2]
+// CHECK: tensor.extract_slice %{{.+}}[666, 0] [333, 2]
+// CHECK: tensor.extract_slice %{{.+}}[999, 0] [1, 2]
+// CHECK-NOT: tensor.extract_slice %{{.+}} [{{[0-9]+}}, 2]
+func.func @linear_cross_entropy_default_block(%x: tensor<1000x2xf32>, %w: tensor<50304x2xf32>, %y: tensor<1000xi32>) -> tensor<f32> {
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<1000x2xf32>, tensor<50304x2xf32>, tensor<1000xi32> -> tensor<f32>
+  return %l : tensor<f32>
+}
