@@ -64,11 +64,11 @@ EmbeddingOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   if (!needed[1])
     return success();
   Location loc = getLoc();
-  // dW = onehot(indices)ᵀ · dy over the flattened positions: matmuls that
-  // gacc-fuse-accumulation writes straight into the accumulator. Over a
-  // large vocabulary the one-hot rows come in blocks (each product adds
-  // into the one before it), so that no [positions, V] tensor exists
-  // (GPT-2's would take 3.1 GiB).
+  // dW = onehot(indices)ᵀ · dy over the flattened positions: one matmul,
+  // which gacc-fuse-accumulation writes straight into the accumulator.
+  // Over a large vocabulary the one-hot rows come in blocks (each product
+  // adds into the one before it, and the accumulate adds their sum), so
+  // that no [positions, V] tensor exists (GPT-2's would take 3.1 GiB).
   int64_t vocabulary = getWeight().getType().getDimSize(0);
   Value indices = buildFlatten(b, loc, getIndices());
   Value dy = buildCollapseToMatrix(b, loc, resultAdjoints[0]);

@@ -95,7 +95,8 @@ def GAcc_LossOpInterface : OpInterface<"LossOpInterface"> {
     InterfaceMethod<[{
       Emits, at the builder's insertion point, the prediction computed from
       `operands`, which stand for this op's operands (the same count and
-      types; e.g. their clones in an inference function), and returns it: a
+      types; e.g. their clones in an inference function, where the targets
+      are an uninitialized stand-in), and returns it: a
       loss that reads the prediction returns that operand, one that computes
       it internally (a fused classifier head) builds it.
     }], "::mlir::Value", "buildPrediction",

@@ -427,7 +427,7 @@ RankedTensorType CrossEntropyOp::getPredictionType() {
 }
 
 Value CrossEntropyOp::buildPrediction(OpBuilder &, ValueRange operands) {
-  return operands[getLogitsMutable().getOperandNumber()];
+  return Adaptor(operands, *this).getLogits();
 }
 
 Value CrossEntropyOp::getTargets() { return getLabels(); }

@@ -393,7 +393,8 @@ def GAcc_LinearCrossEntropyOp : GAcc_LayerOp<"linear_cross_entropy", [
     ```
 
     Errors: an input that is not rank 2 or 3, a weight that is not rank 2
-    or whose in-features differ from the input's, a bias that is not [C],
+    or whose in-features differ from the input's, an empty dimension (no
+    rows, features or classes), a bias that is not [C],
     labels whose shape is not the input's without its last dimension, a
     label smoothing outside [0, 1], a `row_block` below 1.
   }];
@@ -439,8 +440,11 @@ def GAcc_EmbeddingOp : GAcc_LayerOp<"embedding", [
     blocks of positions that keep each within 2^24 elements (64 MiB), each
     block's product added into the one before it, so a large vocabulary
     (GPT-2's 50304 over 16 × 1024 positions: 3.1 GiB whole) never has its
-    whole one-hot matrix. The products cost positions·V·D multiply-adds, as
-    the whole one did: a scatter-add would cost positions·D.
+    whole one-hot matrix. With more than one block the gradient is that
+    running sum, which the accumulate adds elementwise (one [V, D]
+    temporary), not a product written into the accumulator. The products
+    cost positions·V·D multiply-adds, as the whole one did: a scatter-add
+    would cost positions·D.
 
     ```mlir
     %e = gacc.embedding %tokens, %table : tensor<32x128xi32>, tensor<80x64xf32> -> tensor<32x128x64xf32>

@@ -37,6 +37,10 @@ LogicalResult LinearCrossEntropyOp::verify() {
     return emitOpError("input has ")
            << x.getShape().back() << " features but weight expects "
            << w.getDimSize(1) << " (weight layout is [classes, in])";
+  if (llvm::is_contained(x.getShape(), 0) || w.getDimSize(0) == 0)
+    return emitOpError("needs at least one row, feature and class, got "
+                       "input ")
+           << x << " and weight " << w;
   if (getBias()) {
     auto b = getBias().getType();
     if (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0))
@@ -69,11 +73,10 @@ RankedTensorType LinearCrossEntropyOp::getPredictionType() {
 
 Value LinearCrossEntropyOp::buildPrediction(OpBuilder &b,
                                             ValueRange operands) {
-  auto operand = [&](OpOperand &o) { return operands[o.getOperandNumber()]; };
-  Value bias = getBias() ? operand(getBiasMutable()[0]) : Value();
+  Adaptor adaptor(operands, *this);
   return LinearOp::create(b, getLoc(), getPredictionType(),
-                          operand(getInputMutable()),
-                          operand(getWeightMutable()), bias);
+                          adaptor.getInput(), adaptor.getWeight(),
+                          adaptor.getBias());
 }
 
 Value LinearCrossEntropyOp::getTargets() { return getLabels(); }

@@ -380,7 +380,7 @@ def GAccExpandAccumulationPass
     draw the same mask, and N × m draws what 1 × (N·m) draws.
 
     `func.func @S_predict(params…, running statistics…, inputs…, %out)`
-    writes the model output (the prediction operand of the loss op) for one
+    writes the model output (the loss op's prediction, LossOpInterface) for one
     micro-batch into `%out`, in evaluation: an op with batch statistics
     normalizes by the running statistics, a random op draws nothing
     (`buildInference`; dropout passes its input).

@@ -170,6 +170,18 @@ bool roundsResults(Operation *op) {
          !isa<linalg::FillOp, LossScaleOp>(op);
 }
 
+/// Whether `v` is a running sum of products: every use is the init of a
+/// contraction that adds into it (C += A·B, the blocks of the weight
+/// gradients of gacc.linear_cross_entropy and gacc.embedding). It stays
+/// f32 until its last product, as the sum inside one GEMM would, instead
+/// of being rounded after every block.
+bool isRunningSum(Value v) {
+  return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+    auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return op && op.isDpsInit(&use) && linalg::isaContractionOpInterface(op);
+  });
+}
+
 /// The context of one micro-batch's clone: the compute type (null for
 /// fp32) with the values that stay fp32 (gradients, loss), the run-time
 /// loss scale, the running statistics the loop carries, and the key of
@@ -241,7 +253,7 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
     for (Value r : op.getResults()) {
       auto rt = dyn_cast<RankedTensorType>(r.getType());
       if (!rt || rt.getRank() == 0 || !rt.getElementType().isF32() ||
-          ctx.keepF32.contains(r))
+          ctx.keepF32.contains(r) || isRunningSum(r))
         continue;
       mapping.map(r, roundToCompute(b, loc, mapping.lookup(r),
                                     ctx.computeType));
@@ -814,12 +826,11 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   options.omitBlockArguments = true;
   options.omitUsesFromAbove = false;
   options.inclusive = true;
-  // What the prediction is computed from: the loss's operands but its
-  // targets.
+  // What the prediction is computed from: the loss's operands (its
+  // targets are a body argument, so nothing of the body computes them).
   for (Value operand : loss->getOperands())
     if (Operation *def = operand.getDefiningOp())
-      if (operand != loss.getTargets() &&
-          failed(getBackwardSlice(def, &slice, options)))
+      if (failed(getBackwardSlice(def, &slice, options)))
         return step.emitOpError("cannot slice the prediction's computation");
   for (Operation &op : step.getBodyBlock().without_terminator()) {
     if (!slice.contains(&op))
@@ -846,7 +857,7 @@ LogicalResult buildPredictFunction(TrainStepOp step,
   }
   SmallVector<Value> operands;
   for (Value operand : loss->getOperands())
-    operands.push_back(mapping.lookupOrDefault(operand));
+    operands.push_back(mapping.lookup(operand));
   Value prediction = loss.buildPrediction(b, operands);
   bufferization::MaterializeInDestinationOp::create(
       b, loc, Type(), prediction, entry->getArgument(argIdx),

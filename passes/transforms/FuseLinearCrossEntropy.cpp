@@ -9,7 +9,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "gacc-fuse-linear-cross-entropy"
 
@@ -35,7 +35,8 @@ struct FuseHeadIntoCrossEntropy : public OpRewritePattern<CrossEntropyOp> {
     if (!head || !head->hasOneUse())
       return rewriter.notifyMatchFailure(op, "logits not from a single-use "
                                              "gacc.linear");
-    if (op.getLogits().getType().getNumElements() * 4 < minBytes)
+    auto logits = op.getLogits().getType();
+    if (logits.getNumElements() * int64_t(sizeof(float)) < minBytes)
       return rewriter.notifyMatchFailure(op, "logits below min-logits-bytes");
     Location loc = rewriter.getFusedLoc({head.getLoc(), op.getLoc()});
     auto fused = LinearCrossEntropyOp::create(
@@ -58,15 +59,11 @@ struct FuseLinearCrossEntropyPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFuseLinearCrossEntropyPatterns(patterns, minLogitsBytes);
-    // Only this pattern, no folding: the rest of the body stays as written
-    // (folding would, e.g., move a commutative op's constant operand to the
-    // right, which changes which operand a tie's adjoint follows).
-    GreedyRewriteConfig config;
-    config.enableFolding(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
-      return signalPassFailure();
+    // One walk applying only this pattern: no folding, no dead-code
+    // removal, so the rest of the body stays as written (folding would,
+    // e.g., move a commutative op's constant operand to the right, which
+    // changes which operand a tie's adjoint follows).
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 

@@ -82,6 +82,10 @@ private:
           Value pad = op.getConstantPaddingValue();
           return pad && holds(pad) && holds(op.getSource());
         })
+        // The kept inputs of a recomputed block pass through unchanged.
+        .Case([&](RecomputeInputsOp op) {
+          return holds(op->getOperand(result.getResultNumber()));
+        })
         .Case([&](tensor::ConcatOp op) {
           return llvm::all_of(op.getInputs(),
                               [&](Value in) { return holds(in); });

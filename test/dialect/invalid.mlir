@@ -1210,3 +1210,12 @@ func.func @f(%x: tensor<2x4xf32>, %w: tensor<7x4xf32>, %y: tensor<2xi32>) {
   %l = gacc.linear_cross_entropy %x, %w, %y {row_block = 0 : i64} : tensor<2x4xf32>, tensor<7x4xf32>, tensor<2xi32> -> tensor<f32>
   return
 }
+
+// -----
+
+// linear_cross_entropy: at least one row, feature and class.
+func.func @f(%x: tensor<0x4xf32>, %w: tensor<7x4xf32>, %y: tensor<0xi32>) {
+  // expected-error @below {{needs at least one row, feature and class, got input 'tensor<0x4xf32>' and weight 'tensor<7x4xf32>'}}
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<0x4xf32>, tensor<7x4xf32>, tensor<0xi32> -> tensor<f32>
+  return
+}

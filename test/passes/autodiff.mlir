@@ -641,3 +641,34 @@ gacc.train_step @head params [@w1, @w, @b] attributes {
   %l = gacc.linear_cross_entropy %h, %w, %y bias %b {row_block = 2 : i64} : tensor<5x4xf32>, tensor<7x4xf32>, tensor<5xi32>, tensor<7xf32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// gacc.embedding's adjoint over a vocabulary whose one-hot rows take more
+// than 2^24 elements: 10 positions of 4194304 entries are built in blocks
+// of 4, 4 and 2 positions, each block's product dW += onehotᵀ·dy adding
+// into the one before it. No [10, 4194304] tensor exists (BLOCKS).
+// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: gacc.train_step @big_table
+// BLOCKS-LABEL: gacc.train_step @big_table
+// BLOCKS-NOT: tensor<10x4194304xf32>
+// BLOCKS: gacc.yield
+// CHECK: gacc.backward_begin
+// CHECK: %[[I0:.+]] = tensor.extract_slice %{{.+}}[0] [4] [1] : tensor<10xi32> to tensor<4xi32>
+// CHECK: %[[H0:.+]] = linalg.generic {{.+}} ins(%[[I0]] : tensor<4xi32>) outs(%{{.+}} : tensor<4x4194304xf32>)
+// CHECK: %[[D0:.+]] = tensor.extract_slice %{{.+}}[0, 0] [4, 1] [1, 1] : tensor<10x1xf32> to tensor<4x1xf32>
+// CHECK: %[[G0:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[H0]], %[[D0]] : tensor<4x4194304xf32>, tensor<4x1xf32>)
+// CHECK: %[[I1:.+]] = tensor.extract_slice %{{.+}}[4] [4] [1]
+// CHECK: %[[G1:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%{{.+}}, %{{.+}} : tensor<4x4194304xf32>, tensor<4x1xf32>) outs(%[[G0]] : tensor<4194304x1xf32>)
+// CHECK: %[[I2:.+]] = tensor.extract_slice %{{.+}}[8] [2] [1]
+// CHECK: %[[G2:.+]] = linalg.matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%{{.+}}, %{{.+}} : tensor<2x4194304xf32>, tensor<2x1xf32>) outs(%[[G1]] : tensor<4194304x1xf32>)
+// CHECK: gacc.yield %{{.+}}, %[[G2]]
+gacc.param @table : tensor<4194304x1xf32> = #gacc.zeros
+gacc.train_step @big_table params [@table] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%table: tensor<4194304x1xf32>, %tok: tensor<2x5xi32>, %y: tensor<2x5xi32>):
+  %e = gacc.embedding %tok, %table : tensor<2x5xi32>, tensor<4194304x1xf32> -> tensor<2x5x1xf32>
+  %l = gacc.cross_entropy %e, %y : tensor<2x5x1xf32>, tensor<2x5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

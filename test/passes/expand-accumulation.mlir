@@ -205,3 +205,56 @@ gacc.train_step @dropout params [@w] attributes {
       ins(%dd, %x : tensor<4x3xf32>, tensor<4x2xf32>) outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
   gacc.yield %l, %dw : tensor<f32>, tensor<3x2xf32>
 }
+
+// -----
+
+// bf16: a running sum of products (a weight gradient computed in blocks,
+// each product adding into the one before it) is not rounded between its
+// products, as the sum inside one GEMM is not; the product that ends it
+// is the gradient, which stays f32. The logits are rounded.
+
+gacc.param @w : tensor<2x2xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @running_sum(
+// CHECK: scf.for
+// CHECK: %[[Z:.+]] = gacc.linear
+// CHECK: linalg.generic {{.+}} ins(%[[Z]] : tensor<4x2xf32>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: %[[G0:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x2xf32>, tensor<2x2xf32>) outs(%{{.+}} : tensor<2x2xf32>)
+// CHECK-NEXT: %[[G1:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x2xf32>, tensor<2x2xf32>) outs(%[[G0]] : tensor<2x2xf32>)
+// CHECK-NEXT: gacc.accumulate %[[G1]]
+gacc.train_step @running_sum params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<bf16>} {
+^bb0(%w: tensor<2x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %g0 = linalg.matmul ins(%w, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %g1 = linalg.matmul ins(%w, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%g0 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  gacc.yield %l, %g1 : tensor<f32>, tensor<2x2xf32>
+}
+
+// -----
+
+// A loss that computes its prediction itself (a fused classifier head):
+// the predict function computes the logits [m, S, C] with gacc.linear from
+// the head's input and weight, and writes them.
+
+gacc.param @w : tensor<5x3xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @fused_head_predict(
+// CHECK-SAME: %[[W:[^:]+]]: memref<5x3xf32>, %[[X:[^:]+]]: memref<2x4x3xf32>, %[[OUT:[^:]+]]: memref<2x4x5xf32>)
+// CHECK-DAG: %[[WT:.+]] = bufferization.to_tensor %[[W]]
+// CHECK-DAG: %[[XT:.+]] = bufferization.to_tensor %[[X]]
+// CHECK: %[[Z:.+]] = gacc.linear %[[XT]], %[[WT]] : tensor<2x4x3xf32>, tensor<5x3xf32> -> tensor<2x4x5xf32>
+// CHECK-NOT: linear_cross_entropy
+// CHECK: bufferization.materialize_in_destination %[[Z]] in restrict writable %[[OUT]]
+gacc.train_step @fused_head params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<5x3xf32>, %x: tensor<2x4x3xf32>, %y: tensor<2x4xi32>):
+  %l = gacc.linear_cross_entropy %x, %w, %y : tensor<2x4x3xf32>, tensor<5x3xf32>, tensor<2x4xi32> -> tensor<f32>
+  gacc.yield %l, %w : tensor<f32>, tensor<5x3xf32>
+}

@@ -226,3 +226,36 @@ func.func @stale(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
   %y = linalg.matmul {gacc.gemm_inputs = #gacc.precision<bf16>} ins(%x, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%z : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// Operands kept from the forward through gacc.recompute_inputs (a block
+// of gacc.linear_cross_entropy or gacc.attention recomputed in the
+// backward) hold what they held: the recomputed product is marked.
+
+// CHECK-LABEL: func.func @recomputed(
+// CHECK: linalg.matmul {gacc.gemm_inputs = #gacc.precision<bf16>}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @recomputed(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32>
+    attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %x16 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.truncf %a : f32 to bf16
+    %r = arith.extf %t : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %ew = tensor.empty() : tensor<8x2xf32>
+  %w16 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<8x2xf32>) outs(%ew : tensor<8x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.truncf %a : f32 to bf16
+    %r = arith.extf %t : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<8x2xf32>
+  %kept:2 = gacc.recompute_inputs %x16, %w16 : tensor<4x8xf32>, tensor<8x2xf32>
+  %z = arith.constant dense<0.0> : tensor<4x2xf32>
+  %y = linalg.matmul ins(%kept#0, %kept#1 : tensor<4x8xf32>, tensor<8x2xf32>) outs(%z : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
