@@ -54,10 +54,9 @@ SmallVector<QueryBlock> getQueryBlocks(AttentionOp op) {
   int64_t t = op.getQuery().getType().getDimSize(2);
   int64_t step = op.getQueryBlockOrDefault();
   SmallVector<QueryBlock> blocks;
-  for (int64_t r = 0; r < t; r += step) {
-    int64_t rows = std::min(step, t - r);
+  forEachRowBlock(t, step, [&](int64_t r, int64_t rows) {
     blocks.push_back({r, rows, op.getCausal() ? r + rows : t});
-  }
+  });
   return blocks;
 }
 
