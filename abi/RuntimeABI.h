@@ -11,6 +11,7 @@
 #define GACC_ABI_RUNTIMEABI_H
 
 #include <cstdint>
+#include <string>
 
 namespace gacc::abi {
 
@@ -31,6 +32,21 @@ constexpr const char *kCublasLtSgemm = "gacc_cublaslt_sgemm";
 /// same per matrix of rank-3 memrefs, as one strided batched cuBLASLt
 /// GEMM.
 constexpr const char *kCublasLtSgemmBatched = "gacc_cublaslt_sgemm_batched";
+
+/// The entry point of a GEMM whose A and B are bf16 (`type` "bf16") or
+/// fp16 ("f16") memrefs, C fp32: the name of `f32EntryPoint` (kSgemm,
+/// kSgemmBatched, kCublasSgemm, kCublasLtSgemm, kCublasLtSgemmBatched)
+/// followed by "_" and the type, with the same arguments but `inputs`
+/// (gacc_sgemm_bf16(A, B, C, transA, transB, beta)). Each product is of the
+/// operands extended to fp32, which is exact; the sums are fp32. The
+/// lowering of a narrowed step's products (gacc-narrow-stored-values,
+/// convert-gacc-to-blas) names them, the runtime defines them.
+inline std::string lowOperandsGemm(const char *f32EntryPoint,
+                                   const char *type) {
+  return std::string(f32EntryPoint) + "_" + type;
+}
+/// The operand types of lowOperandsGemm.
+constexpr const char *kBF16Operands = "bf16", *kF16Operands = "f16";
 
 /// What the fp32 operands of a cuBLASLt GEMM hold: any fp32 values, or
 /// values already rounded to bf16 or fp16 (a step of that `precision`,

@@ -643,6 +643,9 @@ LogicalResult MatmulAccumulateOp::verify() {
     return emitOpError("result type must be the accumulator type ") << c;
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("operands must be rank 2");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("A and B must have one element type, got ")
+           << a.getElementType() << " and " << b.getElementType();
   int64_t m = a.getDimSize(getTransposeA() ? 1 : 0);
   int64_t k = a.getDimSize(getTransposeA() ? 0 : 1);
   int64_t kb = b.getDimSize(getTransposeB() ? 1 : 0);

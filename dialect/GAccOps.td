@@ -26,6 +26,10 @@ include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 // Layer ops work on statically shaped tensors (the step is specialized for
 // its micro-batch size).
 def GAcc_F32Tensor : StaticShapeTensorOf<[F32]>;
+// A matrix product's A or B operand: fp32, or a low-precision step's stored
+// bf16 or fp16 values.
+def GAcc_GemmOperandTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
+def GAcc_GemmOperandMemRef : MemRefRankOf<[F32, BF16, F16], [2]>;
 def GAcc_LabelTensor : StaticShapeTensorOf<[I32, I64]>;
 def GAcc_ScalarLoss : 0DTensorOf<[F32]>;
 
@@ -1106,8 +1110,11 @@ def GAcc_MatmulAccumulateOp : GAcc_Op<"matmul_accumulate", [
   let summary = "a matrix product written straight into an accumulator";
   let description = [{
     C = β·C + op(A)·op(B) with β = 0 when `first` is true and β = 1
-    otherwise, where op(X) = Xᵀ when `transpose_a`/`transpose_b` is set. All
-    fp32, rank 2: op(A) is [M, K], op(B) [K, N], C [M, N]. With β = 0 the
+    otherwise, where op(X) = Xᵀ when `transpose_a`/`transpose_b` is set.
+    Rank 2: op(A) is [M, K], op(B) [K, N], C [M, N]. C is fp32; A and B are
+    fp32, or both bf16 or both fp16 (a low-precision step's stored values,
+    gacc-narrow-stored-values): each product is then of the operands
+    extended to fp32, which is exact, and sums in fp32. With β = 0 the
     old contents of C are never read (BLAS semantics), so the first
     micro-batch of a window writes its accumulator without a zero-fill.
     It is the weight gradient of a linear layer fused with its accumulate:
@@ -1122,11 +1129,12 @@ def GAcc_MatmulAccumulateOp : GAcc_Op<"matmul_accumulate", [
     %acc1 = gacc.matmul_accumulate %dy, %x into %acc0 first %f {transpose_a} : tensor<32x256xf32>, tensor<32x784xf32> into tensor<256x784xf32> -> tensor<256x784xf32>
     ```
 
-    Errors: operands that are not rank-2 f32, shapes that do not agree,
-    tensors mixed with memrefs, a result on the memref form.
+    Errors: operands that are not rank 2, an accumulator that is not f32
+    or operands of other element types, A and B of different element types, shapes that do not agree, tensors
+    mixed with memrefs, a result on the memref form.
   }];
-  let arguments = (ins AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$a,
-                       AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$b,
+  let arguments = (ins AnyTypeOf<[GAcc_GemmOperandTensor, GAcc_GemmOperandMemRef]>:$a,
+                       AnyTypeOf<[GAcc_GemmOperandTensor, GAcc_GemmOperandMemRef]>:$b,
                        AnyTypeOf<[GAcc_F32Tensor, MemRefRankOf<[F32], [2]>]>:$accumulator,
                        I1:$first, UnitAttr:$transpose_a, UnitAttr:$transpose_b);
   let results = (outs Optional<GAcc_F32Tensor>:$result);

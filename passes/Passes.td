@@ -110,7 +110,10 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
            /*default=*/"0",
            "Plan the step with gacc-defer-weight-gradients and this "
            "max-window-bytes (0, the default: without it; gacc-run plans "
-           "with the value of the step it compiles)">
+           "with the value of the step it compiles)">,
+    Option<"fp32Storage", "fp32-storage", "bool", /*default=*/"false",
+           "Plan a bf16/fp16 step with its rounded values in fp32 tensors "
+           "(without gacc-narrow-stored-values)">
   ];
 }
 
@@ -800,6 +803,60 @@ def GAccFuseElementwisePass : Pass<"gacc-fuse-elementwise", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GAccNarrowStoredValuesPass : Pass<"gacc-narrow-stored-values", "ModuleOp"> {
+  let summary = "Store the values a bf16 or fp16 step rounds in tensors of "
+                "that type";
+  let description = [{
+    In a function that gacc-expand-accumulation marks
+    `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`), every
+    value is rounded to the compute precision where it is produced, but
+    kept in an fp32 tensor: a linalg op whose body yields
+    `arith.extf %t : bf16 to f32`. This pass gives such a result the
+    compute type instead (the op yields `%t` into a bf16 init), so its
+    buffer takes half the bytes, and each reader extends it back:
+    - a `linalg.generic` input: `arith.extf` of the block argument, in the
+      body (no tensor of fp32 copies);
+    - `linalg.matmul`, `linalg.batch_matmul` and `gacc.matmul_accumulate`
+      A and B operands: the product takes them as they are (each product
+      of the operands extended to fp32, summed in fp32; on the CPU the
+      runtime extends them, cuBLASLt reads them as bf16);
+    - `tensor.collapse_shape`, `tensor.expand_shape`,
+      `tensor.extract_slice`, `tensor.cast` and `gacc.recompute_inputs`
+      pass the narrowed type on; their results' readers follow the same
+      rules.
+
+    A value is narrowed only where every reader is one of these and, for
+    a product, where the other operand is narrowed too (so a product never
+    mixes fp32 and bf16 operands); anything else (a loop's yield, an
+    insertion, a function's result) keeps the value in fp32. Extending a
+    rounded value is exact, so the step computes the same values, bit for
+    bit, with half the bytes for each narrowed tensor: the activations a
+    step keeps from its forward for its backward above all (Micikevicius
+    et al. 2018, "Mixed Precision Training", store them in fp16; PyTorch's
+    autocast keeps the low-precision outputs of its casts). Accumulators,
+    parameters, optimizer state and every gradient that enters an
+    accumulator stay fp32. Runs on tensors, after the layer ops are
+    decomposed and fused and before gacc-mark-gemm-inputs, which reads the
+    function's mark this pass leaves in place.
+
+    ```mlir
+    %x16 = linalg.generic ... outs(%e : tensor<32x256xf32>) {
+      %t = arith.truncf %v : f32 to bf16
+      %r = arith.extf %t : bf16 to f32
+      linalg.yield %r : f32 } -> tensor<32x256xf32>
+    %y = linalg.matmul ins(%x16, %w16 : tensor<32x256xf32>, tensor<256x10xf32>) ...
+    // becomes
+    %x16 = linalg.generic ... outs(%e : tensor<32x256xbf16>) {
+      %t = arith.truncf %v : f32 to bf16
+      linalg.yield %t : bf16 } -> tensor<32x256xbf16>
+    %y = linalg.matmul ins(%x16, %w16 : tensor<32x256xbf16>, tensor<256x10xbf16>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def GAccMarkGemmInputsPass : Pass<"gacc-mark-gemm-inputs", "ModuleOp"> {

@@ -44,7 +44,7 @@ using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes) {
+    int64_t deferWindowBytes, bool fp32Storage) {
   // A large classifier head and its loss over blocks of rows.
   pm.addPass(createGAccFuseLinearCrossEntropyPass());
   // Padding rows never count in batch statistics.
@@ -67,6 +67,9 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   // that bufferization writes in place instead of copying a shared init.
   pm.addPass(createCSEPass());
   pm.addPass(createGAccFuseElementwisePass());
+  // A low-precision step's rounded values in tensors of its type.
+  if (!fp32Storage)
+    pm.addPass(createGAccNarrowStoredValuesPass());
   // The products of a low-precision step that read its rounded values only.
   pm.addPass(createGAccMarkGemmInputsPass());
   pm.addPass(createGAccPrivatizeInitsPass());
@@ -88,7 +91,7 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable},
-      options.deferWindowBytes);
+      options.deferWindowBytes, options.fp32Storage);
   // The transient buffers at the offsets the memory plan reports.
   if (options.stepArena)
     pm.addPass(createGAccPlaceTransientBuffersPass());
@@ -155,7 +158,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   if (options.arenaKernels || options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
-      pm, {options.unroll, options.arenaUpdate, options.resumable});
+      pm, {options.unroll, options.arenaUpdate, options.resumable},
+      /*deferWindowBytes=*/0, options.fp32Storage);
   const char *gemm = options.cublasLt ? ::gacc::abi::kCublasLtSgemm
                                       : ::gacc::abi::kCublasSgemm;
   if (options.cublas) {
@@ -188,11 +192,17 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // Launches queue on one stream; the host waits only before it touches
   // memory (and before returning).
   GAccAsyncLaunchesPassOptions async;
+  SmallVector<const char *> gemms;
   if (options.cublas)
-    async.streamOrderedCallees = {gemm};
+    gemms.push_back(gemm);
   if (options.cublas && options.cublasLt)
-    async.streamOrderedCallees.push_back(
-        ::gacc::abi::kCublasLtSgemmBatched);
+    gemms.push_back(::gacc::abi::kCublasLtSgemmBatched);
+  // Each with its entry points for bf16 and fp16 operands.
+  for (const char *g : gemms)
+    for (const char *type : {"", ::gacc::abi::kBF16Operands,
+                             ::gacc::abi::kF16Operands})
+      async.streamOrderedCallees.push_back(
+          *type ? ::gacc::abi::lowOperandsGemm(g, type) : std::string(g));
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

@@ -51,6 +51,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "compile-time offsets (gacc-place-transient-buffers); "
                      "otherwise each is allocated from the heap as it runs"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fp32Storage{
+      *this, "fp32-storage",
+      llvm::cl::desc("Keep a bf16/fp16 step's rounded values in fp32 "
+                     "tensors (no gacc-narrow-stored-values): the same "
+                     "values in twice the bytes"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("CPU threads the step's large loops run on "
@@ -91,6 +97,12 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("Also build the step split at micro-batch boundaries "
                      "(gacc-expand-accumulation resumable)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fp32Storage{
+      *this, "fp32-storage",
+      llvm::cl::desc("Keep a bf16/fp16 step's rounded values in fp32 "
+                     "tensors (no gacc-narrow-stored-values): the same "
+                     "values in twice the bytes"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> cudaGraph{
       *this, "cuda-graph",
       llvm::cl::desc("Compile every public function to its graph form "
@@ -123,12 +135,12 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
 /// gacc-autodiff, gacc-expand-accumulation (with `expand`'s options),
 /// gacc-fuse-accumulation, gacc-defer-weight-gradients (when
 /// `deferWindowBytes` is positive: its max-window-bytes),
-/// convert-gacc-to-linalg and one-shot
-/// bufferization with buffer deallocation: the model down to memref-level
-/// step functions.
+/// convert-gacc-to-linalg, gacc-narrow-stored-values (unless
+/// `fp32Storage`) and one-shot bufferization with buffer deallocation: the
+/// model down to memref-level step functions.
 void buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes = 0);
+    int64_t deferWindowBytes = 0, bool fp32Storage = false);
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

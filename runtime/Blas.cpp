@@ -6,7 +6,9 @@
 // (a layer at a small micro-batch) go to SmallGemm's kernels, the rest to
 // OpenBLAS (single-threaded when the step runs on a team of CPU threads:
 // a large product is then split into one slab of C per thread, a batch
-// spread over the threads, on runtime/CpuThreads' team).
+// spread over the threads, on runtime/CpuThreads' team). Products of bf16
+// or fp16 operands (a narrowed step's stored values) extend them to fp32
+// copies first (exact) and run as fp32 products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace {
 struct View {
@@ -133,7 +137,75 @@ void runBatchMember(void *ctx, int64_t i) {
   gemm(a, b, c, p.transA, p.transB, p.beta);
 }
 
+/// The fp32 value of a bf16 (its upper 16 bits).
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+/// The 16-bit element types of a product's operands (abi::lowOperandsGemm).
+enum class Half { bf16, f16 };
+
+/// The fp32 values of a strided [batch, rows, cols] tensor of 16-bit
+/// floats at the same strides (so that the fp32 product reads them in the
+/// order gacc_sgemm reads an fp32 operand of that layout), in `out`.
+/// Returns the first element.
+float *widen(const uint16_t *data, int64_t batch, int64_t rows, int64_t cols,
+             int64_t batchStride, int64_t rowStride, int64_t colStride,
+             Half type, std::vector<float> &out) {
+  if (batch == 0 || rows == 0 || cols == 0)
+    return out.data();
+  out.resize(size_t((batch - 1) * batchStride + (rows - 1) * rowStride +
+                    (cols - 1) * colStride + 1));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t at = b * batchStride + i * rowStride + j * colStride;
+        out[size_t(at)] = type == Half::bf16 ? bf16ToFloat(data[at])
+                                             : gaccrt::halfToFloat(data[at]);
+      }
+  return out.data();
+}
+
+/// C = beta·C + op(A)·op(B) for 16-bit A and B: their fp32 values, then
+/// gacc_sgemm's product.
+void lowOperandsGemm(const uint16_t *a, int64_t aS0, int64_t aS1,
+                     int64_t aSt0, int64_t aSt1, const uint16_t *b,
+                     int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
+                     const View &c, int32_t transA, int32_t transB,
+                     float beta, Half type) {
+  std::vector<float> wa, wb;
+  gemm({widen(a, 1, aS0, aS1, 0, aSt0, aSt1, type, wa), aS0, aS1, aSt0, aSt1},
+       {widen(b, 1, bS0, bS1, 0, bSt0, bSt1, type, wb), bS0, bS1, bSt0, bSt1},
+       c, transA, transB, beta);
+}
+
 } // namespace
+
+float gaccrt::halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1fu) // infinities and NaNs
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  else if (exponent != 0) // normal: rebias 15 -> 127
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  else if (mantissa == 0) // zero
+    bits = sign;
+  else { // subnormal, mantissa · 2^-24: normalize it
+    int shifts = 0;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      ++shifts;
+    }
+    bits = sign | (uint32_t(113 - shifts) << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
 
 gaccrt::GemmSplit gaccrt::planGemmSplit(int64_t m, int64_t n, int64_t k,
                                         int threads) {
@@ -187,3 +259,45 @@ extern "C" void gacc_sgemm_batched(
   for (int64_t i = 0; i < cB; ++i)
     runBatchMember(&batch, i);
 }
+
+// The same for bf16 and fp16 A and B (abi::lowOperandsGemm): their fp32
+// values, then the fp32 product.
+#define GACC_LOW_OPERANDS_GEMM(NAME, TYPE)                                     \
+  extern "C" void NAME(                                                        \
+      uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,  \
+      int64_t aSt0, int64_t aSt1, uint16_t *, uint16_t *bAligned,              \
+      int64_t bOff, int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,      \
+      float *, float *cAligned, int64_t cOff, int64_t cS0, int64_t cS1,        \
+      int64_t cSt0, int64_t cSt1, int32_t transA, int32_t transB,              \
+      float beta) {                                                            \
+    lowOperandsGemm(aAligned + aOff, aS0, aS1, aSt0, aSt1, bAligned + bOff,    \
+                    bS0, bS1, bSt0, bSt1,                                      \
+                    view(cAligned, cOff, cS0, cS1, cSt0, cSt1), transA,        \
+                    transB, beta, TYPE);                                       \
+  }
+GACC_LOW_OPERANDS_GEMM(gacc_sgemm_bf16, Half::bf16)
+GACC_LOW_OPERANDS_GEMM(gacc_sgemm_f16, Half::f16)
+#undef GACC_LOW_OPERANDS_GEMM
+
+#define GACC_LOW_OPERANDS_GEMM_BATCHED(NAME, TYPE)                             \
+  extern "C" void NAME(                                                        \
+      uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t aB, int64_t aS0,   \
+      int64_t aS1, int64_t aStB, int64_t aSt0, int64_t aSt1, uint16_t *,       \
+      uint16_t *bAligned, int64_t bOff, int64_t bB, int64_t bS0, int64_t bS1,  \
+      int64_t bStB, int64_t bSt0, int64_t bSt1, float *cAlloc,                 \
+      float *cAligned,                                                         \
+      int64_t cOff, int64_t cB, int64_t cS0, int64_t cS1, int64_t cStB,        \
+      int64_t cSt0, int64_t cSt1, int32_t transA, int32_t transB,              \
+      float beta) {                                                            \
+    std::vector<float> wa, wb;                                                 \
+    float *fa = widen(aAligned + aOff, aB, aS0, aS1, aStB, aSt0, aSt1, TYPE,   \
+                      wa);                                                     \
+    float *fb = widen(bAligned + bOff, bB, bS0, bS1, bStB, bSt0, bSt1, TYPE,   \
+                      wb);                                                     \
+    gacc_sgemm_batched(fa, fa, 0, aB, aS0, aS1, aStB, aSt0, aSt1, fb, fb, 0,   \
+                       bB, bS0, bS1, bStB, bSt0, bSt1, cAlloc, cAligned, cOff, \
+                       cB, cS0, cS1, cStB, cSt0, cSt1, transA, transB, beta);  \
+  }
+GACC_LOW_OPERANDS_GEMM_BATCHED(gacc_sgemm_batched_bf16, Half::bf16)
+GACC_LOW_OPERANDS_GEMM_BATCHED(gacc_sgemm_batched_f16, Half::f16)
+#undef GACC_LOW_OPERANDS_GEMM_BATCHED

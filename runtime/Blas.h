@@ -27,6 +27,10 @@ struct GemmSplit {
 };
 GemmSplit planGemmSplit(int64_t m, int64_t n, int64_t k, int threads);
 
+/// The fp32 value of an IEEE 754 binary16 (fp16) bit pattern: exact for
+/// every one (normals, subnormals, zeros, infinities, NaNs).
+float halfToFloat(uint16_t h);
+
 } // namespace gaccrt
 
 #endif // GACC_RUNTIME_BLAS_H

@@ -266,6 +266,21 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind(abi::kCublasSgemm, &gacc_cublas_sgemm);
     bind(abi::kCublasLtSgemm, &gacc_cublaslt_sgemm);
     bind(abi::kCublasLtSgemmBatched, &gacc_cublaslt_sgemm_batched);
+    // The same for bf16 and fp16 operands (a narrowed step's products).
+    auto bindLow = [&](const char *f32, const char *type, auto *fn) {
+      bind(abi::lowOperandsGemm(f32, type).c_str(), fn);
+    };
+    const char *bf16 = abi::kBF16Operands, *f16 = abi::kF16Operands;
+    bindLow(abi::kSgemm, bf16, &gacc_sgemm_bf16);
+    bindLow(abi::kSgemm, f16, &gacc_sgemm_f16);
+    bindLow(abi::kSgemmBatched, bf16, &gacc_sgemm_batched_bf16);
+    bindLow(abi::kSgemmBatched, f16, &gacc_sgemm_batched_f16);
+    bindLow(abi::kCublasSgemm, bf16, &gacc_cublas_sgemm_bf16);
+    bindLow(abi::kCublasSgemm, f16, &gacc_cublas_sgemm_f16);
+    bindLow(abi::kCublasLtSgemm, bf16, &gacc_cublaslt_sgemm_bf16);
+    bindLow(abi::kCublasLtSgemm, f16, &gacc_cublaslt_sgemm_f16);
+    bindLow(abi::kCublasLtSgemmBatched, bf16, &gacc_cublaslt_sgemm_batched_bf16);
+    bindLow(abi::kCublasLtSgemmBatched, f16, &gacc_cublaslt_sgemm_batched_f16);
     bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
          &checkedStepArena);
     // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).

@@ -79,10 +79,11 @@ void GemmPlans::release(GemmPlan &p) {
   p = GemmPlan{};
 }
 
-size_t GemmPlans::planned(int32_t compute) const {
+size_t GemmPlans::planned(int32_t compute, int32_t operands) const {
   size_t n = 0;
   for (const auto &entry : plans)
-    n += entry.second.compute == compute;
+    n += entry.second.compute == compute &&
+         entry.second.operands == operands;
   return n;
 }
 
@@ -90,11 +91,13 @@ std::string GemmPlans::summary() const {
   std::string s = std::to_string(plans.size()) + " GEMM shape" +
                   (plans.size() == 1 ? "" : "s") + " planned";
   const char *sep = ": ";
-  for (auto [compute, what] :
-       {std::pair{kCompute32FFast16BF, "on bf16 tensor cores"},
-        std::pair{kCompute32FFast16F, "on fp16 tensor cores"},
-        std::pair{kCompute32F, "fp32"}})
-    if (size_t n = planned(compute)) {
+  for (auto [n, what] :
+       {std::pair{planned(kCompute32FFast16BF) + planned(kCompute32F, kR16BF),
+                  "on bf16 tensor cores"},
+        std::pair{planned(kCompute32FFast16F) + planned(kCompute32F, kR16F),
+                  "on fp16 tensor cores"},
+        std::pair{planned(kCompute32F), "fp32"}})
+    if (n) {
       s += sep + std::to_string(n) + " " + what;
       sep = ", ";
     }
@@ -121,6 +124,7 @@ std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
                                            sizeof(bytes)))
       return failed("cublasLtMatmulPreferenceSetAttribute", s);
   p.compute = compute;
+  p.operands = g.aType;
   if (int s = api.matmulDescCreate(&p.desc, compute, kR32F))
     return failed("cublasLtMatmulDescCreate", s);
   int32_t opFirst = g.transB ? kOpT : kOpN, opSecond = g.transA ? kOpT : kOpN;
@@ -190,7 +194,7 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
   auto alignment = [&](const void *p, int64_t stride, int32_t type) {
     uintptr_t address = reinterpret_cast<uintptr_t>(p);
     if (g.batch > 1)
-      address |= uintptr_t(stride) * (type == kR16BF ? 2 : 4);
+      address |= uintptr_t(stride) * (type == kR32F ? 4 : 2);
     return address ? uint32_t(std::min<uintptr_t>(address & -address, 256))
                    : 256u;
   };

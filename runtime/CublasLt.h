@@ -30,8 +30,8 @@ namespace gaccrt::cublaslt {
 // toolkit is installed).
 /// cublasOperation_t.
 constexpr int32_t kOpN = 0, kOpT = 1;
-/// cudaDataType_t: fp32 and bf16 elements.
-constexpr int32_t kR32F = 0, kR16BF = 14;
+/// cudaDataType_t: fp32, fp16 and bf16 elements.
+constexpr int32_t kR32F = 0, kR16F = 2, kR16BF = 14;
 /// cublasComputeType_t: fp32 products and sums (no TF32 down-conversion),
 /// what cublasSgemm computes; and fp32 sums of products whose inputs
 /// cuBLASLt may round to fp16 or bf16 (or TF32) first, on tensor cores.
@@ -127,6 +127,8 @@ struct GemmPlan {
   Algo algo{};
   size_t workspaceBytes = 0;
   int32_t compute = kCompute32F;
+  /// The A and B operands' cudaDataType_t.
+  int32_t operands = kR32F;
 };
 
 /// The plans of one cuBLASLt handle, keyed by shape, transposes, strides,
@@ -155,14 +157,15 @@ public:
 
   /// How many shapes have been planned.
   size_t size() const { return plans.size(); }
-  /// How many plans run with `compute` (a cublasComputeType_t).
-  size_t planned(int32_t compute) const;
+  /// How many plans run with `compute` (a cublasComputeType_t) on
+  /// operands of cudaDataType_t `operands`.
+  size_t planned(int32_t compute, int32_t operands = kR32F) const;
   /// How many plans asked for a fast compute type and run with
   /// kCompute32F instead.
   size_t fp32Fallbacks() const { return fallbacks; }
-  /// One line for the end of a run: the shapes planned by compute type
-  /// ("12 GEMM shapes: 8 on bf16 tensor cores, 4 fp32"), and the
-  /// fallbacks.
+  /// One line for the end of a run: the shapes planned by compute and
+  /// operand type ("12 GEMM shapes: 8 on bf16 tensor cores, 4 fp32"; bf16
+  /// operands count as bf16 tensor cores), and the fallbacks.
   std::string summary() const;
 
 private:

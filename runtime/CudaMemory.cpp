@@ -58,6 +58,11 @@ struct Cublas {
   int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *,
                const float *, int, const float *, int, const float *, float *,
                int);
+  /// cublasGemmEx: operands of any cudaDataType_t, a cublasComputeType_t
+  /// and an algorithm (CUBLAS_GEMM_DEFAULT, -1).
+  int (*gemmEx)(cublasHandle_t, int, int, int, int, int, const void *,
+                const void *, int32_t, int, const void *, int32_t, int,
+                const void *, void *, int32_t, int, int32_t, int32_t);
   cublasHandle_t handle = nullptr;
 } cublas;
 bool cublasLoaded = false;
@@ -234,9 +239,10 @@ std::string gaccrt::cuda::loadCublas() {
   if (!loadSymbol(lib, cublas.create, "cublasCreate_v2") ||
       !loadSymbol(lib, cublas.setStream, "cublasSetStream_v2") ||
       !loadSymbol(lib, cublas.setWorkspace, "cublasSetWorkspace_v2") ||
-      !loadSymbol(lib, cublas.sgemm, "cublasSgemm_v2"))
+      !loadSymbol(lib, cublas.sgemm, "cublasSgemm_v2") ||
+      !loadSymbol(lib, cublas.gemmEx, "cublasGemmEx"))
     return "libcublas lacks cublasCreate_v2, cublasSetStream_v2, "
-           "cublasSetWorkspace_v2 or cublasSgemm_v2";
+           "cublasSetWorkspace_v2, cublasSgemm_v2 or cublasGemmEx";
   if (int status = cublas.create(&cublas.handle))
     return "cublasCreate failed with status " + std::to_string(status);
   // GEMMs queue behind the kernels on the process's stream (in order, no
@@ -395,3 +401,127 @@ extern "C" void gacc_cublas_sgemm(float *, float *aAligned, int64_t aOff,
   (void)aS0;
   (void)bS1;
 }
+
+// --- Products of bf16 or fp16 operands (abi::lowOperandsGemm) -------------
+
+namespace {
+/// Queues C = beta·C + op(A)·op(B) for A and B of cudaDataType_t `type`
+/// (kR16BF, kR16F), C fp32, through cublasGemmEx with fp32 compute (each
+/// product of the operands extended to fp32, exact; fp32 sums, on tensor
+/// cores), or records why it cannot.
+void cublasLowOperands(const char *caller, int32_t type, const void *a,
+                       int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
+                       const void *b, int64_t bSt0, int64_t bSt1, float *c,
+                       int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
+                       int32_t transA, int32_t transB, float beta) {
+  if (!cublasLoaded) {
+    recordFailure(std::string(caller) + " called before cuBLAS was loaded");
+    return;
+  }
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
+    recordFailure(std::string(caller) + " needs unit inner strides");
+    return;
+  }
+  int64_t m = cS0, n = cS1, k = transA ? aS0 : aS1;
+  if (m == 0 || n == 0)
+    return;
+  const float alpha = 1.0f;
+  void *profiled = profileBegin("cublasGemmEx");
+  // Row-major as column-major, as gacc_cublas_sgemm.
+  int status = cublas.gemmEx(
+      cublas.handle, transB ? 1 : 0, transA ? 1 : 0, int(n), int(m), int(k),
+      &alpha, b, type, int(std::max<int64_t>(bSt0, 1)), a, type,
+      int(std::max<int64_t>(aSt0, 1)), &beta, c, cublaslt::kR32F,
+      int(std::max<int64_t>(cSt0, 1)), cublaslt::kCompute32F,
+      /*CUBLAS_GEMM_DEFAULT=*/-1);
+  profileEnd(profiled);
+  if (status)
+    recordFailure("cublasGemmEx failed with status " +
+                  std::to_string(status));
+}
+
+/// The same through cuBLASLt's plans (runCublasLt's, with the operands'
+/// type).
+void cublasLtLowOperands(const char *caller, int32_t type,
+                         cublaslt::RowMajorGemm g, const void *a,
+                         const void *b, float *c, float beta) {
+  if (!cublasLt) {
+    recordFailure(std::string(caller) + " called before cuBLASLt was loaded");
+    return;
+  }
+  g.aType = g.bType = type;
+  g.compute = cublaslt::kCompute32F;
+  void *profiled = profileBegin("cublasLtMatmul");
+  std::string problem = cublasLt->run(g, a, b, c, beta);
+  profileEnd(profiled);
+  if (!problem.empty())
+    recordFailure(problem);
+}
+} // namespace
+
+#define GACC_CUBLAS_LOW_OPERANDS(NAME, TYPE)                                   \
+  extern "C" void NAME(uint16_t *, uint16_t *aAligned, int64_t aOff,           \
+                       int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,   \
+                       uint16_t *, uint16_t *bAligned, int64_t bOff, int64_t,  \
+                       int64_t, int64_t bSt0, int64_t bSt1, float *,           \
+                       float *cAligned, int64_t cOff, int64_t cS0,             \
+                       int64_t cS1, int64_t cSt0, int64_t cSt1,                \
+                       int32_t transA, int32_t transB, float beta) {           \
+    cublasLowOperands(#NAME, TYPE, aAligned + aOff, aS0, aS1, aSt0, aSt1,      \
+                      bAligned + bOff, bSt0, bSt1, cAligned + cOff, cS0, cS1,  \
+                      cSt0, cSt1, transA, transB, beta);                       \
+  }
+GACC_CUBLAS_LOW_OPERANDS(gacc_cublas_sgemm_bf16, cublaslt::kR16BF)
+GACC_CUBLAS_LOW_OPERANDS(gacc_cublas_sgemm_f16, cublaslt::kR16F)
+#undef GACC_CUBLAS_LOW_OPERANDS
+
+#define GACC_CUBLASLT_LOW_OPERANDS(NAME, TYPE)                                 \
+  extern "C" void NAME(uint16_t *, uint16_t *aAligned, int64_t aOff,           \
+                       int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,   \
+                       uint16_t *, uint16_t *bAligned, int64_t bOff, int64_t,  \
+                       int64_t, int64_t bSt0, int64_t bSt1, float *,           \
+                       float *cAligned, int64_t cOff, int64_t cS0,             \
+                       int64_t cS1, int64_t cSt0, int64_t cSt1,                \
+                       int32_t transA, int32_t transB, float beta) {           \
+    if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {                                 \
+      recordFailure(#NAME " needs unit inner strides");                        \
+      return;                                                                  \
+    }                                                                          \
+    cublaslt::RowMajorGemm g{cS0,         cS1,         transA ? aS0 : aS1,     \
+                             transA != 0, transB != 0, aSt0,                   \
+                             bSt0,        cSt0};                               \
+    cublasLtLowOperands(#NAME, TYPE, g, aAligned + aOff, bAligned + bOff,      \
+                        cAligned + cOff, beta);                                \
+  }
+GACC_CUBLASLT_LOW_OPERANDS(gacc_cublaslt_sgemm_bf16, cublaslt::kR16BF)
+GACC_CUBLASLT_LOW_OPERANDS(gacc_cublaslt_sgemm_f16, cublaslt::kR16F)
+#undef GACC_CUBLASLT_LOW_OPERANDS
+
+#define GACC_CUBLASLT_LOW_OPERANDS_BATCHED(NAME, TYPE)                         \
+  extern "C" void NAME(                                                        \
+      uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t, int64_t aS1,      \
+      int64_t aS2, int64_t aSt0, int64_t aSt1, int64_t aSt2, uint16_t *,       \
+      uint16_t *bAligned, int64_t bOff, int64_t, int64_t, int64_t,             \
+      int64_t bSt0, int64_t bSt1, int64_t bSt2, float *, float *cAligned,      \
+      int64_t cOff, int64_t cS0, int64_t cS1, int64_t cS2, int64_t cSt0,       \
+      int64_t cSt1, int64_t cSt2, int32_t transA, int32_t transB,              \
+      float beta) {                                                            \
+    if (aSt2 != 1 || bSt2 != 1 || cSt2 != 1) {                                 \
+      recordFailure(#NAME " needs unit inner strides");                        \
+      return;                                                                  \
+    }                                                                          \
+    cublaslt::RowMajorGemm g{cS1,         cS2,         transA ? aS1 : aS2,     \
+                             transA != 0, transB != 0, aSt1,                   \
+                             bSt1,        cSt1};                               \
+    g.batch = cS0;                                                             \
+    g.strideA = aSt0;                                                          \
+    g.strideB = bSt0;                                                          \
+    g.strideC = cSt0;                                                          \
+    cublasLtLowOperands(#NAME, TYPE, g, aAligned + aOff, bAligned + bOff,      \
+                        cAligned + cOff, beta);                                \
+  }
+GACC_CUBLASLT_LOW_OPERANDS_BATCHED(gacc_cublaslt_sgemm_batched_bf16,
+                                   cublaslt::kR16BF)
+GACC_CUBLASLT_LOW_OPERANDS_BATCHED(gacc_cublaslt_sgemm_batched_f16,
+                                   cublaslt::kR16F)
+#undef GACC_CUBLASLT_LOW_OPERANDS_BATCHED

@@ -8,6 +8,9 @@
 // ConversionTarget on which they are illegal. cuBLASLt's calls also say
 // what their operands hold: bf16 or fp16 values where gacc-mark-gemm-inputs
 // proved it (kGemmInputsAttrName), which tensor cores multiply exactly.
+// Products whose A and B are bf16 (fp16) memrefs, a narrowed step's stored
+// values (gacc-narrow-stored-values), call the same entry points for those
+// operand types (abi::lowOperandsGemm: gacc_sgemm_bf16, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,12 +34,34 @@ namespace abi = ::gacc::abi;
 
 namespace {
 
-/// A rank-2 (rank-3 with `batched`) fp32 memref of any sizes and strides.
-MemRefType dynamicStrided(MLIRContext *ctx, bool batched = false) {
+/// A rank-2 (rank-3 with `batched`) memref of `elem` of any sizes and
+/// strides.
+MemRefType dynamicStrided(Type elem, bool batched) {
   int64_t d = ShapedType::kDynamic;
   SmallVector<int64_t> dims(batched ? 3 : 2, d);
-  return MemRefType::get(dims, Float32Type::get(ctx),
-                         StridedLayoutAttr::get(ctx, d, dims));
+  return MemRefType::get(dims, elem,
+                         StridedLayoutAttr::get(elem.getContext(), d, dims));
+}
+
+/// The element type of the A and B operands of a product whose C is fp32,
+/// where an entry point takes it: f32, or bf16 or f16 for both.
+std::optional<Type> factorType(Value a, Value b, Value c) {
+  Type ta = cast<MemRefType>(a.getType()).getElementType();
+  Type tb = cast<MemRefType>(b.getType()).getElementType();
+  if (!cast<MemRefType>(c.getType()).getElementType().isF32() || ta != tb ||
+      !(ta.isF32() || ta.isBF16() || ta.isF16()))
+    return std::nullopt;
+  return ta;
+}
+
+/// The entry point of `callee`'s family for products of `factor`
+/// operands (abi::lowOperandsGemm).
+std::string entryPoint(StringRef callee, Type factor) {
+  if (factor.isF32())
+    return callee.str();
+  return abi::lowOperandsGemm(
+      callee.str().c_str(),
+      factor.isBF16() ? abi::kBF16Operands : abi::kF16Operands);
 }
 
 /// Whether `callee` takes the inputs' format (abi::GemmInputs) after beta.
@@ -45,17 +70,18 @@ bool takesInputs(StringRef callee) {
 }
 
 /// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` (and
-/// `inputs: i32` for cuBLASLt) at the start of the module holding `op`,
-/// unless it exists.
-func::FuncOp getOrDeclareSgemm(RewriterBase &rewriter, Operation *op,
-                               StringRef name, bool batched = false) {
+/// `inputs: i32` for cuBLASLt's fp32 products) at the start of the module
+/// holding `op`, unless it exists; A and B have `factor` elements.
+func::FuncOp getOrDeclareGemm(RewriterBase &rewriter, Operation *op,
+                              StringRef name, Type factor, bool batched) {
   auto module = op->getParentOfType<ModuleOp>();
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(module.getBody());
-  MemRefType m = dynamicStrided(module.getContext(), batched);
-  SmallVector<Type> types = {m, m, m, rewriter.getI32Type(),
+  MemRefType ab = dynamicStrided(factor, batched);
+  MemRefType c = dynamicStrided(rewriter.getF32Type(), batched);
+  SmallVector<Type> types = {ab, ab, c, rewriter.getI32Type(),
                              rewriter.getI32Type(), rewriter.getF32Type()};
   if (takesInputs(name))
     types.push_back(rewriter.getI32Type());
@@ -82,26 +108,32 @@ abi::GemmInputs gemmInputs(Operation *op) {
   return abi::GemmInputs::fp32;
 }
 
-void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp callee,
+/// Calls `callee`'s entry point for the operands' types: C = beta·C +
+/// op(A)·op(B).
+void emitCall(RewriterBase &rewriter, Operation *op, StringRef callee,
               Value a, Value b, Value c, bool transA, bool transB,
               Value beta) {
   Location loc = op->getLoc();
-  MemRefType m = dynamicStrided(rewriter.getContext(),
-                                cast<MemRefType>(c.getType()).getRank() == 3);
-  auto cast = [&](Value v) -> Value {
-    return memref::CastOp::create(rewriter, loc, m, v);
+  bool batched = cast<MemRefType>(c.getType()).getRank() == 3;
+  Type factor = *factorType(a, b, c);
+  func::FuncOp f = getOrDeclareGemm(rewriter, op, entryPoint(callee, factor),
+                                    factor, batched);
+  auto toDynamic = [&](Value v) -> Value {
+    auto type = dynamicStrided(
+        cast<MemRefType>(v.getType()).getElementType(), batched);
+    return memref::CastOp::create(rewriter, loc, type, v);
   };
   auto i32 = [&](bool v) -> Value {
     return arith::ConstantOp::create(rewriter, loc,
                                      rewriter.getI32IntegerAttr(v));
   };
-  SmallVector<Value> operands = {cast(a),      cast(b),      cast(c),
+  SmallVector<Value> operands = {toDynamic(a), toDynamic(b), toDynamic(c),
                                  i32(transA), i32(transB), beta};
-  if (takesInputs(callee.getName()))
+  if (takesInputs(f.getName()))
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getI32IntegerAttr(static_cast<int32_t>(gemmInputs(op)))));
-  func::CallOp::create(rewriter, loc, callee, operands);
+  func::CallOp::create(rewriter, loc, f, operands);
 }
 
 /// Whether `callee` can take the operands of `op`: OpenBLAS's calls take
@@ -113,15 +145,14 @@ bool takesOperands(StringRef callee, Operation *op) {
          hasUnitInnerStrides(op);
 }
 
-/// An fp32 linalg.matmul or linalg.batch_matmul on memrefs whose maps are
-/// a plain product per batch index (getMatmulTransposes) and whose
-/// operands `callee` takes: what the GEMM call computes.
+/// A linalg.matmul or linalg.batch_matmul on memrefs with an fp32 C and
+/// A and B of one type an entry point takes (factorType), whose maps are a
+/// plain product per batch index (getMatmulTransposes) and whose operands
+/// `callee` takes: what the GEMM call computes.
 bool isBLASMatmul(linalg::LinalgOp op, StringRef callee) {
-  return op.hasPureBufferSemantics() &&
-         llvm::all_of(op->getOperandTypes(),
-                      [](Type t) {
-                        return cast<MemRefType>(t).getElementType().isF32();
-                      }) &&
+  return op.hasPureBufferSemantics() && op.getNumDpsInputs() == 2 &&
+         factorType(op.getDpsInputs()[0], op.getDpsInputs()[1],
+                    op.getDpsInits()[0]) &&
          succeeded(getMatmulTransposes(op)) && takesOperands(callee, op);
 }
 
@@ -145,8 +176,8 @@ struct MatmulAccumulateToCall
                                           rewriter.getF32FloatAttr(1.0));
     Value beta =
         arith::SelectOp::create(rewriter, loc, adaptor.getFirst(), zero, one);
-    emitCall(rewriter, op, getOrDeclareSgemm(rewriter, op, callee),
-             adaptor.getA(), adaptor.getB(), adaptor.getAccumulator(),
+    emitCall(rewriter, op, callee, adaptor.getA(), adaptor.getB(),
+             adaptor.getAccumulator(),
              op.getTransposeA(), op.getTransposeB(), beta);
     rewriter.eraseOp(op);
     return success();
@@ -162,12 +193,12 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
   matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isBLASMatmul(op, callee))
-      return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
+      return rewriter.notifyMatchFailure(op, "not a memref product a GEMM "
+                                             "call takes");
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, getOrDeclareSgemm(rewriter, op, callee),
-             adaptor.getInputs()[0], adaptor.getInputs()[1],
+    emitCall(rewriter, op, callee, adaptor.getInputs()[0], adaptor.getInputs()[1],
              adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
     return success();
@@ -185,13 +216,12 @@ struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
   matchAndRewrite(linalg::BatchMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isBLASMatmul(op, callee))
-      return rewriter.notifyMatchFailure(op, "not an fp32 memref product");
+      return rewriter.notifyMatchFailure(op, "not a memref product a GEMM "
+                                             "call takes");
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op,
-             getOrDeclareSgemm(rewriter, op, callee, /*batched=*/true),
-             adaptor.getInputs()[0], adaptor.getInputs()[1],
+    emitCall(rewriter, op, callee, adaptor.getInputs()[0], adaptor.getInputs()[1],
              adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
     return success();

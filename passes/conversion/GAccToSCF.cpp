@@ -78,6 +78,13 @@ struct MatmulAccumulateToLoops
                     lb, ll, a, ta ? ValueRange{kk, i} : ValueRange{i, kk});
                 Value bv = memref::LoadOp::create(
                     lb, ll, b, tb ? ValueRange{j, kk} : ValueRange{kk, j});
+                // bf16 or fp16 factors (a narrowed step's stored values)
+                // are extended to fp32: exact.
+                Type f32 = lb.getF32Type();
+                if (av.getType() != f32) {
+                  av = arith::ExtFOp::create(lb, ll, f32, av);
+                  bv = arith::ExtFOp::create(lb, ll, f32, bv);
+                }
                 Value s = math::FmaOp::create(lb, ll, av, bv, acc[0]);
                 scf::YieldOp::create(lb, ll, s);
               });

@@ -62,6 +62,9 @@ public:
 
 private:
   bool prove(Value v) {
+    // A value stored in the type itself (gacc-narrow-stored-values).
+    if (getElementTypeOrSelf(v.getType()) == type)
+      return true;
     auto result = dyn_cast<OpResult>(v);
     if (!result)
       return false; // block arguments: loop-carried or unknown values

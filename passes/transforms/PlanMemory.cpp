@@ -30,7 +30,7 @@ struct PlanMemoryPass
   /// dialects loaded before any pass runs.
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pm(ModuleOp::getOperationName());
-    buildTrainingStepToBuffersPipeline(pm, {}, deferWindowBytes);
+    buildTrainingStepToBuffersPipeline(pm, {}, deferWindowBytes, fp32Storage);
     pm.getDependentDialects(registry);
   }
 
@@ -44,7 +44,7 @@ struct PlanMemoryPass
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       FailureOr<MemoryPlan> plan = planTrainingStepMemory(
           getOperation(), step.getSymName(), int64_t(microBatch), target,
-          {}, deferWindowBytes);
+          {}, deferWindowBytes, fp32Storage);
       if (failed(plan))
         return signalPassFailure();
       printMemoryPlan(*plan, llvm::outs());

@@ -451,6 +451,24 @@ func.func @f(%p: tensor<4xf32>, %a: tensor<4xf32>, %m: tensor<4xf32>, %b: tensor
 
 // -----
 
+// matmul_accumulate: A and B of one element type.
+func.func @f(%a: tensor<5x4xbf16>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %f: i1) {
+  // expected-error @below {{A and B must have one element type, got 'bf16' and 'f32'}}
+  %r = gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : tensor<5x4xbf16>, tensor<5x3xf32> into tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// matmul_accumulate: an fp32 accumulator.
+func.func @f(%a: tensor<5x4xbf16>, %b: tensor<5x3xbf16>, %c: tensor<4x3xbf16>, %f: i1) {
+  // expected-error @below {{operand #2 must be}}
+  %r = gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : tensor<5x4xbf16>, tensor<5x3xbf16> into tensor<4x3xbf16> -> tensor<4x3xbf16>
+  return
+}
+
+// -----
+
 // matmul_accumulate: all tensors or all memrefs.
 func.func @f(%a: tensor<5x4xf32>, %b: tensor<5x3xf32>, %c: tensor<4x3xf32>, %m: memref<4x3xf32>, %f: i1) {
   // expected-error @below {{operands must be all tensors or all memrefs}}

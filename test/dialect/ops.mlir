@@ -108,6 +108,18 @@ func.func @fusion_level(%dy: tensor<5x4xf32>, %x: tensor<5x3xf32>, %acc: tensor<
   return %r : tensor<4x3xf32>
 }
 
+// bf16 or fp16 factors (a narrowed step's stored values), fp32 accumulator.
+// CHECK-LABEL: func.func @low_precision_factors
+// CHECK: gacc.matmul_accumulate %{{.*}}, %{{.*}} into %{{.*}} first %{{.*}} {transpose_a} : tensor<5x4xbf16>, tensor<5x3xbf16> into tensor<4x3xf32> -> tensor<4x3xf32>
+// CHECK: gacc.matmul_accumulate %{{.*}}, %{{.*}} into %{{.*}} first %{{.*}} : memref<4x5xf16>, memref<5x3xf16> into memref<4x3xf32>
+func.func @low_precision_factors(%dy: tensor<5x4xbf16>, %x: tensor<5x3xbf16>, %acc: tensor<4x3xf32>,
+                                 %a: memref<4x5xf16>, %b: memref<5x3xf16>, %c: memref<4x3xf32>,
+                                 %first: i1) -> tensor<4x3xf32> {
+  %r = gacc.matmul_accumulate %dy, %x into %acc first %first {transpose_a} : tensor<5x4xbf16>, tensor<5x3xbf16> into tensor<4x3xf32> -> tensor<4x3xf32>
+  gacc.matmul_accumulate %a, %b into %c first %first : memref<4x5xf16>, memref<5x3xf16> into memref<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @data_parallel
 // CHECK: %{{.*}} = gacc.all_reduce %{{.*}} : tensor<11xf32> -> tensor<11xf32>
 // CHECK: gacc.all_reduce %{{.*}} : memref<11xf32>

@@ -43,19 +43,22 @@
 // LLVM-DAG: call void @gacc_cublas_sgemm(
 
 // A bf16 step through cuBLASLt (fashion_mlp_adamw): its five GEMMs read
-// rounded values only, so each call says bf16 (1) and runs on tensor
-// cores; the predict function computes in fp32 (0).
+// rounded values only, which gacc-narrow-stored-values stores as bf16, so
+// each is a product of bf16 operands (tensor cores) with no `inputs`
+// argument; the predict function computes in fp32 (0).
 // BF16-LABEL: func.func @fashion_mlp_adamw(
-// BF16-COUNT-5: func.call @gacc_cublaslt_sgemm({{.+}}, %c1_i32{{(_[0-9]+)?}}) :
+// BF16-NOT: func.call @gacc_cublaslt_sgemm(
+// BF16-COUNT-5: func.call @gacc_cublaslt_sgemm_bf16({{[^)]+}}) : (memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?x?xf32, {{.+}}>, i32, i32, f32) -> ()
+// BF16-NOT: func.call @gacc_cublaslt_sgemm(
 // BF16-LABEL: func.func @fashion_mlp_adamw_predict(
 // BF16-COUNT-2: call @gacc_cublaslt_sgemm({{.+}}, %c0_i32{{(_[0-9]+)?}}) :
 
 // A bf16 transformer (kjv_gpt at bf16): attention's batch products are
 // strided batched cuBLASLt calls. In the forward, the scores q·kᵀ read
-// rounded values (bf16), the product of the probabilities with the values
-// does not (the probabilities inside the attention's decomposition are
-// not rounded: fp32).
+// rounded values (stored as bf16), the product of the probabilities with
+// the values does not (the probabilities inside the attention's
+// decomposition are not rounded: fp32 operands, fp32 compute).
 // ATTN-LABEL: func.func @kjv_gpt(
-// ATTN: func.call @gacc_cublaslt_sgemm_batched({{.+}}, %c1_i32{{(_[0-9]+)?}}) :
-// ATTN-NOT: func.call @gacc_cublaslt_sgemm(
+// ATTN: func.call @gacc_cublaslt_sgemm_batched_bf16(
+// ATTN-NOT: func.call @gacc_cublaslt_sgemm
 // ATTN: func.call @gacc_cublaslt_sgemm_batched({{.+}}, %c0_i32{{(_[0-9]+)?}}) :

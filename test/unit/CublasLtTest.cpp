@@ -34,7 +34,8 @@
 #include <type_traits>
 using namespace gaccrt::cublaslt;
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T);
-static_assert(kR32F == CUDA_R_32F && kR16BF == CUDA_R_16BF);
+static_assert(kR32F == CUDA_R_32F && kR16F == CUDA_R_16F &&
+              kR16BF == CUDA_R_16BF);
 static_assert(kCompute32F == CUBLAS_COMPUTE_32F &&
               kCompute32FFast16F == CUBLAS_COMPUTE_32F_FAST_16F &&
               kCompute32FFast16BF == CUBLAS_COMPUTE_32F_FAST_16BF);
@@ -480,6 +481,28 @@ TEST_F(GemmPlansTest, SummaryByComputeType) {
   }
   EXPECT_EQ(plans.summary(),
             "4 GEMM shapes planned: 2 on bf16 tensor cores, 2 fp32");
+}
+
+/// bf16 operands (a narrowed step's products) are laid out as bf16 with an
+/// fp32 C, planned with fp32 compute, aligned by their 2-byte elements,
+/// and summarized as tensor-core products.
+TEST_F(GemmPlansTest, BF16OperandsWithFP32Output) {
+  std::vector<uint16_t> a(2 * 16), b(2 * 16);
+  std::vector<float> c(2 * 16);
+  RowMajorGemm g{4, 4, 4, false, true, 4, 4, 4};
+  g.aType = g.bType = kR16BF;
+  g.batch = 2;
+  g.strideA = g.strideB = 17; // an odd number of 2-byte elements apart
+  g.strideC = 16;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 1.0f), "");
+  ASSERT_EQ(fake.layouts.size(), 3u);
+  EXPECT_EQ(fake.layouts[0]->type, kR16BF); // cuBLASLt's A: gacc's B
+  EXPECT_EQ(fake.layouts[1]->type, kR16BF);
+  EXPECT_EQ(fake.layouts[2]->type, kR32F);
+  ASSERT_EQ(fake.descs.size(), 1u);
+  EXPECT_EQ(fake.descs[0]->compute, kCompute32F);
+  EXPECT_EQ(fake.alignment[0], 2u);
+  EXPECT_EQ(plans.summary(), "1 GEMM shape planned: 1 on bf16 tensor cores");
 }
 
 /// A fast compute type the library refuses is planned with fp32 compute;

@@ -51,6 +51,8 @@ struct RunSettings {
   /// gacc-defer-weight-gradients' max-window-bytes for the CPU step (0:
   /// every weight gradient accumulates per micro-batch).
   int64_t deferWindowBytes = 0;
+  /// --fp32-storage: a bf16/fp16 step's rounded values in fp32 buffers.
+  bool fp32Storage = false;
   std::string metricsPath, saveParams, loadParams, orderFile;
   /// The names and layout of the --load-params file (--params-layout).
   std::string paramsLayout = "gacc";

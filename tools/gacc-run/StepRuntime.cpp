@@ -291,6 +291,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.arenaUpdate = settings.arenaUpdate;
     options.resumable = settings.resumable();
     options.cudaGraph = settings.cudaGraph;
+    options.fp32Storage = settings.fp32Storage;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;
@@ -301,6 +302,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     pipelineOptions.deferWindowBytes = settings.deferWindowBytes;
     pipelineOptions.arenaUpdate = settings.arenaUpdate;
     pipelineOptions.resumable = settings.resumable();
+    pipelineOptions.fp32Storage = settings.fp32Storage;
     buildLowerToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))

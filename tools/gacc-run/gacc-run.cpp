@@ -311,6 +311,13 @@ static cl::opt<bool> deferWeightGradients(
              "checkpoints, --resume or --accum-schedule, whose windows span "
              "calls)"),
     cl::init(true), cl::cat(cat));
+static cl::opt<bool> fp32Storage(
+    "fp32-storage",
+    cl::desc("Keep the values a bf16/fp16 step rounds in fp32 buffers "
+             "instead of buffers of its precision (no "
+             "gacc-narrow-stored-values): the same results, bit for bit, "
+             "with twice the bytes for each; for comparison"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<std::string>
     emitKind("emit",
              cl::desc("Write the compiled artifact to -o FILE instead of "
@@ -511,7 +518,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   if (!plan && wanted) {
     FailureOr<MemoryPlan> p =
         planTrainingStepMemory(model, step.getSymName(), 0, target, expand,
-                               deferWindowBytes);
+                               deferWindowBytes, fp32Storage);
     if (failed(p))
       return kExitBadInput;
     plan = std::move(*p);
@@ -613,7 +620,7 @@ static bool checkFlagScopes() {
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
       {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
       {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit},
-      {&threadsOption, kTrain | kCheck}};
+      {&threadsOption, kTrain | kCheck}, {&fp32Storage, kTrain}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -943,6 +950,7 @@ static int run(int argc, char **argv) {
     settings.threads = gaccrt::cpuThreads();
   }
   settings.deferWindowBytes = deferWindowBytes;
+  settings.fp32Storage = fp32Storage;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
   settings.evalEma = evalEma;
