@@ -821,16 +821,22 @@ def GAccNarrowStoredValuesPass : Pass<"gacc-narrow-stored-values", "ModuleOp"> {
     - `linalg.matmul`, `linalg.batch_matmul` and `gacc.matmul_accumulate`
       A and B operands: the product takes them as they are (each product
       of the operands extended to fp32, summed in fp32; on the CPU the
-      runtime extends them, cuBLASLt reads them as bf16);
+      runtime extends them, cublasGemmEx and cuBLASLt read them as bf16);
     - `tensor.collapse_shape`, `tensor.expand_shape`,
-      `tensor.extract_slice`, `tensor.cast` and `gacc.recompute_inputs`
-      pass the narrowed type on; their results' readers follow the same
-      rules.
+      `tensor.extract_slice`, `tensor.cast`, `linalg.transpose`,
+      `linalg.broadcast` and `gacc.recompute_inputs` pass the narrowed type
+      on, and so does `tensor.insert_slice` with its destination (a
+      `tensor.empty` or a fill of a constant exact in the type becomes one
+      of the type: a concatenation); their results' readers follow the
+      same rules.
 
-    A value is narrowed only where every reader is one of these and, for
-    a product, where the other operand is narrowed too (so a product never
-    mixes fp32 and bf16 operands); anything else (a loop's yield, an
-    insertion, a function's result) keeps the value in fp32. Extending a
+    Values that must change together (a view and its source, an insertion
+    and what it inserts into, the two operands of a product: a product
+    never mixes fp32 and bf16 operands) form one group, and a group is
+    narrowed only where every member is a rounded value or passes one on
+    and every reader of a member is one of the above; anything else (a
+    loop's yield, a function's result, a product whose other operand is
+    not rounded) keeps the whole group in fp32. Extending a
     rounded value is exact, so the step computes the same values, bit for
     bit, with half the bytes for each narrowed tensor: the activations a
     step keeps from its forward for its backward above all (Micikevicius

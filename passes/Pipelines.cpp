@@ -199,8 +199,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     gemms.push_back(::gacc::abi::kCublasLtSgemmBatched);
   // Each with its entry points for bf16 and fp16 operands.
   for (const char *g : gemms)
-    for (const char *type : {"", ::gacc::abi::kBF16Operands,
-                             ::gacc::abi::kF16Operands})
+    for (const char *type :
+         {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
       async.streamOrderedCallees.push_back(
           *type ? ::gacc::abi::lowOperandsGemm(g, type) : std::string(g));
   pm.addPass(createGAccAsyncLaunchesPass(async));

@@ -8,7 +8,8 @@
 // a large product is then split into one slab of C per thread, a batch
 // spread over the threads, on runtime/CpuThreads' team). Products of bf16
 // or fp16 operands (a narrowed step's stored values) extend them to fp32
-// copies first (exact) and run as fp32 products.
+// copies first (exact), in buffers kept for the next product (the memory
+// plan's CPU workspace), and run as fp32 products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 namespace {
 struct View {
@@ -148,17 +149,36 @@ float bf16ToFloat(uint16_t h) {
 /// The 16-bit element types of a product's operands (abi::lowOperandsGemm).
 enum class Half { bf16, f16 };
 
+/// A buffer of floats that grows to the largest size asked for and is
+/// kept for the next product (the memory plan counts the largest as the
+/// CPU's GEMM workspace); not zero-filled.
+class Scratch {
+public:
+  float *get(size_t n) {
+    if (n > capacity) {
+      data.reset(new float[n]);
+      capacity = n;
+    }
+    return data.get();
+  }
+
+private:
+  std::unique_ptr<float[]> data;
+  size_t capacity = 0;
+};
+
 /// The fp32 values of a strided [batch, rows, cols] tensor of 16-bit
 /// floats at the same strides (so that the fp32 product reads them in the
 /// order gacc_sgemm reads an fp32 operand of that layout), in `out`.
 /// Returns the first element.
 float *widen(const uint16_t *data, int64_t batch, int64_t rows, int64_t cols,
              int64_t batchStride, int64_t rowStride, int64_t colStride,
-             Half type, std::vector<float> &out) {
+             Half type, Scratch &scratch) {
   if (batch == 0 || rows == 0 || cols == 0)
-    return out.data();
-  out.resize(size_t((batch - 1) * batchStride + (rows - 1) * rowStride +
-                    (cols - 1) * colStride + 1));
+    return scratch.get(1);
+  float *out = scratch.get(size_t((batch - 1) * batchStride +
+                                  (rows - 1) * rowStride +
+                                  (cols - 1) * colStride + 1));
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) {
@@ -166,8 +186,11 @@ float *widen(const uint16_t *data, int64_t batch, int64_t rows, int64_t cols,
         out[size_t(at)] = type == Half::bf16 ? bf16ToFloat(data[at])
                                              : gaccrt::halfToFloat(data[at]);
       }
-  return out.data();
+  return out;
 }
+
+/// The fp32 copies of the factors, kept from one product to the next.
+thread_local Scratch factorA, factorB;
 
 /// C = beta·C + op(A)·op(B) for 16-bit A and B: their fp32 values, then
 /// gacc_sgemm's product.
@@ -176,9 +199,10 @@ void lowOperandsGemm(const uint16_t *a, int64_t aS0, int64_t aS1,
                      int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
                      const View &c, int32_t transA, int32_t transB,
                      float beta, Half type) {
-  std::vector<float> wa, wb;
-  gemm({widen(a, 1, aS0, aS1, 0, aSt0, aSt1, type, wa), aS0, aS1, aSt0, aSt1},
-       {widen(b, 1, bS0, bS1, 0, bSt0, bSt1, type, wb), bS0, bS1, bSt0, bSt1},
+  gemm({widen(a, 1, aS0, aS1, 0, aSt0, aSt1, type, factorA), aS0, aS1, aSt0,
+        aSt1},
+       {widen(b, 1, bS0, bS1, 0, bSt0, bSt1, type, factorB), bS0, bS1, bSt0,
+        bSt1},
        c, transA, transB, beta);
 }
 
@@ -289,11 +313,10 @@ GACC_LOW_OPERANDS_GEMM(gacc_sgemm_f16, Half::f16)
       int64_t cOff, int64_t cB, int64_t cS0, int64_t cS1, int64_t cStB,        \
       int64_t cSt0, int64_t cSt1, int32_t transA, int32_t transB,              \
       float beta) {                                                            \
-    std::vector<float> wa, wb;                                                 \
     float *fa = widen(aAligned + aOff, aB, aS0, aS1, aStB, aSt0, aSt1, TYPE,   \
-                      wa);                                                     \
+                      factorA);                                                \
     float *fb = widen(bAligned + bOff, bB, bS0, bS1, bStB, bSt0, bSt1, TYPE,   \
-                      wb);                                                     \
+                      factorB);                                                \
     gacc_sgemm_batched(fa, fa, 0, aB, aS0, aS1, aStB, aSt0, aSt1, fb, fb, 0,   \
                        bB, bS0, bS1, bStB, bSt0, bSt1, cAlloc, cAligned, cOff, \
                        cB, cS0, cS1, cStB, cSt0, cSt1, transA, transB, beta);  \

@@ -279,7 +279,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bindLow(abi::kCublasSgemm, f16, &gacc_cublas_sgemm_f16);
     bindLow(abi::kCublasLtSgemm, bf16, &gacc_cublaslt_sgemm_bf16);
     bindLow(abi::kCublasLtSgemm, f16, &gacc_cublaslt_sgemm_f16);
-    bindLow(abi::kCublasLtSgemmBatched, bf16, &gacc_cublaslt_sgemm_batched_bf16);
+    bindLow(abi::kCublasLtSgemmBatched, bf16,
+            &gacc_cublaslt_sgemm_batched_bf16);
     bindLow(abi::kCublasLtSgemmBatched, f16, &gacc_cublaslt_sgemm_batched_f16);
     bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
          &checkedStepArena);

@@ -11,6 +11,7 @@
 #include "passes/Pipelines.h"
 
 #include "abi/MemoryABI.h"
+#include "dialect/GAccDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Pass/PassManager.h"
@@ -42,6 +43,49 @@ FailureOr<uint64_t> blockBytes(MemRefType type, bool device) {
   if (bytes <= abi::kDeviceScalarBytes)
     return uint64_t(0);
   return abi::roundToBlocks(bytes, abi::kDeviceAlignment);
+}
+
+/// The fp32 elements a buffer of `type` spans (its strided layout's reach
+/// from the first element to the last), where its layout is static.
+std::optional<uint64_t> spannedElements(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)))
+    return std::nullopt;
+  uint64_t span = 1;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+    if (size == 0)
+      return uint64_t(0);
+    if (ShapedType::isDynamic(stride))
+      return std::nullopt;
+    span += uint64_t(size - 1) * uint64_t(std::abs(stride));
+  }
+  return span;
+}
+
+/// The CPU's GEMM workspace: the fp32 copies of the bf16 or fp16 factors
+/// of the step's products (the runtime widens them, gacc_sgemm_bf16, into
+/// one buffer per factor that grows to the largest and is kept).
+uint64_t widenedFactorBytes(func::FuncOp step) {
+  uint64_t most[2] = {0, 0};
+  step.walk([&](Operation *op) {
+    if (!isa<MatmulAccumulateOp, linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      return;
+    for (auto [i, factor] : llvm::enumerate(op->getOperands().take_front(2))) {
+      auto type = dyn_cast<MemRefType>(factor.getType());
+      if (!type || type.getElementTypeBitWidth() != 16)
+        return;
+      uint64_t elements = spannedElements(type).value_or(
+          uint64_t(type.hasStaticShape() ? type.getNumElements() : 0));
+      most[i] = std::max(most[i], elements * sizeof(float));
+    }
+  });
+  uint64_t bytes = 0;
+  for (uint64_t m : most)
+    if (m)
+      bytes += abi::roundToBlocks(m, abi::kHostAlignment);
+  return bytes;
 }
 
 } // namespace
@@ -93,6 +137,8 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
   if (device)
     persistent[unsigned(MemoryKind::Workspace)] +=
         abi::kCublasWorkspaceBytes + abi::kDeviceScalarPoolBytes;
+  else
+    persistent[unsigned(MemoryKind::Workspace)] += widenedFactorBytes(step);
 
   // Transient: every allocation of the step, live from its alloc to its
   // dealloc in the same block (to the end of the step without one).

@@ -87,7 +87,8 @@ struct MemoryPlan {
 
 /// Reads the plan off `step`, the step function of `sig` after the
 /// to-buffers pipeline (buildTrainingStepToBuffersPipeline), for `target`
-/// ("cpu": host blocks rounded to 64 bytes, no workspace; "cuda": arena
+/// ("cpu": host blocks rounded to 64 bytes, the fp32 copies of the largest
+/// bf16/fp16 product's factors as workspace; "cuda": arena
 /// blocks rounded to 256 bytes, scalars in the scalar pool, the cuBLAS
 /// workspace). Buffers live from their memref.alloc to their
 /// memref.dealloc (to the end of the step without one). Fails with a

@@ -59,9 +59,9 @@ std::optional<Type> factorType(Value a, Value b, Value c) {
 std::string entryPoint(StringRef callee, Type factor) {
   if (factor.isF32())
     return callee.str();
-  return abi::lowOperandsGemm(
-      callee.str().c_str(),
-      factor.isBF16() ? abi::kBF16Operands : abi::kF16Operands);
+  return abi::lowOperandsGemm(callee.str().c_str(), factor.isBF16()
+                                                        ? abi::kBF16Operands
+                                                        : abi::kF16Operands);
 }
 
 /// Whether `callee` takes the inputs' format (abi::GemmInputs) after beta.
@@ -81,8 +81,12 @@ func::FuncOp getOrDeclareGemm(RewriterBase &rewriter, Operation *op,
   rewriter.setInsertionPointToStart(module.getBody());
   MemRefType ab = dynamicStrided(factor, batched);
   MemRefType c = dynamicStrided(rewriter.getF32Type(), batched);
-  SmallVector<Type> types = {ab, ab, c, rewriter.getI32Type(),
-                             rewriter.getI32Type(), rewriter.getF32Type()};
+  SmallVector<Type> types = {ab,
+                             ab,
+                             c,
+                             rewriter.getI32Type(),
+                             rewriter.getI32Type(),
+                             rewriter.getF32Type()};
   if (takesInputs(name))
     types.push_back(rewriter.getI32Type());
   auto f = func::FuncOp::create(rewriter, module.getLoc(), name,
@@ -110,17 +114,16 @@ abi::GemmInputs gemmInputs(Operation *op) {
 
 /// Calls `callee`'s entry point for the operands' types: C = beta·C +
 /// op(A)·op(B).
-void emitCall(RewriterBase &rewriter, Operation *op, StringRef callee,
-              Value a, Value b, Value c, bool transA, bool transB,
-              Value beta) {
+void emitCall(RewriterBase &rewriter, Operation *op, StringRef callee, Value a,
+              Value b, Value c, bool transA, bool transB, Value beta) {
   Location loc = op->getLoc();
   bool batched = cast<MemRefType>(c.getType()).getRank() == 3;
   Type factor = *factorType(a, b, c);
   func::FuncOp f = getOrDeclareGemm(rewriter, op, entryPoint(callee, factor),
                                     factor, batched);
   auto toDynamic = [&](Value v) -> Value {
-    auto type = dynamicStrided(
-        cast<MemRefType>(v.getType()).getElementType(), batched);
+    auto type =
+        dynamicStrided(cast<MemRefType>(v.getType()).getElementType(), batched);
     return memref::CastOp::create(rewriter, loc, type, v);
   };
   auto i32 = [&](bool v) -> Value {
@@ -128,7 +131,7 @@ void emitCall(RewriterBase &rewriter, Operation *op, StringRef callee,
                                      rewriter.getI32IntegerAttr(v));
   };
   SmallVector<Value> operands = {toDynamic(a), toDynamic(b), toDynamic(c),
-                                 i32(transA), i32(transB), beta};
+                                 i32(transA),  i32(transB),  beta};
   if (takesInputs(f.getName()))
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
@@ -177,8 +180,8 @@ struct MatmulAccumulateToCall
     Value beta =
         arith::SelectOp::create(rewriter, loc, adaptor.getFirst(), zero, one);
     emitCall(rewriter, op, callee, adaptor.getA(), adaptor.getB(),
-             adaptor.getAccumulator(),
-             op.getTransposeA(), op.getTransposeB(), beta);
+             adaptor.getAccumulator(), op.getTransposeA(), op.getTransposeB(),
+             beta);
     rewriter.eraseOp(op);
     return success();
   }
@@ -198,8 +201,8 @@ struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, callee, adaptor.getInputs()[0], adaptor.getInputs()[1],
-             adaptor.getOutputs()[0], ta, tb, one);
+    emitCall(rewriter, op, callee, adaptor.getInputs()[0],
+             adaptor.getInputs()[1], adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
     return success();
   }
@@ -221,8 +224,8 @@ struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, callee, adaptor.getInputs()[0], adaptor.getInputs()[1],
-             adaptor.getOutputs()[0], ta, tb, one);
+    emitCall(rewriter, op, callee, adaptor.getInputs()[0],
+             adaptor.getInputs()[1], adaptor.getOutputs()[0], ta, tb, one);
     rewriter.eraseOp(op);
     return success();
   }

@@ -118,13 +118,24 @@ public:
     for (Value v : narrowed)
       for (OpOperand &use : llvm::make_early_inc_range(v.getUses()))
         if (isa<linalg::GenericOp>(use.getOwner()))
-          extendArgument(rewriter, cast<linalg::LinalgOp>(use.getOwner()),
-                         use);
+          extendArgument(rewriter, cast<linalg::LinalgOp>(use.getOwner()), use);
     for (Operation *product : products)
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(product);
           linalgOp && !forbidden.contains(find(linalgOp.getDpsInputs()[0])))
         for (OpOperand *input : linalgOp.getDpsInputOperands())
           extendArgument(rewriter, linalgOp, *input);
+    // The fp32 fills and empties that only those insertions read: nothing
+    // removes them before bufferization would allocate them.
+    for (Operation *dest : replacedDestinations) {
+      Operation *init = isa<linalg::FillOp>(dest)
+                            ? dest->getOperand(1).getDefiningOp()
+                            : nullptr;
+      if (!dest->use_empty())
+        continue;
+      rewriter.eraseOp(dest);
+      if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
+        rewriter.eraseOp(init);
+    }
     count = narrowed.size();
   }
 
@@ -210,10 +221,12 @@ private:
     }
   }
 
-  /// A tensor.empty of the low type with the sizes of `like`.
+  /// A tensor.empty of the low type with the sizes (and encoding) of
+  /// `like`.
   Value emptyLike(IRRewriter &rewriter, Location loc, Value like) {
     return tensor::EmptyOp::create(
-        rewriter, loc, tensor::getMixedSizes(rewriter, loc, like), low);
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, like), low,
+        cast<RankedTensorType>(like.getType()).getEncoding());
   }
 
   /// Gives `v` the low type, with what its definition needs for it.
@@ -249,11 +262,12 @@ private:
                 fill.value().getDefiningOp<arith::ConstantOp>().getValue());
             Value scalar = arith::ConstantOp::create(
                 rewriter, loc, FloatAttr::get(low, value.getValueAsDouble()));
-            narrowDest = linalg::FillOp::create(rewriter, loc, scalar,
-                                                narrowDest)
-                             .getResult(0);
+            narrowDest =
+                linalg::FillOp::create(rewriter, loc, scalar, narrowDest)
+                    .getResult(0);
           }
           insert.getDestMutable().set(narrowDest);
+          replacedDestinations.insert(dest.getDefiningOp());
         }
       }
       v.setType(cast<ShapedType>(v.getType()).clone(low));
@@ -282,6 +296,8 @@ private:
   llvm::DenseSet<Value> forbidden;
   SmallVector<Value> members, worklist;
   llvm::SetVector<Operation *> products;
+  /// The fp32 destinations of narrowed insertions (a fill, an empty).
+  llvm::SetVector<Operation *> replacedDestinations;
   size_t count = 0;
 };
 
@@ -298,9 +314,9 @@ struct NarrowStoredValuesPass
       Narrowing narrowing(
           getLowPrecisionType(&getContext(), precision.getValue()));
       narrowing.run(func);
-      LLVM_DEBUG(llvm::dbgs() << "gacc-narrow-stored-values: "
-                              << narrowing.size() << " values narrowed in @"
-                              << func.getName() << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "gacc-narrow-stored-values: " << narrowing.size()
+                 << " values narrowed in @" << func.getName() << "\n");
     });
   }
 };

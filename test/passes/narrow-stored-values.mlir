@@ -89,8 +89,9 @@ func.func @returned(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> (tensor<4x2xf32
 // -----
 
 // Views, a transpose and gacc.recompute_inputs pass the narrowed type on;
-// an insertion into a zero fill takes a bf16 fill as its destination, and
-// a concatenation of rounded values is narrowed with them; a weight
+// an insertion into a zero fill takes a bf16 fill as its destination (the
+// fp32 fill, read by nothing else, is erased), and a concatenation of
+// rounded values is narrowed with them; a weight
 // gradient's gacc.matmul_accumulate takes two bf16 factors into its fp32
 // accumulator. A value that is not rounded (%dz, computed in fp32 and
 // never rounded) keeps fp32, and with it the product it feeds.
@@ -102,6 +103,7 @@ func.func @returned(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> (tensor<4x2xf32
 // CHECK: %[[TE:.*]] = tensor.empty() : tensor<2x8x2xbf16>
 // CHECK: %[[T:.*]] = linalg.transpose ins(%[[V]] : tensor<2x2x8xbf16>) outs(%[[TE]] : tensor<2x8x2xbf16>)
 // CHECK: gacc.recompute_inputs %[[T]] : tensor<2x8x2xbf16>
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32)
 // CHECK: %[[C:.*]] = arith.constant 0.000000e+00 : bf16
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[C]] : bf16) outs(%{{.*}} : tensor<4x16xbf16>)
 // CHECK: %[[I0:.*]] = tensor.insert_slice %[[R]] into %[[F]][0, 0] [4, 8] [1, 1] : tensor<4x8xbf16> into tensor<4x16xbf16>

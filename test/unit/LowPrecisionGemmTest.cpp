@@ -1,4 +1,5 @@
-//===- LowPrecisionGemmTest.cpp - the CPU GEMMs of bf16 and fp16 factors ---===//
+//===- LowPrecisionGemmTest.cpp - the CPU GEMMs of bf16 and fp16 factors
+//---===//
 //
 // runtime/Blas.cpp's entry points for products of bf16 and fp16 A and B
 // (abi::lowOperandsGemm, a narrowed step's products) against the fp32
@@ -62,8 +63,8 @@ TEST(LowPrecisionGemm, HalfToFloatIsExactForEveryValue) {
 
 /// C = beta·C + op(A)·op(B) through gacc_sgemm_bf16 and through gacc_sgemm
 /// on the operands' fp32 values, A and B stored with padded rows.
-void compareWithFP32(int64_t m, int64_t n, int64_t k, bool transA,
-                     bool transB, float beta) {
+void compareWithFP32(int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                     float beta) {
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tA "
                                     << transA << " tB " << transB);
   std::mt19937 rng(unsigned(m * 131 + n * 17 + k));
@@ -80,12 +81,12 @@ void compareWithFP32(int64_t m, int64_t n, int64_t k, bool transA,
   std::vector<float> c1(m * n), c2(m * n);
   for (size_t i = 0; i < c1.size(); ++i)
     c1[i] = c2[i] = u(rng);
-  gacc_sgemm_bf16(a16.data(), a16.data(), 0, aRows, aCols, lda, 1,
-                  b16.data(), b16.data(), 0, bRows, bCols, ldb, 1, c1.data(),
-                  c1.data(), 0, m, n, n, 1, transA, transB, beta);
+  gacc_sgemm_bf16(a16.data(), a16.data(), 0, aRows, aCols, lda, 1, b16.data(),
+                  b16.data(), 0, bRows, bCols, ldb, 1, c1.data(), c1.data(), 0,
+                  m, n, n, 1, transA, transB, beta);
   gacc_sgemm(a32.data(), a32.data(), 0, aRows, aCols, lda, 1, b32.data(),
-             b32.data(), 0, bRows, bCols, ldb, 1, c2.data(), c2.data(), 0, m,
-             n, n, 1, transA, transB, beta);
+             b32.data(), 0, bRows, bCols, ldb, 1, c2.data(), c2.data(), 0, m, n,
+             n, 1, transA, transB, beta);
   EXPECT_EQ(0, std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)));
 }
 
@@ -108,12 +109,13 @@ TEST(LowPrecisionGemm, FP16BatchMatchesFP32OnTheSameValues) {
   for (size_t i = 0; i < a16.size(); ++i)
     a32[i] = gaccrt::halfToFloat(a16[i] = uint16_t(bits(rng) % 0x3c00));
   for (size_t i = 0; i < b16.size(); ++i)
-    b32[i] = gaccrt::halfToFloat(b16[i] = uint16_t(0x8000 | (bits(rng) % 0x3c00)));
+    b32[i] =
+        gaccrt::halfToFloat(b16[i] = uint16_t(0x8000 | (bits(rng) % 0x3c00)));
   std::vector<float> c1(batch * m * n, 1.0f), c2(c1);
-  gacc_sgemm_batched_f16(a16.data(), a16.data(), 0, batch, m, k, strideA, k,
-                         1, b16.data(), b16.data(), 0, batch, k, n, k * n, n,
-                         1, c1.data(), c1.data(), 0, batch, m, n, m * n, n, 1,
-                         0, 0, 1.0f);
+  gacc_sgemm_batched_f16(a16.data(), a16.data(), 0, batch, m, k, strideA, k, 1,
+                         b16.data(), b16.data(), 0, batch, k, n, k * n, n, 1,
+                         c1.data(), c1.data(), 0, batch, m, n, m * n, n, 1, 0,
+                         0, 1.0f);
   gacc_sgemm_batched(a32.data(), a32.data(), 0, batch, m, k, strideA, k, 1,
                      b32.data(), b32.data(), 0, batch, k, n, k * n, n, 1,
                      c2.data(), c2.data(), 0, batch, m, n, m * n, n, 1, 0, 0,

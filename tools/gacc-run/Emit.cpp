@@ -24,8 +24,8 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 
 int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
-               llvm::StringRef chip, bool unroll, bool blas,
-               int64_t deferWindowBytes) {
+                 llvm::StringRef chip, bool unroll, bool blas,
+                 int64_t deferWindowBytes, bool fp32Storage) {
   if (outPath.empty()) {
     reportError("--emit needs -o FILE");
     return kExitBadInput;
@@ -38,6 +38,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.unroll = unroll;
     options.blas = blas;
     options.deferWindowBytes = deferWindowBytes;
+    options.fp32Storage = fp32Storage;
     mlir::gacc::buildLowerToCPUPipeline(pm, options);
     // A model the pipeline cannot compile is bad input.
     if (failed(pm.run(*module))) {
@@ -57,6 +58,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.unroll = unroll;
     options.chip = chip.str();
     options.format = kind == "ptx" ? "isa" : "bin";
+    options.fp32Storage = fp32Storage;
     std::string problem = mlir::gacc::validateNVVMPipelineOptions(options);
     if (!problem.empty()) {
       reportError(problem);

@@ -78,14 +78,14 @@ std::string largestParts(const MemoryPlan &plan) {
 }
 } // namespace
 
-llvm::Expected<MemoryPlan>
-gaccrt::chooseMicroBatch(ModuleOp model, llvm::StringRef step,
-                         int64_t effectiveBatch, uint64_t budget,
-                         llvm::StringRef target,
-                         const GAccExpandAccumulationPassOptions &expand) {
+llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
+    ModuleOp model, llvm::StringRef step, int64_t effectiveBatch,
+    uint64_t budget, llvm::StringRef target,
+    const GAccExpandAccumulationPassOptions &expand, bool fp32Storage) {
   auto plan = [&](int64_t m) -> llvm::Expected<MemoryPlan> {
     FailureOr<MemoryPlan> p =
-        planTrainingStepMemory(model, step, m, target, expand);
+        planTrainingStepMemory(model, step, m, target, expand,
+                               /*deferWindowBytes=*/0, fp32Storage);
     if (failed(p))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the memory plan failed (see above)");

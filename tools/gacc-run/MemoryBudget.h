@@ -26,14 +26,16 @@ llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
 std::string formatBytes(uint64_t bytes);
 
 /// The largest micro-batch m in [1, effective batch] whose planned peak
-/// fits `budget` bytes (bisection: the plan grows with m), with its plan.
+/// fits `budget` bytes (bisection: the plan grows with m), with its plan
+/// (a low-precision step's rounded values in fp32 with `fp32Storage`).
 /// Error (the message to print): even m = 1 does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>
 chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
                  int64_t effectiveBatch, uint64_t budget,
                  llvm::StringRef target,
-                 const mlir::gacc::GAccExpandAccumulationPassOptions &expand);
+                 const mlir::gacc::GAccExpandAccumulationPassOptions &expand,
+                 bool fp32Storage);
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {

@@ -130,7 +130,7 @@ int checkEquivalence(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
 /// Compiles the model and writes `kind` (ptx, cubin, llvm) to `outPath`.
 int emit(mlir::ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
          llvm::StringRef chip, bool unroll, bool blas,
-         int64_t deferWindowBytes);
+         int64_t deferWindowBytes, bool fp32Storage);
 
 } // namespace gaccrt
 

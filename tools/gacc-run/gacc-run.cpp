@@ -436,16 +436,16 @@ chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
                    uint64_t budget, StringRef target,
                    const GAccExpandAccumulationPassOptions &expand,
                    bool &recomputed) {
-  auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget,
-                                 target, expand);
+  auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget, target,
+                                 expand, fp32Storage);
   if (recompute.getNumOccurrences())
     return chosen;
   OwningOpRef<ModuleOp> marked(model.clone());
   TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
   if (markCheapRecomputation(markedStep) == 0)
     return chosen;
-  auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff,
-                                        budget, target, expand);
+  auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
+                                        target, expand, fp32Storage);
   if (!withRecompute) {
     if (chosen) {
       llvm::consumeError(withRecompute.takeError());
@@ -620,7 +620,8 @@ static bool checkFlagScopes() {
       {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
       {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
       {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit},
-      {&threadsOption, kTrain | kCheck}, {&fp32Storage, kTrain}};
+      {&threadsOption, kTrain | kCheck},
+      {&fp32Storage, kTrain | kCheck | kEmit}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
       continue;
@@ -915,7 +916,7 @@ static int run(int argc, char **argv) {
   if (!emitKind.empty())
     return collectives::rank() == 0
                ? emit(*model, emitKind, outFile, chip, unroll, !noBlas,
-                      deferWindowBytes)
+                      deferWindowBytes, fp32Storage)
                : 0;
 
   FailureOr<StepSignature> sig = getStepSignature(step);
