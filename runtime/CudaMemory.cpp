@@ -459,23 +459,28 @@ void cublasLtLowOperands(const char *caller, int32_t type,
 }
 } // namespace
 
-#define GACC_CUBLAS_LOW_OPERANDS(NAME, TYPE)                                   \
-  extern "C" void NAME(uint16_t *, uint16_t *aAligned, int64_t aOff,           \
-                       int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,   \
-                       uint16_t *, uint16_t *bAligned, int64_t bOff, int64_t,  \
-                       int64_t, int64_t bSt0, int64_t bSt1, float *,           \
-                       float *cAligned, int64_t cOff, int64_t cS0,             \
-                       int64_t cS1, int64_t cSt0, int64_t cSt1,                \
-                       int32_t transA, int32_t transB, float beta) {           \
-    cublasLowOperands(#NAME, TYPE, aAligned + aOff, aS0, aS1, aSt0, aSt1,      \
-                      bAligned + bOff, bSt0, bSt1, cAligned + cOff, cS0, cS1,  \
-                      cSt0, cSt1, transA, transB, beta);                       \
+namespace {
+/// cublasLtLowOperands for one row-major product, with
+/// cublasLowOperands's arguments.
+void cublasLtLowOperands(const char *caller, int32_t type, const void *a,
+                         int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
+                         const void *b, int64_t bSt0, int64_t bSt1, float *c,
+                         int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
+                         int32_t transA, int32_t transB, float beta) {
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
+    recordFailure(std::string(caller) + " needs unit inner strides");
+    return;
   }
-GACC_CUBLAS_LOW_OPERANDS(gacc_cublas_sgemm_bf16, cublaslt::kR16BF)
-GACC_CUBLAS_LOW_OPERANDS(gacc_cublas_sgemm_f16, cublaslt::kR16F)
-#undef GACC_CUBLAS_LOW_OPERANDS
+  cublaslt::RowMajorGemm g{cS0,         cS1,         transA ? aS0 : aS1,
+                           transA != 0, transB != 0, aSt0,
+                           bSt0,        cSt0};
+  cublasLtLowOperands(caller, type, g, a, b, c, beta);
+}
+} // namespace
 
-#define GACC_CUBLASLT_LOW_OPERANDS(NAME, TYPE)                                 \
+// gacc_cublas_sgemm's and gacc_cublaslt_sgemm's descriptor ABI, for 16-bit
+// A and B, through IMPL (cublasLowOperands or cublasLtLowOperands).
+#define GACC_LOW_OPERANDS_ENTRY(NAME, TYPE, IMPL)                              \
   extern "C" void NAME(uint16_t *, uint16_t *aAligned, int64_t aOff,           \
                        int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,   \
                        uint16_t *, uint16_t *bAligned, int64_t bOff, int64_t,  \
@@ -483,19 +488,19 @@ GACC_CUBLAS_LOW_OPERANDS(gacc_cublas_sgemm_f16, cublaslt::kR16F)
                        float *cAligned, int64_t cOff, int64_t cS0,             \
                        int64_t cS1, int64_t cSt0, int64_t cSt1,                \
                        int32_t transA, int32_t transB, float beta) {           \
-    if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {                                 \
-      recordFailure(#NAME " needs unit inner strides");                        \
-      return;                                                                  \
-    }                                                                          \
-    cublaslt::RowMajorGemm g{cS0,         cS1,         transA ? aS0 : aS1,     \
-                             transA != 0, transB != 0, aSt0,                   \
-                             bSt0,        cSt0};                               \
-    cublasLtLowOperands(#NAME, TYPE, g, aAligned + aOff, bAligned + bOff,      \
-                        cAligned + cOff, beta);                                \
+    IMPL(#NAME, TYPE, aAligned + aOff, aS0, aS1, aSt0, aSt1, bAligned + bOff,  \
+         bSt0, bSt1, cAligned + cOff, cS0, cS1, cSt0, cSt1, transA, transB,    \
+         beta);                                                                \
   }
-GACC_CUBLASLT_LOW_OPERANDS(gacc_cublaslt_sgemm_bf16, cublaslt::kR16BF)
-GACC_CUBLASLT_LOW_OPERANDS(gacc_cublaslt_sgemm_f16, cublaslt::kR16F)
-#undef GACC_CUBLASLT_LOW_OPERANDS
+GACC_LOW_OPERANDS_ENTRY(gacc_cublas_sgemm_bf16, cublaslt::kR16BF,
+                        cublasLowOperands)
+GACC_LOW_OPERANDS_ENTRY(gacc_cublas_sgemm_f16, cublaslt::kR16F,
+                        cublasLowOperands)
+GACC_LOW_OPERANDS_ENTRY(gacc_cublaslt_sgemm_bf16, cublaslt::kR16BF,
+                        cublasLtLowOperands)
+GACC_LOW_OPERANDS_ENTRY(gacc_cublaslt_sgemm_f16, cublaslt::kR16F,
+                        cublasLtLowOperands)
+#undef GACC_LOW_OPERANDS_ENTRY
 
 #define GACC_CUBLASLT_LOW_OPERANDS_BATCHED(NAME, TYPE)                         \
   extern "C" void NAME(                                                        \

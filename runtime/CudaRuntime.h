@@ -12,6 +12,8 @@
 #ifndef GACC_RUNTIME_CUDARUNTIME_H
 #define GACC_RUNTIME_CUDARUNTIME_H
 
+#include "runtime/Runtime.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -111,35 +113,13 @@ void gacc_cublaslt_sgemm_batched(
 /// for bf16 (_bf16) or fp16 (_f16) A and B, C fp32 (abi::lowOperandsGemm,
 /// a narrowed step's products): cublasGemmEx or cublasLtMatmul with those
 /// operand types and fp32 compute (no `inputs`: the operands' type says
-/// it).
-#define GACC_DECLARE_LOW_OPERANDS_GEMM(NAME)                                   \
-  void NAME(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,   \
-            int64_t aS1, int64_t aSt0, int64_t aSt1, uint16_t *bAlloc,         \
-            uint16_t *bAligned, int64_t bOff, int64_t bS0, int64_t bS1,        \
-            int64_t bSt0, int64_t bSt1, float *cAlloc, float *cAligned,        \
-            int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,              \
-            int64_t cSt1, int32_t transA, int32_t transB, float beta);
+/// it). The declaring macros are Runtime.h's.
 GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_cublas_sgemm_bf16)
 GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_cublas_sgemm_f16)
 GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_cublaslt_sgemm_bf16)
 GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_cublaslt_sgemm_f16)
-#undef GACC_DECLARE_LOW_OPERANDS_GEMM
-void gacc_cublaslt_sgemm_batched_bf16(
-    uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,
-    int64_t aS1, int64_t aS2, int64_t aSt0, int64_t aSt1, int64_t aSt2,
-    uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff, int64_t bS0,
-    int64_t bS1, int64_t bS2, int64_t bSt0, int64_t bSt1, int64_t bSt2,
-    float *cAlloc, float *cAligned, int64_t cOff, int64_t cS0, int64_t cS1,
-    int64_t cS2, int64_t cSt0, int64_t cSt1, int64_t cSt2, int32_t transA,
-    int32_t transB, float beta);
-void gacc_cublaslt_sgemm_batched_f16(
-    uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,
-    int64_t aS1, int64_t aS2, int64_t aSt0, int64_t aSt1, int64_t aSt2,
-    uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff, int64_t bS0,
-    int64_t bS1, int64_t bS2, int64_t bSt0, int64_t bSt1, int64_t bSt2,
-    float *cAlloc, float *cAligned, int64_t cOff, int64_t cS0, int64_t cS1,
-    int64_t cS2, int64_t cSt0, int64_t cSt1, int64_t cSt2, int32_t transA,
-    int32_t transB, float beta);
+GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_cublaslt_sgemm_batched_bf16)
+GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_cublaslt_sgemm_batched_f16)
 }
 
 namespace gaccrt::cuda {

@@ -42,36 +42,25 @@ void gacc_sgemm_batched(float *aAlloc, float *aAligned, int64_t aOff,
 /// gacc_sgemm and gacc_sgemm_batched for bf16 (_bf16) or fp16 (_f16) A and
 /// B, C fp32 (abi::lowOperandsGemm): the operands' fp32 values are made
 /// (exact) and multiplied as gacc_sgemm does.
-void gacc_sgemm_bf16(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff,
-                     int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
-                     uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff,
-                     int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
-                     float *cAlloc, float *cAligned, int64_t cOff, int64_t cS0,
-                     int64_t cS1, int64_t cSt0, int64_t cSt1, int32_t transA,
-                     int32_t transB, float beta);
-void gacc_sgemm_f16(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff,
-                    int64_t aS0, int64_t aS1, int64_t aSt0, int64_t aSt1,
-                    uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff,
-                    int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1,
-                    float *cAlloc, float *cAligned, int64_t cOff, int64_t cS0,
-                    int64_t cS1, int64_t cSt0, int64_t cSt1, int32_t transA,
-                    int32_t transB, float beta);
-void gacc_sgemm_batched_bf16(
-    uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aB,
-    int64_t aS0, int64_t aS1, int64_t aStB, int64_t aSt0, int64_t aSt1,
-    uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff, int64_t bB,
-    int64_t bS0, int64_t bS1, int64_t bStB, int64_t bSt0, int64_t bSt1,
-    float *cAlloc, float *cAligned, int64_t cOff, int64_t cB, int64_t cS0,
-    int64_t cS1, int64_t cStB, int64_t cSt0, int64_t cSt1, int32_t transA,
-    int32_t transB, float beta);
-void gacc_sgemm_batched_f16(
-    uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aB,
-    int64_t aS0, int64_t aS1, int64_t aStB, int64_t aSt0, int64_t aSt1,
-    uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff, int64_t bB,
-    int64_t bS0, int64_t bS1, int64_t bStB, int64_t bSt0, int64_t bSt1,
-    float *cAlloc, float *cAligned, int64_t cOff, int64_t cB, int64_t cS0,
-    int64_t cS1, int64_t cStB, int64_t cSt0, int64_t cSt1, int32_t transA,
-    int32_t transB, float beta);
+#define GACC_DECLARE_LOW_OPERANDS_GEMM(NAME)                                   \
+  void NAME(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,   \
+            int64_t aS1, int64_t aSt0, int64_t aSt1, uint16_t *bAlloc,         \
+            uint16_t *bAligned, int64_t bOff, int64_t bS0, int64_t bS1,        \
+            int64_t bSt0, int64_t bSt1, float *cAlloc, float *cAligned,        \
+            int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,              \
+            int64_t cSt1, int32_t transA, int32_t transB, float beta);
+#define GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(NAME)                           \
+  void NAME(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aB,    \
+            int64_t aS0, int64_t aS1, int64_t aStB, int64_t aSt0,              \
+            int64_t aSt1, uint16_t *bAlloc, uint16_t *bAligned, int64_t bOff,  \
+            int64_t bB, int64_t bS0, int64_t bS1, int64_t bStB, int64_t bSt0,  \
+            int64_t bSt1, float *cAlloc, float *cAligned, int64_t cOff,        \
+            int64_t cB, int64_t cS0, int64_t cS1, int64_t cStB, int64_t cSt0,  \
+            int64_t cSt1, int32_t transA, int32_t transB, float beta);
+GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_sgemm_bf16)
+GACC_DECLARE_LOW_OPERANDS_GEMM(gacc_sgemm_f16)
+GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_sgemm_batched_bf16)
+GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_sgemm_batched_f16)
 }
 
 #endif // GACC_RUNTIME_RUNTIME_H
