@@ -5,10 +5,11 @@
 // whose body yields arith.extf of a rounded value into an fp32 tensor
 // yields the rounded value into a tensor of the compute type instead, and
 // each reader extends it back (in its body: linalg ops; as operands of
-// the products, which take two narrowed operands). Views and
-// gacc.recompute_inputs pass the narrowed type on. A value is narrowed only
-// when every reader takes it so; extending a rounded value is exact, so
-// nothing the step computes changes.
+// the products, which take two narrowed operands). Views, transposes,
+// broadcasts, insertions (into a fill or empty of their own) and
+// gacc.recompute_inputs pass the narrowed type on. A value is narrowed
+// only when every reader takes it so; extending a rounded value is exact,
+// so nothing the step computes changes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,18 +125,7 @@ public:
           linalgOp && !forbidden.contains(find(linalgOp.getDpsInputs()[0])))
         for (OpOperand *input : linalgOp.getDpsInputOperands())
           extendArgument(rewriter, linalgOp, *input);
-    // The fp32 fills and empties that only those insertions read: nothing
-    // removes them before bufferization would allocate them.
-    for (Operation *dest : replacedDestinations) {
-      Operation *init = isa<linalg::FillOp>(dest)
-                            ? dest->getOperand(1).getDefiningOp()
-                            : nullptr;
-      if (!dest->use_empty())
-        continue;
-      rewriter.eraseOp(dest);
-      if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
-        rewriter.eraseOp(init);
-    }
+    eraseUnreadDestinations(rewriter);
     count = narrowed.size();
   }
 
@@ -272,6 +262,27 @@ private:
       }
       v.setType(cast<ShapedType>(v.getType()).clone(low));
     });
+  }
+
+  /// Erases the fp32 fills, then empties, that only narrowed insertions
+  /// read: nothing removes them before bufferization would allocate them.
+  void eraseUnreadDestinations(IRRewriter &rewriter) {
+    llvm::SetVector<Operation *> empties;
+    for (Operation *dest : replacedDestinations) {
+      if (!isa<linalg::FillOp>(dest)) {
+        empties.insert(dest);
+        continue;
+      }
+      Operation *init = dest->getOperand(1).getDefiningOp();
+      if (!dest->use_empty())
+        continue;
+      rewriter.eraseOp(dest);
+      if (init && isa<tensor::EmptyOp>(init))
+        empties.insert(init);
+    }
+    for (Operation *empty : empties)
+      if (empty->use_empty())
+        rewriter.eraseOp(empty);
   }
 
   /// Gives the block argument of `operand`, an input of `op` whose

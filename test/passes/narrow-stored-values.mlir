@@ -200,3 +200,49 @@ func.func @fp32(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %g : tensor<4x8xf32>
 }
+
+// -----
+
+// One empty as an insertion's destination and as the init of another
+// insertion's zero fill: both get destinations of their own and the fp32
+// ones, read by nothing else, are erased (each once).
+
+// CHECK-LABEL: func.func @shared_destination(
+// CHECK-NOT: tensor.empty() : tensor<4x16xf32>
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32)
+// CHECK: tensor.insert_slice {{.*}} : tensor<4x8xbf16> into tensor<4x16xbf16>
+// CHECK: tensor.insert_slice {{.*}} : tensor<4x8xbf16> into tensor<4x16xbf16>
+// CHECK: tensor.empty() : tensor<4x16xf32>
+// CHECK-NOT: tensor.empty() : tensor<4x16xf32>
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @shared_destination(%x: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>)
+    attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %x16 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.truncf %a : f32 to bf16
+    %r = arith.extf %t : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e16 = tensor.empty() : tensor<4x16xf32>
+  %zero = linalg.fill ins(%c0 : f32) outs(%e16 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %i0 = tensor.insert_slice %x16 into %zero[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %i1 = tensor.insert_slice %x16 into %e16[0, 8] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %g0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i0 : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %h = math.tanh %a : f32
+    linalg.yield %h : f32
+  } -> tensor<4x16xf32>
+  %g1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i1 : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %h = math.tanh %a : f32
+    linalg.yield %h : f32
+  } -> tensor<4x16xf32>
+  return %g0, %g1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
