@@ -48,6 +48,19 @@ inline std::string lowOperandsGemm(const char *f32EntryPoint,
 /// The operand types of lowOperandsGemm.
 constexpr const char *kBF16Operands = "bf16", *kF16Operands = "f16";
 
+/// gacc_cudnn_attention_forward_<type>(q, k, v, o, stats, scale: f32,
+/// causal: i32) and gacc_cudnn_attention_backward_<type>(q, k, v, o, dO,
+/// stats, dq, dk, dv, scale, causal): cuDNN's fused scaled-dot-product
+/// attention (runtime/CudnnAttention.h) on rank-4 strided memrefs [m, H,
+/// T, d] of bf16 (`type` "bf16") or fp16 ("f16") and fp32 statistics
+/// [m, H, T, 1] (convert-gacc-to-cudnn: gacc.fused_attention and its
+/// backward).
+inline std::string cudnnAttention(bool backward, const char *type) {
+  return std::string(backward ? "gacc_cudnn_attention_backward_"
+                              : "gacc_cudnn_attention_forward_") +
+         type;
+}
+
 /// What the fp32 operands of a cuBLASLt GEMM hold: any fp32 values, or
 /// values already rounded to bf16 or fp16 (a step of that `precision`,
 /// whose micro-batch body rounds every value it computes), which tensor

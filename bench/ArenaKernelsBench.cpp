@@ -81,6 +81,13 @@ static cl::opt<bool> cublasLt(
              "batch products included"),
     cl::init(false), cl::cat(cat));
 
+static cl::opt<bool> cudnnAttention(
+    "cudnn-attention",
+    cl::desc("With --compile-only: a bf16/fp16 step's attention through "
+             "cuDNN's fused kernels (the NVVM pipeline's "
+             "cudnn-attention=true, gacc-run --cuda-attention=cudnn)"),
+    cl::init(false), cl::cat(cat));
+
 namespace {
 
 [[noreturn]] void fail(const llvm::Twine &msg, int code = 1) {
@@ -144,6 +151,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
     options.cublas = true;
     options.cublasLt = cublasLt;
     options.cudaGraph = graphForm;
+    options.cudnnAttention = cudnnAttention;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     pm.addPass(createGAccBuildArenaKernelsPass());

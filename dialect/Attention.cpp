@@ -1,7 +1,8 @@
 //===- Attention.cpp - gacc.attention, blockwise --------------------------===//
 //
 // gacc.attention's query blocks, its decomposition and its hand-written
-// adjoint, both over blocks of query rows (after Rabe and Staats 2021,
+// adjoint (a gacc.attention_backward), and that op's decomposition, both
+// over blocks of query rows (after Rabe and Staats 2021,
 // "Self-attention does not need O(n²) memory", and Dao 2023,
 // FlashAttention-2): a block's scores and probabilities [m·H, rows, keys]
 // are the only T-by-T-sized values, and the adjoint recomputes them per
@@ -34,10 +35,20 @@ using namespace mlir::gacc;
 /// then take 96 MiB each, against 768 MiB for the whole T × T.
 static constexpr int64_t kDefaultQueryBlock = 128;
 
+/// `queryBlock`, or kDefaultQueryBlock, at most T (of the [m, H, T, d]
+/// query `q`).
+static int64_t queryBlockOrDefault(std::optional<uint64_t> queryBlock,
+                                   ShapedType q) {
+  return std::min(q.getDimSize(2),
+                  queryBlock ? int64_t(*queryBlock) : kDefaultQueryBlock);
+}
+
 int64_t AttentionOp::getQueryBlockOrDefault() {
-  int64_t t = getQuery().getType().getDimSize(2);
-  return std::min(t, getQueryBlock() ? int64_t(*getQueryBlock())
-                                     : kDefaultQueryBlock);
+  return queryBlockOrDefault(getQueryBlock(), getQuery().getType());
+}
+
+int64_t AttentionBackwardOp::getQueryBlockOrDefault() {
+  return queryBlockOrDefault(getQueryBlock(), getQuery().getType());
 }
 
 namespace {
@@ -47,10 +58,12 @@ struct QueryBlock {
   int64_t row0, rows, keys;
 };
 
-/// The query blocks of `op`: rows of getQueryBlockOrDefault() (the last
-/// one shorter when it does not divide T); a causal block's keys end at
-/// its last row, a non-causal block reads all T keys.
-SmallVector<QueryBlock> getQueryBlocks(AttentionOp op) {
+/// The query blocks of `op` (gacc.attention or its adjoint): rows of
+/// getQueryBlockOrDefault() (the last one shorter when it does not divide
+/// T); a causal block's keys end at its last row, a non-causal block reads
+/// all T keys.
+template <typename AttentionLikeOp>
+SmallVector<QueryBlock> getQueryBlocks(AttentionLikeOp op) {
   int64_t t = op.getQuery().getType().getDimSize(2);
   int64_t step = op.getQueryBlockOrDefault();
   SmallVector<QueryBlock> blocks;
@@ -144,6 +157,17 @@ Value buildBlockProbabilities(OpBuilder &b, Location loc, Value q, Value k,
       .getResult()[0];
 }
 
+/// The type a low-precision step's micro-batches round to, where `op` lies
+/// in one (a function gacc-expand-accumulation marked with
+/// kComputePrecisionAttrName); null in an fp32 one.
+FloatType enclosingComputeType(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (auto precision =
+            p->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName))
+      return getLowPrecisionType(op->getContext(), precision.getValue());
+  return nullptr;
+}
+
 } // namespace
 
 FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
@@ -164,6 +188,9 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       expandHeads(b, loc, out.get(), getQuery().getType())};
 }
 
+/// The adjoint is one gacc.attention_backward, whose decomposition
+/// (below) is the blockwise recomputation; on the cuda target
+/// gacc-fuse-attention may make the pair one fused kernel each.
 LogicalResult
 AttentionOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
                           ArrayRef<bool> needed,
@@ -172,6 +199,17 @@ AttentionOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   Value dResult = resultAdjoints[0];
   if (!dResult || !llvm::is_contained(needed, true))
     return success();
+  auto backward = AttentionBackwardOp::create(
+      b, getLoc(), getQuery(), getKey(), getValue(), getResult(), dResult,
+      getScaleAttr(), getCausalAttr(), getQueryBlockAttr());
+  for (unsigned i = 0; i < 3; ++i)
+    if (needed[i])
+      operandAdjoints[i] = backward->getResult(i);
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+AttentionBackwardOp::decomposeOperation(OpBuilder &b) {
   Location loc = getLoc();
   // q, k and v through recompute_inputs: the blocks built here are the
   // backward's own (CSE cannot merge them into the forward's, which die
@@ -181,43 +219,44 @@ AttentionOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
   Value q = collapseHeads(b, loc, kept.getResult(0)),
         k = collapseHeads(b, loc, kept.getResult(1)),
         v = collapseHeads(b, loc, kept.getResult(2)),
-        dO = collapseHeads(b, loc, dResult);
+        dO = collapseHeads(b, loc, getOutputGrad());
   double scale = getScaleOrDefault();
+  // In a low-precision step P and dS are rounded before their products,
+  // as FlashAttention-2's kernels round them for the tensor cores: every
+  // factor of the four products is then a rounded value, which
+  // gacc-narrow-stored-values and gacc-mark-gemm-inputs make low-precision
+  // GEMMs.
+  FloatType low = enclosingComputeType(*this);
+  auto rounded = [&](Value x) {
+    return low ? buildRoundToCompute(b, loc, x, low) : x;
+  };
   RowsWriter dq(cast<RankedTensorType>(q.getType()), 1);
   RowsAccumulator dk, dv;
   // Last block first: it reads every key, so it starts dk and dv whole.
   SmallVector<QueryBlock> blocks = getQueryBlocks(*this);
   for (const QueryBlock &block : llvm::reverse(blocks)) {
-    Value p = buildBlockProbabilities(b, loc, q, k, block, scale,
-                                      getCausal());
+    Value p = rounded(buildBlockProbabilities(b, loc, q, k, block, scale,
+                                              getCausal()));
     Value dOb = sliceRows(b, loc, dO, block.row0, block.rows);
     // dv[keys] += Pᵀ·dO.
-    if (needed[2])
-      dv.add(b, loc, p, dOb, /*transposeA=*/true, block.keys);
-    if (!needed[0] && !needed[1])
-      continue;
+    dv.add(b, loc, p, dOb, /*transposeA=*/true, block.keys);
     // dS = P ⊙ (dP − rowsum(P ⊙ dP))·scale, dP = dO·vᵀ: softmax's adjoint
     // (a row's keys all lie in its block).
     Value dP = buildBatchMatmul(b, loc, dOb,
                                 sliceRows(b, loc, v, 0, block.keys), false,
                                 true);
-    Value dS = buildSoftmaxGrad(b, loc, p, dP, 2, scale);
+    Value dS = rounded(buildSoftmaxGrad(b, loc, p, dP, 2, scale));
     // dq[rows] = dS·k, dk[keys] += dSᵀ·q.
-    if (needed[0])
-      dq.write(b, loc,
-               buildBatchMatmul(b, loc, dS,
-                                sliceRows(b, loc, k, 0, block.keys), false,
-                                false),
-               block.row0);
-    if (needed[1])
-      dk.add(b, loc, dS, sliceRows(b, loc, q, block.row0, block.rows),
-             /*transposeA=*/true, block.keys);
+    dq.write(b, loc,
+             buildBatchMatmul(b, loc, dS,
+                              sliceRows(b, loc, k, 0, block.keys), false,
+                              false),
+             block.row0);
+    dk.add(b, loc, dS, sliceRows(b, loc, q, block.row0, block.rows),
+           /*transposeA=*/true, block.keys);
   }
   auto type = getQuery().getType();
-  SmallVector<Value, 3> grads = {needed[0] ? dq.get() : Value(), dk.get(),
-                                 dv.get()};
-  for (auto [i, grad] : llvm::enumerate(grads))
-    if (grad)
-      operandAdjoints[i] = expandHeads(b, loc, grad, type);
-  return success();
+  return SmallVector<Value>{expandHeads(b, loc, dq.get(), type),
+                            expandHeads(b, loc, dk.get(), type),
+                            expandHeads(b, loc, dv.get(), type)};
 }

@@ -2,8 +2,10 @@
 //
 // BufferizableOpInterface of gacc.matmul_accumulate and gacc.all_reduce:
 // destination-style ops whose accumulator (buffer) bufferizes in place; the
-// memref form keeps the op and drops its result. gacc.recompute_inputs:
-// each result is its operand's buffer (the op disappears).
+// memref form keeps the op and drops its result. gacc.fused_attention and
+// its backward: their inits (written, never read) in place likewise.
+// gacc.recompute_inputs: each result is its operand's buffer (the op
+// disappears).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,40 @@ struct AllReduceBufferization
     return success();
   }
 };
+/// gacc.fused_attention and gacc.fused_attention_backward: every operand
+/// becomes its buffer, the inits' buffers are the results; the kernels
+/// write their inits without reading them, so an init needs no copy of
+/// what it held.
+template <typename FusedOp>
+struct FusedAttentionBufferization
+    : public DstBufferizableOpInterfaceExternalModel<
+          FusedAttentionBufferization<FusedOp>, FusedOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    SmallVector<Value> buffers, inits;
+    for (OpOperand &operand : op->getOpOperands()) {
+      FailureOr<Value> buffer =
+          getBuffer(rewriter, operand.get(), options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+      if (dps.isDpsInit(&operand))
+        inits.push_back(*buffer);
+    }
+    rewriter.setInsertionPoint(op);
+    FusedOp::create(rewriter, op->getLoc(), TypeRange{}, buffers,
+                    op->getAttrs());
+    replaceOpWithBufferizedValues(rewriter, op, inits);
+    return success();
+  }
+};
+
 /// gacc.recompute_inputs neither reads nor writes: each result is its
 /// operand, equivalent buffer for buffer. Once bufferized the recomputed
 /// ops write buffers of their own, so nothing is left to keep apart and the
@@ -104,5 +140,9 @@ void mlir::gacc::registerGAccBufferizationModels(DialectRegistry &registry) {
     MatmulAccumulateOp::attachInterface<MatmulAccumulateBufferization>(*ctx);
     AllReduceOp::attachInterface<AllReduceBufferization>(*ctx);
     RecomputeInputsOp::attachInterface<RecomputeInputsBufferization>(*ctx);
+    FusedAttentionOp::attachInterface<
+        FusedAttentionBufferization<FusedAttentionOp>>(*ctx);
+    FusedAttentionBackwardOp::attachInterface<
+        FusedAttentionBufferization<FusedAttentionBackwardOp>>(*ctx);
   });
 }

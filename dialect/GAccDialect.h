@@ -62,6 +62,14 @@ void registerGAccBufferizationModels(DialectRegistry &registry);
 /// The element type a micro-batch body of `precision` rounds its values
 /// to: bf16 or f16; null for fp32 (no rounding).
 FloatType getLowPrecisionType(MLIRContext *ctx, Precision precision);
+
+/// The discardable attribute (a #gacc.precision) that gacc-expand-
+/// accumulation puts on a function whose micro-batch body computes in bf16
+/// or fp16: every value the body computes is rounded to that precision
+/// where it is produced (inside a layer op's decomposition only where the
+/// op says so: gacc.attention_backward's probabilities and their adjoint).
+constexpr llvm::StringLiteral kComputePrecisionAttrName =
+    "gacc.compute_precision";
 } // namespace mlir::gacc
 
 #endif // GACC_DIALECT_GACCDIALECT_H

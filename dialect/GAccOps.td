@@ -645,17 +645,19 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
     over the keys, one `linalg.batch_matmul` with the values inserted into
     the block's rows of the result.
 
-    Adjoint (hand-written): nothing of the forward's blocks is kept; per
-    query block, last first, the probabilities P are recomputed from q and
-    k (read through `gacc.recompute_inputs`, so CSE cannot merge them back
-    into the forward's), then dv += Pᵀ·dO for the keys the block read,
-    dP = dO·vᵀ, dS = P ⊙ (dP − D)·scale with D = rowsum(P ⊙ dP) (softmax's
-    adjoint; a row's keys all lie in its block), dq = dS·k for the block's
-    rows and dk += dSᵀ·q for its keys. Only q, k and v live across the
+    Adjoint (hand-written): one `gacc.attention_backward`, whose
+    decomposition keeps nothing of the forward's blocks; per query block,
+    last first, the probabilities P are recomputed from q and k, then
+    dv += Pᵀ·dO for the keys the block read, dP = dO·vᵀ,
+    dS = P ⊙ (dP − D)·scale with D = rowsum(P ⊙ dP) (softmax's adjoint; a
+    row's keys all lie in its block), dq = dS·k for the block's rows and
+    dk += dSᵀ·q for its keys. Only q, k and v live across the
     forward/backward boundary, and the backward's transient bytes are those
-    of one block. In a bf16/fp16 step the backward's recomputed values are
-    rounded like every value the body computes, while the forward's
-    probabilities (inside the op) are not.
+    of one block. In a bf16/fp16 step the op's result (and the adjoint's)
+    is rounded like every value the body computes; inside, only the
+    adjoint's P and dS are, before their products, as FlashAttention-2's
+    kernels round them. On the cuda target a bf16/fp16 step may run the
+    pair as fused kernels instead (gacc-fuse-attention, cuDNN).
 
     ```mlir
     %o = gacc.attention %q, %k, %v {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
@@ -674,6 +676,56 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
   let assemblyFormat = [{
     $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key)
     `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale of the scores: `scale`, or 1/sqrt(d).
+    double getScaleOrDefault();
+    /// Query rows per block: `query_block` (at most T), or min(T, 128).
+    int64_t getQueryBlockOrDefault();
+  }];
+}
+
+def GAcc_AttentionBackwardOp : GAcc_LayerOp<"attention_backward", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the adjoint of gacc.attention: dq, dk and dv";
+  let description = [{
+    What gacc-autodiff emits for a `gacc.attention` %o = attention(q, k, v)
+    whose result has the adjoint dO: `query`, `key` and `value` are the
+    forward's operands, `output` its result o and `output_grad` dO, all
+    [m, H, T, d] fp32; the results are dq, dk and dv of that shape. `scale`,
+    `causal` and `query_block` are the forward's (defaults as there).
+
+    Its decomposition is the blockwise adjoint of gacc.attention (after Dao
+    2023, "FlashAttention-2", Algorithm 2, with the softmax recomputed from
+    q and k per query block instead of read back from a log-sum-exp): per
+    query block, last first, the probabilities P are recomputed, then
+    dv += Pᵀ·dO, dP = dO·vᵀ, dS = P ⊙ (dP − rowsum(P ⊙ dP))·scale
+    (torch's _softmax_backward_data), dq = dS·k for the block's rows and
+    dk += dSᵀ·q for its keys. q, k and v are read through
+    `gacc.recompute_inputs`, so that CSE cannot merge the recomputed blocks
+    with the forward's; `output` is not read by the decomposition (it is
+    for a fused kernel, `gacc.fused_attention_backward`, which needs it).
+    A result nobody reads costs nothing once decomposed: its ops are dead.
+
+    ```mlir
+    %dq, %dk, %dv = gacc.attention_backward %q, %k, %v, %o, %do {causal} : tensor<16x4x128x32xf32>
+    ```
+
+    Errors: those of gacc.attention, and an output or output adjoint of
+    another shape.
+  }];
+  let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
+                       GAcc_F32Tensor:$value, GAcc_F32Tensor:$output,
+                       GAcc_F32Tensor:$output_grad,
+                       OptionalAttr<F64Attr>:$scale, UnitAttr:$causal,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$query_block);
+  let results = (outs GAcc_F32Tensor:$query_grad, GAcc_F32Tensor:$key_grad,
+                      GAcc_F32Tensor:$value_grad);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $output_grad attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    type($output_grad)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -1146,6 +1198,118 @@ def GAcc_MatmulAccumulateOp : GAcc_Op<"matmul_accumulate", [
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getAccumulatorMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fused kernels (FusedAttention.cpp)
+//===----------------------------------------------------------------------===//
+
+// A fused attention kernel's [m, H, T, d] operands: a low-precision step's
+// bf16 or fp16 values, as tensors or, bufferized, as memrefs; and its
+// softmax statistics [m, H, T, 1], fp32.
+def GAcc_AttentionIO : AnyTypeOf<[StaticShapeTensorOf<[BF16, F16]>,
+                                  MemRefRankOf<[BF16, F16], [4]>]>;
+def GAcc_AttentionStats : AnyTypeOf<[StaticShapeTensorOf<[F32]>,
+                                     MemRefRankOf<[F32], [4]>]>;
+
+def GAcc_FusedAttentionOp : GAcc_Op<"fused_attention", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "scaled dot-product attention as one fused kernel, with its "
+                "softmax statistics";
+  let description = [{
+    gacc.attention of bf16 or fp16 `query`, `key` and `value` [m, H, T, d]
+    as one kernel that never stores the T × T scores (Dao 2023,
+    "FlashAttention-2"): `output` = softmax(q·kᵀ·scale + mask)·v with the
+    mask −∞ above the diagonal when `causal`, in the operands' type with
+    fp32 sums, and `stats` [m, H, T, 1] fp32 = the log-sum-exp of each
+    row's scaled, masked scores (FlashAttention-2's L, cuDNN's softmax
+    statistics), which the backward reads instead of recomputing the
+    softmax's normalizer. `scale` is the resolved scale (1/sqrt(d) when the
+    forward had none).
+
+    gacc-fuse-attention builds it on the cuda target; convert-gacc-to-cudnn
+    lowers its memref form to the runtime's cuDNN scaled-dot-product
+    attention (runtime/CudnnAttention.h). It is in destination style:
+    `output` and `stats` are the inits (written, never read), the tensor
+    form returns them, the memref form (after bufferization) has no
+    results.
+
+    ```mlir
+    %o, %l = gacc.fused_attention %q, %k, %v into %o0, %l0 {causal, scale = 0.125 : f64} : tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16> into tensor<2x4x128x32xbf16>, tensor<2x4x128x1xf32> -> tensor<2x4x128x32xbf16>, tensor<2x4x128x1xf32>
+    ```
+
+    Errors: operands that are not rank 4 or have an empty dimension,
+    bf16/fp16 operands of different shapes or element types (memrefs may
+    differ in layout: q, k and v are often strided views), statistics that
+    are not [m, H, T, 1], tensors mixed with memrefs,
+    results other than the inits' types on tensors or any on memrefs, a
+    scale that is not positive, finite and normal in f32.
+  }];
+  let arguments = (ins GAcc_AttentionIO:$query, GAcc_AttentionIO:$key,
+                       GAcc_AttentionIO:$value, GAcc_AttentionIO:$output,
+                       GAcc_AttentionStats:$stats, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `into` $output `,` $stats attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `into` type($output) `,`
+    type($stats) (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(getOperation(), 3, 2);
+    }
+  }];
+}
+
+def GAcc_FusedAttentionBackwardOp : GAcc_Op<"fused_attention_backward", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "the adjoint of gacc.fused_attention as one fused kernel";
+  let description = [{
+    dq, dk and dv [m, H, T, d] of a `gacc.fused_attention` from its
+    operands `query`, `key` and `value`, its `output`, the output's adjoint
+    `output_grad` and its `stats` (FlashAttention-2's backward pass, Dao
+    2023, Algorithm 2): per row P = exp(q·kᵀ·scale + mask − stats),
+    D = rowsum(dO ⊙ o), dv = Pᵀ·dO, dS = P ⊙ (dO·vᵀ − D), dq = dS·k·scale,
+    dk = dSᵀ·q·scale, in the operands' type with fp32 sums. `scale` and
+    `causal` are the forward's.
+
+    Destination style like gacc.fused_attention: `query_grad`, `key_grad`
+    and `value_grad` are the inits (written, never read).
+    convert-gacc-to-cudnn lowers the memref form to the runtime's cuDNN
+    backward.
+
+    ```mlir
+    %dq, %dk, %dv = gacc.fused_attention_backward %q, %k, %v, %o, %do, %l into %dq0, %dk0, %dv0 {causal, scale = 0.125 : f64} : tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x1xf32> into tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16> -> tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>, tensor<2x4x128x32xbf16>
+    ```
+
+    Errors: those of gacc.fused_attention.
+  }];
+  let arguments = (ins GAcc_AttentionIO:$query, GAcc_AttentionIO:$key,
+                       GAcc_AttentionIO:$value, GAcc_AttentionIO:$output,
+                       GAcc_AttentionIO:$output_grad,
+                       GAcc_AttentionStats:$stats,
+                       GAcc_AttentionIO:$query_grad,
+                       GAcc_AttentionIO:$key_grad,
+                       GAcc_AttentionIO:$value_grad, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $output_grad `,` $stats
+    `into` $query_grad `,` $key_grad `,` $value_grad attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    type($output_grad) `,` type($stats) `into` type($query_grad) `,`
+    type($key_grad) `,` type($value_grad) (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(getOperation(), 6, 3);
     }
   }];
 }

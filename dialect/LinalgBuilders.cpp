@@ -230,6 +230,17 @@ Value mlir::gacc::buildConvertElements(OpBuilder &b, Location loc, Value x,
       });
 }
 
+Value mlir::gacc::buildRoundToCompute(OpBuilder &b, Location loc, Value x,
+                                      FloatType computeType) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return buildElementwise(
+      b, loc, ValueRange{x}, type,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value low = arith::TruncFOp::create(nb, nl, computeType, a[0]);
+        return arith::ExtFOp::create(nb, nl, nb.getF32Type(), low);
+      });
+}
+
 /// An f64 tensor rounded to f32 elementwise.
 static Value truncToF32(OpBuilder &b, Location loc, Value x) {
   return buildConvertElements(b, loc, x, b.getF32Type());

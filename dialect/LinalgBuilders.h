@@ -61,6 +61,13 @@ std::array<Value, 4> buildPhilox4x32(OpBuilder &b, Location loc,
 Value buildConvertElements(OpBuilder &b, Location loc, Value x,
                            Type elemType);
 
+/// An f32 tensor x rounded to `computeType` (bf16 or f16) and back to f32,
+/// elementwise (arith.extf(arith.truncf x) in one linalg.generic): the
+/// values a low-precision tensor would hold, how a bf16/fp16 step rounds
+/// what its body computes (gacc-narrow-stored-values stores them narrow).
+Value buildRoundToCompute(OpBuilder &b, Location loc, Value x,
+                          FloatType computeType);
+
 /// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n], summed in f64
 /// and rounded once to f32.
 Value buildSumRows(OpBuilder &b, Location loc, Value x);

@@ -1,9 +1,9 @@
 //===- SequenceOps.cpp - softmax and attention ----------------------------===//
 //
-// gacc.softmax and gacc.attention: verifiers and result types, and
-// softmax's decomposition into linalg.softmax, which gacc-autodiff
-// differentiates. Attention's query blocks, decomposition and adjoint live
-// in Attention.cpp.
+// gacc.softmax, gacc.attention and gacc.attention_backward: verifiers and
+// result types, and softmax's decomposition into linalg.softmax, which
+// gacc-autodiff differentiates. Attention's query blocks, decompositions
+// and adjoint live in Attention.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,30 +41,50 @@ FailureOr<SmallVector<Value>> SoftmaxOp::decomposeOperation(OpBuilder &b) {
 }
 
 //===----------------------------------------------------------------------===//
-// AttentionOp
+// AttentionOp and AttentionBackwardOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::verify() {
-  auto q = getQuery().getType();
+/// The checks gacc.attention and its adjoint share: `q` rank 4 [m, H, T,
+/// d] with no empty dimension, every one of `others` (named by `names`) of
+/// q's type, and a scale that is positive, finite and normal in f32.
+static LogicalResult verifyAttention(Operation *op, ShapedType q,
+                                     ArrayRef<Type> others,
+                                     ArrayRef<StringRef> names,
+                                     std::optional<APFloat> scale) {
   if (q.getRank() != 4)
-    return emitOpError("query must be rank 4 [m, heads, positions, head "
-                       "size], got ")
+    return op->emitOpError("query must be rank 4 [m, heads, positions, "
+                           "head size], got ")
            << q;
-  if (getKey().getType() != q || getValue().getType() != q)
-    return emitOpError("query, key and value must have one shape, got ")
-           << q << ", " << getKey().getType() << ", "
-           << getValue().getType();
+  for (auto [type, name] : llvm::zip(others, names))
+    if (type != q)
+      return op->emitOpError()
+             << name << " must have the query's shape " << q << ", got "
+             << type;
   if (llvm::is_contained(q.getShape(), 0))
-    return emitOpError("query must not have an empty dimension, got ") << q;
-  if (getScale()) {
+    return op->emitOpError("query must not have an empty dimension, got ")
+           << q;
+  if (scale) {
     // Applied in f32: positive, finite and normal there.
-    double scale = getScale()->convertToDouble();
-    if (!(scale >= double(std::numeric_limits<float>::min()) &&
-          scale <= double(std::numeric_limits<float>::max())))
-      return emitOpError("scale must be positive and finite in f32, got ")
-             << scale;
+    double value = scale->convertToDouble();
+    if (!(value >= double(std::numeric_limits<float>::min()) &&
+          value <= double(std::numeric_limits<float>::max())))
+      return op->emitOpError("scale must be positive and finite in f32, got ")
+             << value;
   }
   return success();
+}
+
+/// `scale`, or 1/sqrt(d) of a [m, H, T, d] query.
+static double scaleOrDefault(std::optional<APFloat> scale, ShapedType q) {
+  if (scale)
+    return scale->convertToDouble();
+  return 1.0 / std::sqrt(double(q.getDimSize(3)));
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getQuery().getType(),
+                         {getKey().getType(), getValue().getType()},
+                         {"key", "value"}, getScale());
 }
 
 LogicalResult AttentionOp::inferReturnTypes(
@@ -76,7 +96,26 @@ LogicalResult AttentionOp::inferReturnTypes(
 }
 
 double AttentionOp::getScaleOrDefault() {
-  if (getScale())
-    return getScale()->convertToDouble();
-  return 1.0 / std::sqrt(double(getQuery().getType().getDimSize(3)));
+  return scaleOrDefault(getScale(), getQuery().getType());
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  return verifyAttention(
+      *this, getQuery().getType(),
+      {getKey().getType(), getValue().getType(), getOutput().getType(),
+       getOutputGrad().getType()},
+      {"key", "value", "output", "output_grad"}, getScale());
+}
+
+/// dq, dk and dv: of the query's type.
+LogicalResult AttentionBackwardOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.append(3, operands[0].getType());
+  return success();
+}
+
+double AttentionBackwardOp::getScaleOrDefault() {
+  return scaleOrDefault(getScale(), getQuery().getType());
 }

@@ -58,13 +58,6 @@ constexpr llvm::StringLiteral kRecomputeAttrName = "gacc.recompute";
 constexpr llvm::StringLiteral kNoaliasPointersAttrName =
     "gacc.noalias_pointers";
 
-/// The discardable attribute (a #gacc.precision) that gacc-expand-
-/// accumulation puts on a function whose micro-batch body computes in bf16
-/// or fp16: every value the body computes is rounded to that precision
-/// where it is produced (not the values inside a layer op's decomposition).
-constexpr llvm::StringLiteral kComputePrecisionAttrName =
-    "gacc.compute_precision";
-
 /// The discardable attribute (a #gacc.precision) that gacc-mark-gemm-inputs
 /// puts on a matrix product whose A and B operands hold values of that
 /// precision: convert-gacc-to-blas passes it to cuBLASLt, which then
@@ -105,6 +98,17 @@ void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
 /// the product's kGemmInputsAttrName (fp32 without it).
 void populateGAccToBLASConversionPatterns(RewritePatternSet &patterns,
                                           StringRef callee);
+
+/// convert-gacc-to-cudnn: memref gacc.fused_attention and
+/// gacc.fused_attention_backward as calls of the runtime's cuDNN attention
+/// (abi::cudnnAttention).
+void populateGAccToCuDNNConversionPatterns(RewritePatternSet &patterns);
+
+/// gacc-fuse-attention: in a bf16/fp16 step, gacc.attention and the
+/// gacc.attention_backward reading it (or an attention alone) as
+/// gacc.fused_attention and gacc.fused_attention_backward, where the head
+/// size allows.
+void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 
 /// convert-gacc-to-scf: memref gacc.matmul_accumulate as a parallel loop
 /// nest.

@@ -660,6 +660,35 @@ def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvertGAccToCuDNNPass : Pass<"convert-gacc-to-cudnn", "ModuleOp"> {
+  let summary = "Lower memref fused attention kernels to cuDNN calls of the "
+                "runtime";
+  let description = [{
+    After bufferization, rewrites `gacc.fused_attention` and
+    `gacc.fused_attention_backward` on memrefs into calls of
+    `gacc_cudnn_attention_forward_bf16` (`_f16`) and
+    `gacc_cudnn_attention_backward_bf16` (`_f16`) (abi::cudnnAttention),
+    which run cuDNN's fused scaled-dot-product attention
+    (runtime/CudnnAttention.h: cudnn-frontend's SDPA graphs, libcudnn
+    opened at run time, plans built once per shape). Arguments: the
+    operands in order, each cast to a rank-4 memref of dynamic sizes and
+    strides, then the scale (f32) and the causal flag (i32). The patterns
+    (`populateGAccToCuDNNConversionPatterns`) are applied with a
+    ConversionTarget on which both ops are illegal: a tensor form left
+    here is an error. The calls queue on the process's stream like the
+    GEMMs' (gacc-async-launches orders them without a wait).
+
+    ```mlir
+    gacc.fused_attention %q, %k, %v into %o, %l {causal, scale = 0.125 : f64} : memref<2x4x128x32xbf16, strided<...>>, ... into memref<2x4x128x32xbf16>, memref<2x4x128x1xf32>
+    // becomes
+    call @gacc_cudnn_attention_forward_bf16(%q', %k', %v', %o', %l', %scale, %causal) : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, ...) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
   let summary = "Lower memref matmuls to cblas_sgemm calls of the runtime";
   let description = [{
@@ -803,6 +832,47 @@ def GAccFuseElementwisePass : Pass<"gacc-fuse-elementwise", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GAccFuseAttentionPass : Pass<"gacc-fuse-attention", "ModuleOp"> {
+  let summary = "Make a bf16 or fp16 step's attention one fused kernel each "
+                "way";
+  let description = [{
+    In a function that gacc-expand-accumulation marks
+    `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`), rewrites
+    a `gacc.attention` and the `gacc.attention_backward` that reads its
+    result (gacc-autodiff's adjoint) into one `gacc.fused_attention`, which
+    also returns the softmax statistics (each row's log-sum-exp), and one
+    `gacc.fused_attention_backward`, which reads them; an attention that
+    no adjoint reads (evaluation) becomes a `gacc.fused_attention` alone.
+    The fused ops take their operands rounded to the compute type
+    (`arith.truncf` as a linalg.generic, which gacc-fuse-elementwise merges
+    into the producer) and their results are extended back to fp32, so the
+    rest of the step is unchanged. Where the attention was decomposed, the
+    T × T scores and probabilities of a query block were stored and read by
+    separate GEMMs and kernels; fused, they never leave the chip (Dao 2023,
+    "FlashAttention-2"), and only the statistics [m, H, T, 1] (fp32) and
+    the bf16 output live from the forward to the backward.
+
+    Fuses only head sizes that are multiples of 8 up to 128, which cuDNN's
+    fused forward and backward support on every architecture from sm_80 on
+    (cudnn-frontend's sdpa_support_surface.h); other heads, and fp32 steps
+    (cuDNN's fused attention takes fp16 and bf16 only), keep the
+    decomposition. The NVVM pipeline runs it with `cudnn-attention`,
+    before convert-gacc-to-linalg; convert-gacc-to-cudnn lowers the fused
+    ops after bufferization.
+
+    ```mlir
+    %o = gacc.attention %q, %k, %v {causal} : tensor<2x4x128x32xf32>, ...
+    %dq, %dk, %dv = gacc.attention_backward %q, %k, %v, %o, %do {causal} : ...
+    // becomes (q16 = truncf q, ...)
+    %o16, %l = gacc.fused_attention %q16, %k16, %v16 into %e0, %e1 {causal, scale = 0.1767766952966369 : f64} : ...
+    %dq16, %dk16, %dv16 = gacc.fused_attention_backward %q16, %k16, %v16, %o16, %do16, %l into ... : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def GAccNarrowStoredValuesPass : Pass<"gacc-narrow-stored-values", "ModuleOp"> {

@@ -44,7 +44,7 @@ using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes, bool fp32Storage) {
+    int64_t deferWindowBytes, bool fp32Storage, bool fusedAttention) {
   // A large classifier head and its loss over blocks of rows.
   pm.addPass(createGAccFuseLinearCrossEntropyPass());
   // Padding rows never count in batch statistics.
@@ -58,6 +58,9 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   // bytes than accumulating it per micro-batch.
   if (deferWindowBytes > 0)
     pm.addPass(createGAccDeferWeightGradientsPass({deferWindowBytes}));
+  // Attention as fused kernels, before its decomposition would apply.
+  if (fusedAttention)
+    pm.addPass(createGAccFuseAttentionPass());
   pm.addPass(createConvertGAccToLinalgPass());
   // arith/math on tensors as elementwise linalg.generic ops.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -159,7 +162,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable},
-      /*deferWindowBytes=*/0, options.fp32Storage);
+      /*deferWindowBytes=*/0, options.fp32Storage, options.cudnnAttention);
   const char *gemm = options.cublasLt ? ::gacc::abi::kCublasLtSgemm
                                       : ::gacc::abi::kCublasSgemm;
   if (options.cublas) {
@@ -167,6 +170,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     blas.callee = gemm;
     pm.addPass(createConvertGAccToBLASPass(blas));
   }
+  if (options.cudnnAttention)
+    pm.addPass(createConvertGAccToCuDNNPass());
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
   // Every static linalg op as one-dimensional parallel loops (coalesced,
@@ -203,6 +208,12 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
          {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
       async.streamOrderedCallees.push_back(
           *type ? ::gacc::abi::lowOperandsGemm(g, type) : std::string(g));
+  if (options.cudnnAttention)
+    for (bool backward : {false, true})
+      for (const char *type :
+           {::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
+        async.streamOrderedCallees.push_back(
+            ::gacc::abi::cudnnAttention(backward, type));
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

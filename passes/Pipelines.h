@@ -103,6 +103,14 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
                      "tensors (no gacc-narrow-stored-values): the same "
                      "values in twice the bytes"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> cudnnAttention{
+      *this, "cudnn-attention",
+      llvm::cl::desc("Run a bf16/fp16 step's attention, forward and "
+                     "backward, as cuDNN's fused scaled-dot-product "
+                     "attention (gacc-fuse-attention, convert-gacc-to-"
+                     "cudnn) where the head size allows (a multiple of 8 "
+                     "up to 128), instead of its decomposition"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> cudaGraph{
       *this, "cuda-graph",
       llvm::cl::desc("Compile every public function to its graph form "
@@ -135,12 +143,14 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
 /// gacc-autodiff, gacc-expand-accumulation (with `expand`'s options),
 /// gacc-fuse-accumulation, gacc-defer-weight-gradients (when
 /// `deferWindowBytes` is positive: its max-window-bytes),
-/// convert-gacc-to-linalg, gacc-narrow-stored-values (unless
+/// gacc-fuse-attention (with `fusedAttention`: the cuda target's cuDNN
+/// attention), convert-gacc-to-linalg, gacc-narrow-stored-values (unless
 /// `fp32Storage`) and one-shot bufferization with buffer deallocation: the
 /// model down to memref-level step functions.
 void buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes = 0, bool fp32Storage = false);
+    int64_t deferWindowBytes = 0, bool fp32Storage = false,
+    bool fusedAttention = false);
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

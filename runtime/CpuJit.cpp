@@ -10,6 +10,7 @@
 #include "runtime/CpuJit.h"
 #include "runtime/Collectives.h"
 #include "runtime/CudaRuntime.h"
+#include "runtime/CudnnAttention.h"
 #include "runtime/Runtime.h"
 #include "runtime/StepArena.h"
 
@@ -282,6 +283,14 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bindLow(abi::kCublasLtSgemmBatched, bf16,
             &gacc_cublaslt_sgemm_batched_bf16);
     bindLow(abi::kCublasLtSgemmBatched, f16, &gacc_cublaslt_sgemm_batched_f16);
+    // cuDNN's fused attention (CudnnAttention.h), both directions.
+    auto bindAttention = [&](bool backward, const char *type, auto *fn) {
+      bind(abi::cudnnAttention(backward, type).c_str(), fn);
+    };
+    bindAttention(false, bf16, &gacc_cudnn_attention_forward_bf16);
+    bindAttention(false, f16, &gacc_cudnn_attention_forward_f16);
+    bindAttention(true, bf16, &gacc_cudnn_attention_backward_bf16);
+    bindAttention(true, f16, &gacc_cudnn_attention_backward_f16);
     bind((llvm::Twine("_mlir_ciface_") + abi::kStepArena).str().c_str(),
          &checkedStepArena);
     // The mgpu* launch ABI of NVVM-pipeline host code (CudaRuntime.cpp).

@@ -147,19 +147,6 @@ StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
 // One micro-batch
 //===----------------------------------------------------------------------===//
 
-/// x rounded to `computeType` (bf16 or f16) and back to f32, elementwise:
-/// the value a low-precision tensor would hold.
-Value roundToCompute(OpBuilder &b, Location loc, Value x,
-                     FloatType computeType) {
-  auto type = cast<RankedTensorType>(x.getType());
-  return buildElementwise(
-      b, loc, ValueRange{x}, type,
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value low = arith::TruncFOp::create(nb, nl, computeType, a[0]);
-        return arith::ExtFOp::create(nb, nl, nb.getF32Type(), low);
-      });
-}
-
 /// Whether a low-precision body rounds the f32 results of `op`. The tensor
 /// dialect's ops (reshapes, slices, concatenation, padding, empty tensors)
 /// only rearrange values that are rounded already, and a fill of a
@@ -226,7 +213,7 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
     Value slice = tensor::ExtractSliceOp::create(b, loc, mbType, win, offsets,
                                                  sizes, strides);
     if (ctx.computeType && mbType.getElementType().isF32())
-      slice = roundToCompute(b, loc, slice, ctx.computeType);
+      slice = buildRoundToCompute(b, loc, slice, ctx.computeType);
     mapping.map(arg, slice);
   }
   Value rowZero;
@@ -255,7 +242,7 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
       if (!rt || rt.getRank() == 0 || !rt.getElementType().isF32() ||
           ctx.keepF32.contains(r) || isRunningSum(r))
         continue;
-      mapping.map(r, roundToCompute(b, loc, mapping.lookup(r),
+      mapping.map(r, buildRoundToCompute(b, loc, mapping.lookup(r),
                                     ctx.computeType));
     }
   }
@@ -609,7 +596,7 @@ SmallVector<Value> roundedParams(OpBuilder &b, Location loc,
   SmallVector<Value> params(v.params);
   if (ctx.computeType)
     for (Value &p : params)
-      p = roundToCompute(b, loc, p, ctx.computeType);
+      p = buildRoundToCompute(b, loc, p, ctx.computeType);
   return params;
 }
 

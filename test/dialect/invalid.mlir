@@ -1060,7 +1060,7 @@ func.func @f(%x: tensor<2x6x4x4xf32>, %g: tensor<6xf32>, %w: tensor<3xf32>) {
 
 // attention: query, key and value of one shape.
 func.func @f(%q: tensor<2x2x5x4xf32>, %k: tensor<2x2x6x4xf32>) {
-  // expected-error @below {{query, key and value must have one shape, got 'tensor<2x2x5x4xf32>', 'tensor<2x2x6x4xf32>', 'tensor<2x2x6x4xf32>'}}
+  // expected-error @below {{key must have the query's shape 'tensor<2x2x5x4xf32>', got 'tensor<2x2x6x4xf32>'}}
   %o = gacc.attention %q, %k, %k : tensor<2x2x5x4xf32>, tensor<2x2x6x4xf32>, tensor<2x2x6x4xf32>
   return
 }
@@ -1089,6 +1089,97 @@ func.func @f(%q: tensor<2x2x5x4xf32>) {
 func.func @f(%q: tensor<2x2x5x4xf32>) {
   // expected-error @below {{attribute 'query_block' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
   %o = gacc.attention %q, %q, %q {query_block = 0 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return
+}
+
+// -----
+
+// attention_backward: the output's adjoint of the query's shape.
+func.func @f(%q: tensor<2x2x5x4xf32>, %o: tensor<2x2x5x8xf32>) {
+  // expected-error @below {{output_grad must have the query's shape 'tensor<2x2x5x4xf32>', got 'tensor<2x2x5x8xf32>'}}
+  %g:3 = gacc.attention_backward %q, %q, %q, %q, %o : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x8xf32>
+  return
+}
+
+// -----
+
+// attention_backward: a positive scale.
+func.func @f(%q: tensor<2x2x5x4xf32>) {
+  // expected-error @below {{scale must be positive and finite in f32, got -1}}
+  %g:3 = gacc.attention_backward %q, %q, %q, %q, %q {scale = -1.0 : f64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+  return
+}
+
+// -----
+
+// fused_attention: bf16 or fp16 operands.
+func.func @f(%q: tensor<2x2x5x16xf32>, %l: tensor<2x2x5x1xf32>) {
+  // expected-error @below {{operand #0 must be}}
+  %f:2 = gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32> into tensor<2x2x5x16xf32>, tensor<2x2x5x1xf32> -> tensor<2x2x5x16xf32>, tensor<2x2x5x1xf32>
+  return
+}
+
+// -----
+
+// fused_attention: statistics [m, heads, positions, 1].
+func.func @f(%q: tensor<2x2x5x16xbf16>, %l: tensor<2x2x5x16xf32>) {
+  // expected-error @below {{stats must be [m, heads, positions, 1] for a 'tensor<2x2x5x16xbf16>' query, got 'tensor<2x2x5x16xf32>'}}
+  %f:2 = gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> into tensor<2x2x5x16xbf16>, tensor<2x2x5x16xf32> -> tensor<2x2x5x16xbf16>, tensor<2x2x5x16xf32>
+  return
+}
+
+// -----
+
+// fused_attention: rank 4.
+func.func @f(%q: tensor<2x5x16xbf16>, %l: tensor<2x5x1xf32>) {
+  // expected-error @below {{query must be rank 4 [m, heads, positions, head size], got 'tensor<2x5x16xbf16>'}}
+  %f:2 = gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : tensor<2x5x16xbf16>, tensor<2x5x16xbf16>, tensor<2x5x16xbf16> into tensor<2x5x16xbf16>, tensor<2x5x1xf32> -> tensor<2x5x16xbf16>, tensor<2x5x1xf32>
+  return
+}
+
+// -----
+
+// fused_attention: one kind of operand.
+func.func @f(%q: tensor<2x2x5x16xbf16>, %l: memref<2x2x5x1xf32>) {
+  // expected-error @below {{operands must be all tensors or all memrefs}}
+  gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> into tensor<2x2x5x16xbf16>, memref<2x2x5x1xf32>
+  return
+}
+
+// -----
+
+// fused_attention: the inits' results on tensors.
+func.func @f(%q: tensor<2x2x5x16xbf16>, %l: tensor<2x2x5x1xf32>) {
+  // expected-error @below {{results must be of the inits' types}}
+  %f = gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> into tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32> -> tensor<2x2x5x16xbf16>
+  return
+}
+
+// -----
+
+// fused_attention: no results on memrefs.
+func.func @f(%q: memref<2x2x5x16xbf16>, %l: memref<2x2x5x1xf32>) {
+  // expected-error @below {{has results on memrefs}}
+  %f = gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : memref<2x2x5x16xbf16>, memref<2x2x5x16xbf16>, memref<2x2x5x16xbf16> into memref<2x2x5x16xbf16>, memref<2x2x5x1xf32> -> tensor<2x2x5x16xbf16>
+  return
+}
+
+// -----
+
+// fused_attention_backward: one element type and shape for every bf16
+// operand.
+func.func @f(%q: tensor<2x2x5x16xbf16>, %h: tensor<2x2x5x16xf16>, %l: tensor<2x2x5x1xf32>) {
+  // expected-error @below {{output_grad must have the query's shape and element type 'tensor<2x2x5x16xbf16>', got 'tensor<2x2x5x16xf16>'}}
+  %g:3 = "gacc.fused_attention_backward"(%q, %q, %q, %q, %h, %l, %q, %q, %q) {scale = 0.25 : f64} : (tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xf16>, tensor<2x2x5x1xf32>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>) -> (tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>)
+  return
+}
+
+// -----
+
+// fused_attention_backward: a positive scale.
+func.func @f(%q: tensor<2x2x5x16xbf16>, %l: tensor<2x2x5x1xf32>) {
+  // expected-error @below {{scale must be positive and finite in f32, got 1.000000e+300}}
+  %g:3 = "gacc.fused_attention_backward"(%q, %q, %q, %q, %q, %l, %q, %q, %q) {scale = 1.0e300 : f64} : (tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>) -> (tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>)
   return
 }
 

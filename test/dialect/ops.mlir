@@ -273,3 +273,20 @@ func.func @softmax_attention(%s: tensor<2x3x5xf32>, %q: tensor<2x2x5x4xf32>) {
   %o3 = gacc.attention %q, %q, %q {causal, query_block = 2 : i64} : tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
   return
 }
+
+// attention's adjoint, and the fused kernels on tensors and memrefs.
+// CHECK-LABEL: func.func @attention_kernels
+// CHECK: gacc.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {causal, query_block = 2 : i64} : tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>
+// CHECK: %[[F:.+]]:2 = gacc.fused_attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}}, %{{.*}} {causal, scale = 2.500000e-01 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> into tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32> -> tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32>
+// CHECK: gacc.fused_attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[F]]#0, %{{.*}}, %[[F]]#1 into %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 2.500000e-01 : f64} : {{.*}}, tensor<2x2x5x1xf32> into {{.*}} -> tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>
+// CHECK: gacc.fused_attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : memref<2x2x5x16xf16, strided<[160, 80, 1, 5]>>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16> into memref<2x2x5x16xf16>, memref<2x2x5x1xf32>
+// CHECK-NOT: ->
+// CHECK: gacc.fused_attention_backward %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : {{.*}}, memref<2x2x5x1xf32> into memref<2x2x5x16xf16>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16>{{$}}
+func.func @attention_kernels(%q: tensor<2x2x5x16xf32>, %q16: tensor<2x2x5x16xbf16>, %l: tensor<2x2x5x1xf32>, %m: memref<2x2x5x16xf16>, %ml: memref<2x2x5x1xf32>, %s: memref<2x2x5x16xf16, strided<[160, 80, 1, 5]>>) {
+  %g:3 = gacc.attention_backward %q, %q, %q, %q, %q {causal, query_block = 2 : i64} : tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>, tensor<2x2x5x16xf32>
+  %f:2 = gacc.fused_attention %q16, %q16, %q16 into %q16, %l {causal, scale = 0.25 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> into tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32> -> tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32>
+  %b:3 = gacc.fused_attention_backward %q16, %q16, %q16, %f#0, %q16, %f#1 into %q16, %q16, %q16 {causal, scale = 0.25 : f64} : tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x1xf32> into tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16> -> tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>, tensor<2x2x5x16xbf16>
+  gacc.fused_attention %s, %m, %m into %m, %ml {scale = 0.125 : f64} : memref<2x2x5x16xf16, strided<[160, 80, 1, 5]>>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16> into memref<2x2x5x16xf16>, memref<2x2x5x1xf32>
+  gacc.fused_attention_backward %s, %m, %m, %m, %m, %ml into %m, %m, %m {scale = 0.125 : f64} : memref<2x2x5x16xf16, strided<[160, 80, 1, 5]>>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16>, memref<2x2x5x1xf32> into memref<2x2x5x16xf16>, memref<2x2x5x16xf16>, memref<2x2x5x16xf16>
+  return
+}

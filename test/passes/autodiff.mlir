@@ -517,54 +517,20 @@ gacc.train_step @batch_norm params [@w1, @g, @b, @w2] attributes {
 
 // -----
 
-// gacc.attention's own adjoint, in query blocks of 3 rows over T = 5
-// (causal: rows [0, 3) see keys [0, 3), rows [3, 5) all 5). Nothing of
-// the forward's blocks is read: q, k and v come through
-// gacc.recompute_inputs, and each block recomputes its probabilities P.
-// The last block comes first: it reads every key, so its products
-// dv = Pᵀ·dO and dk = dSᵀ·q (dP = dO·vᵀ, D = rowsum(P ⊙ dP), dS) start
-// the sums whole, and block 0 adds into their rows [0, 3) in place; dq's
-// rows are inserted into a tensor that only insert_slice writes. No
-// [2, 5, 5] tensor exists (BLOCKS).
-// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
-// CHECK-DAG: #[[$TB:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// gacc.attention's own adjoint: one gacc.attention_backward of the
+// forward's operands, its result and the result's adjoint, with the
+// forward's attributes (its blocks are its decomposition's,
+// convert-gacc-to-linalg.mlir). Nothing T × T exists yet (BLOCKS).
 // CHECK-LABEL: gacc.train_step @attention
 // BLOCKS-LABEL: gacc.train_step @attention
 // BLOCKS: gacc.yield
 // CHECK: %[[ATT:.+]] = gacc.attention %[[Q:.+]], %[[K:.+]], %[[V:.+]] {causal, query_block = 3 : i64}
 // CHECK: gacc.backward_begin
-// CHECK: %[[KEPT:.+]]:3 = gacc.recompute_inputs %[[Q]], %[[K]], %[[V]] :
-// CHECK-DAG: %[[QB:.+]] = tensor.collapse_shape %[[KEPT]]#0
-// CHECK-DAG: %[[KB:.+]] = tensor.collapse_shape %[[KEPT]]#1
-// CHECK-DAG: %[[VB:.+]] = tensor.collapse_shape %[[KEPT]]#2
-// Block 1 (rows 3 and 4, every key).
-// CHECK: %[[QR1:.+]] = tensor.extract_slice %[[QB]][0, 3, 0] [2, 2, 4]
-// CHECK: linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%[[QR1]], %[[KB]] : tensor<2x2x4xf32>, tensor<2x5x4xf32>)
-// CHECK: %[[P1:.+]] = linalg.softmax dimension(2) {{.+}} -> tensor<2x2x5xf32>
-// CHECK: %[[DV1:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P1]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%{{.+}} : tensor<2x5x4xf32>)
-// CHECK: %[[DP1:.+]] = linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%{{.+}}, %[[VB]] : tensor<2x2x4xf32>, tensor<2x5x4xf32>)
-// CHECK: %[[D1:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DP1]], %[[P1]] : tensor<2x2x5xf32>, tensor<2x2x5xf32>) outs(%{{.+}} : tensor<2x2xf32>)
-// CHECK: %[[DS1:.+]] = linalg.generic {{.+}} ins(%[[DP1]], %[[P1]], %[[D1]] :
-// CHECK: %[[DQ1P:.+]] = linalg.batch_matmul ins(%[[DS1]], %[[KB]] : tensor<2x2x5xf32>, tensor<2x5x4xf32>)
-// CHECK: %[[DQE:.+]] = tensor.empty() : tensor<2x5x4xf32>
-// CHECK: %[[DQ1:.+]] = tensor.insert_slice %[[DQ1P]] into %[[DQE]][0, 3, 0] [2, 2, 4]
-// CHECK: %[[DK1:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS1]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%{{.+}} : tensor<2x5x4xf32>)
-// Block 0 (rows 0 to 2, keys 0 to 2).
-// CHECK: %[[QR0:.+]] = tensor.extract_slice %[[QB]][0, 0, 0] [2, 3, 4]
-// CHECK: %[[KR0:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [2, 3, 4]
-// CHECK: linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%[[QR0]], %[[KR0]] :
-// CHECK: %[[P0:.+]] = linalg.softmax dimension(2) {{.+}} -> tensor<2x3x3xf32>
-// CHECK: %[[DV1S:.+]] = tensor.extract_slice %[[DV1]][0, 0, 0] [2, 3, 4]
-// CHECK: %[[DV0P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DV1S]] :
-// CHECK: %[[DV:.+]] = tensor.insert_slice %[[DV0P]] into %[[DV1]][0, 0, 0] [2, 3, 4]
-// CHECK: %[[DS0:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[P0]], %{{.+}} :
-// CHECK: %[[DQ:.+]] = tensor.insert_slice %{{.+}} into %[[DQ1]][0, 0, 0] [2, 3, 4]
-// CHECK: %[[DK1S:.+]] = tensor.extract_slice %[[DK1]][0, 0, 0] [2, 3, 4]
-// CHECK: %[[DK0P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DK1S]] :
-// CHECK: %[[DK:.+]] = tensor.insert_slice %[[DK0P]] into %[[DK1]][0, 0, 0] [2, 3, 4]
-// CHECK-DAG: tensor.expand_shape %[[DQ]]
-// CHECK-DAG: tensor.expand_shape %[[DK]]
-// CHECK-DAG: tensor.expand_shape %[[DV]]
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[DQ:[^,]+]], %[[DK:[^,]+]], %[[DV:[^ ]+]] = gacc.attention_backward %[[Q]], %[[K]], %[[V]], %[[ATT]], %{{.+}} {causal, query_block = 3 : i64} : tensor<2x1x5x4xf32>
+// CHECK-DAG: tensor.collapse_shape %[[DQ]]
+// CHECK-DAG: tensor.collapse_shape %[[DK]]
+// CHECK-DAG: tensor.collapse_shape %[[DV]]
 gacc.param @wq : tensor<4x4xf32> = #gacc.zeros
 gacc.param @wk : tensor<4x4xf32> = #gacc.zeros
 gacc.param @wv : tensor<4x4xf32> = #gacc.zeros

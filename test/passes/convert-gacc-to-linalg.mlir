@@ -356,6 +356,74 @@ func.func @attention_blocks_noncausal(%q: tensor<2x2x5x4xf32>) -> tensor<2x2x5x4
 
 // -----
 
+// attention_backward (gacc.attention's adjoint) in query blocks of 3 rows
+// over T = 5 (causal: rows [0, 3) see keys [0, 3), rows [3, 5) all 5).
+// q, k and v come through gacc.recompute_inputs, and each block
+// recomputes its probabilities P. The last block comes first: it reads
+// every key, so its products dv = Pᵀ·dO and dk = dSᵀ·q (dP = dO·vᵀ,
+// D = rowsum(P ⊙ dP), dS) start the sums whole, and block 0 adds into
+// their rows [0, 3) in place; dq's rows are inserted into a tensor that
+// only insert_slice writes. No [2, 5, 5] tensor exists, and nothing is
+// rounded in an fp32 function.
+// CHECK-DAG: #[[$TA:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$TB:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @attention_backward(
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x1x5x4xf32>, %[[K:[^:]+]]: tensor<2x1x5x4xf32>, %[[V:[^:]+]]: tensor<2x1x5x4xf32>
+// CHECK-NOT: arith.truncf
+// CHECK-NOT: tensor<2x5x5xf32>
+// CHECK: %[[KEPT:.+]]:3 = gacc.recompute_inputs %[[Q]], %[[K]], %[[V]] :
+// CHECK-DAG: %[[QB:.+]] = tensor.collapse_shape %[[KEPT]]#0
+// CHECK-DAG: %[[KB:.+]] = tensor.collapse_shape %[[KEPT]]#1
+// CHECK-DAG: %[[VB:.+]] = tensor.collapse_shape %[[KEPT]]#2
+// Block 1 (rows 3 and 4, every key).
+// CHECK: %[[QR1:.+]] = tensor.extract_slice %[[QB]][0, 3, 0] [2, 2, 4]
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%[[QR1]], %[[KB]] : tensor<2x2x4xf32>, tensor<2x5x4xf32>)
+// CHECK: math.exp
+// CHECK: %[[DV1:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P1:[^,]+]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%{{.+}} : tensor<2x5x4xf32>)
+// CHECK: %[[DP1:.+]] = linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%{{.+}}, %[[VB]] : tensor<2x2x4xf32>, tensor<2x5x4xf32>)
+// CHECK: %[[D1:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DP1]], %[[P1]] : tensor<2x2x5xf32>, tensor<2x2x5xf32>) outs(%{{.+}} : tensor<2x2xf32>)
+// CHECK: %[[DS1:.+]] = linalg.generic {{.+}} ins(%[[DP1]], %[[P1]], %[[D1]] :
+// CHECK: %[[DQ1P:.+]] = linalg.batch_matmul ins(%[[DS1]], %[[KB]] : tensor<2x2x5xf32>, tensor<2x5x4xf32>)
+// CHECK: %[[DQE:.+]] = tensor.empty() : tensor<2x5x4xf32>
+// CHECK: %[[DQ1:.+]] = tensor.insert_slice %[[DQ1P]] into %[[DQE]][0, 3, 0] [2, 2, 4]
+// CHECK: %[[DK1:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS1]], %{{.+}} : tensor<2x2x5xf32>, tensor<2x2x4xf32>) outs(%{{.+}} : tensor<2x5x4xf32>)
+// Block 0 (rows 0 to 2, keys 0 to 2).
+// CHECK: %[[QR0:.+]] = tensor.extract_slice %[[QB]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[KR0:.+]] = tensor.extract_slice %[[KB]][0, 0, 0] [2, 3, 4]
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.+}}, #[[$TB]], #{{.+}}] ins(%[[QR0]], %[[KR0]] :
+// CHECK: %[[DV1S:.+]] = tensor.extract_slice %[[DV1]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DV0P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[P0:[^,]+]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DV1S]] :
+// CHECK: %[[DV:.+]] = tensor.insert_slice %[[DV0P]] into %[[DV1]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DS0:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[P0]], %{{.+}} :
+// CHECK: %[[DQ:.+]] = tensor.insert_slice %{{.+}} into %[[DQ1]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DK1S:.+]] = tensor.extract_slice %[[DK1]][0, 0, 0] [2, 3, 4]
+// CHECK: %[[DK0P:.+]] = linalg.batch_matmul indexing_maps = [#[[$TA]], #{{.+}}, #{{.+}}] ins(%[[DS0]], %{{.+}} : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%[[DK1S]] :
+// CHECK: %[[DK:.+]] = tensor.insert_slice %[[DK0P]] into %[[DK1]][0, 0, 0] [2, 3, 4]
+// CHECK-DAG: %[[EQ:.+]] = tensor.expand_shape %[[DQ]]
+// CHECK-DAG: %[[EK:.+]] = tensor.expand_shape %[[DK]]
+// CHECK-DAG: %[[EV:.+]] = tensor.expand_shape %[[DV]]
+// CHECK: return %[[EQ]], %[[EK]], %[[EV]]
+func.func @attention_backward(%q: tensor<2x1x5x4xf32>, %k: tensor<2x1x5x4xf32>, %v: tensor<2x1x5x4xf32>, %o: tensor<2x1x5x4xf32>, %do: tensor<2x1x5x4xf32>) -> (tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>) {
+  %g:3 = gacc.attention_backward %q, %k, %v, %o, %do {causal, query_block = 3 : i64} : tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>
+  return %g#0, %g#1, %g#2 : tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>
+}
+
+// -----
+
+// In a bf16 step's function (gacc.compute_precision) each block's P and dS
+// are rounded to bf16 before their products, 2 blocks: 4 roundings, and
+// nothing else is.
+// CHECK-LABEL: func.func @attention_backward_bf16(
+// CHECK-COUNT-4: arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @attention_backward_bf16(%q: tensor<2x1x5x4xf32>, %do: tensor<2x1x5x4xf32>) -> tensor<2x1x5x4xf32> attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+  %g:3 = gacc.attention_backward %q, %q, %q, %q, %do {causal, query_block = 3 : i64} : tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>
+  return %g#0 : tensor<2x1x5x4xf32>
+}
+
+// -----
+
 // linear_cross_entropy in blocks of 2 rows over 5 (2, 2, 1): each block
 // slices its input rows and labels, computes its logits (a matmul with
 // the weight transposed through its indexing map, the bias added), their

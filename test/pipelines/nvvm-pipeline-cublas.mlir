@@ -8,6 +8,7 @@
 // RUN: gacc-opt %gacc_src/examples/fashion_mlp_adamw.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true format=isa" --mlir-print-ir-after=convert-gacc-to-blas 2>&1 >/dev/null | FileCheck %s --check-prefix=BF16
 // RUN: sed 's/seed = 0 : i64}/seed = 0 : i64, precision = #gacc.precision<bf16>}/' %gacc_src/examples/kjv_gpt.mlir > %t.kjv_gpt_bf16.mlir
 // RUN: gacc-opt %t.kjv_gpt_bf16.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true format=isa" --mlir-print-ir-after=convert-gacc-to-blas 2>&1 >/dev/null | FileCheck %s --check-prefix=ATTN
+// RUN: gacc-opt %t.kjv_gpt_bf16.mlir -gacc-lower-to-nvvm-pipeline="cublas=true cublaslt=true cudnn-attention=true format=isa" --mlir-print-ir-after=convert-gacc-to-cudnn 2>&1 >/dev/null | FileCheck %s --check-prefix=CUDNN
 
 // The host code of the cuda target: the GEMMs are cuBLAS calls made by the
 // host code (gacc_cublas_sgemm; beta = first ? 0 : 1 for the two weight
@@ -62,3 +63,17 @@
 // ATTN: func.call @gacc_cublaslt_sgemm_batched_bf16(
 // ATTN-NOT: func.call @gacc_cublaslt_sgemm
 // ATTN: func.call @gacc_cublaslt_sgemm_batched({{.+}}, %c0_i32{{(_[0-9]+)?}}) :
+
+// With cudnn-attention=true each of its 4 layers' attention is one cuDNN
+// fused forward (the statistics kept for the backward) and one fused
+// backward: no batch product is left to cuBLASLt in the step. Evaluation
+// (the predict function, fp32) keeps the decomposition.
+// CUDNN-LABEL: func.func @kjv_gpt(
+// CUDNN-NOT: gacc_cublaslt_sgemm_batched
+// CUDNN-COUNT-4: call @gacc_cudnn_attention_forward_bf16(
+// CUDNN-NOT: gacc_cublaslt_sgemm_batched
+// CUDNN-COUNT-4: call @gacc_cudnn_attention_backward_bf16(
+// CUDNN-NOT: gacc_cublaslt_sgemm_batched
+// CUDNN-LABEL: func.func @kjv_gpt_predict(
+// CUDNN-NOT: gacc_cudnn_attention
+// CUDNN: gacc_cublaslt_sgemm_batched

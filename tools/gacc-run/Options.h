@@ -40,6 +40,9 @@ struct RunSettings {
   /// The cuda target's GEMMs through cuBLASLt (gacc_cublaslt_sgemm), not
   /// cuBLAS (--cuda-gemm).
   bool cublasLt = false;
+  /// A bf16/fp16 step's attention through cuDNN's fused kernels on the
+  /// cuda target (--cuda-attention=cudnn).
+  bool cudnnAttention = false;
   /// --cuda-graph: the cuda target's step compiled to its graph form and
   /// replayed as one CUDA graph per optimizer step (GraphStep).
   bool cudaGraph = false;

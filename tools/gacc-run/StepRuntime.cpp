@@ -287,6 +287,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.format = "bin";
     options.cublas = settings.blas;
     options.cublasLt = settings.cublasLt;
+    options.cudnnAttention = settings.cudnnAttention;
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;
     options.resumable = settings.resumable();

@@ -15,6 +15,7 @@
 #include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
+#include "runtime/CudnnAttention.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 #include "runtime/StepArena.h"
@@ -243,12 +244,15 @@ int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
 
 /// Device memory: one managed reservation of the device's free memory
 /// less a margin (cuda::stepMemoryBytes; pages are backed on first touch),
-/// carved for every buffer; cuBLAS or cuBLASLt.
+/// carved for every buffer; cuBLAS or cuBLASLt; cuDNN with
+/// --cuda-attention=cudnn.
 int Trainer::prepareDevice() {
   uint64_t reserve = cuda::stepMemoryBytes();
   std::string problem = cuda::reserveManagedArena(reserve);
   if (problem.empty() && settings.blas)
     problem = settings.cublasLt ? cuda::loadCublasLt() : cuda::loadCublas();
+  if (problem.empty() && settings.cudnnAttention)
+    problem = cudnn::load();
   if (!problem.empty()) {
     reportError("--target cuda: " + problem);
     return 1;
@@ -677,6 +681,8 @@ int Trainer::finish() {
   if (onDevice && lead) {
     if (std::string gemms = cuda::cublasLtSummary(); !gemms.empty())
       out << "cublaslt: " << gemms << "\n";
+    if (std::string attention = cudnn::summary(); !attention.empty())
+      out << "cudnn: " << attention << "\n";
     out.flush();
     cuda::printProfile(stdout);
   }

@@ -268,6 +268,21 @@ static cl::opt<CudaGemm> cudaGemm(
                           "as batched GEMMs; a bf16/fp16 step's operands on "
                           "tensor cores with fp32 sums")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
+enum class CudaAttention { Decomposed, Cudnn };
+static cl::opt<CudaAttention> cudaAttention(
+    "cuda-attention",
+    cl::desc("How a bf16/fp16 step runs gacc.attention when the target is "
+             "cuda (default decomposed)"),
+    cl::values(clEnumValN(CudaAttention::Decomposed, "decomposed",
+                          "blockwise: batched GEMMs and kernels, the "
+                          "probabilities recomputed in the backward"),
+               clEnumValN(CudaAttention::Cudnn, "cudnn",
+                          "cuDNN's fused scaled-dot-product attention, "
+                          "forward and backward, where the head size is a "
+                          "multiple of 8 up to 128 (libcudnn.so.9 opened "
+                          "at run time; fp32 steps and other heads stay "
+                          "decomposed)")),
+    cl::init(CudaAttention::Decomposed), cl::cat(cat));
 static cl::opt<bool> cudaGraph(
     "cuda-graph",
     cl::desc("On --target cuda, capture the whole optimizer step (its N "
@@ -747,6 +762,11 @@ static int run(int argc, char **argv) {
                 "CPU's GEMMs are OpenBLAS's");
     return kExitBadInput;
   }
+  if (cudaAttention.getNumOccurrences() && target == "cpu") {
+    reportError("--cuda-attention chooses how --target cuda runs attention; "
+                "the CPU's is decomposed");
+    return kExitBadInput;
+  }
   if (cudaGraph && target == "cpu") {
     reportError("--cuda-graph captures the cuda target's step; give "
                 "--target cuda");
@@ -945,6 +965,7 @@ static int run(int argc, char **argv) {
   }
   settings.blas = !noBlas;
   settings.cublasLt = cudaGemm == CudaGemm::CublasLt;
+  settings.cudnnAttention = cudaAttention == CudaAttention::Cudnn;
   settings.stepArena = !noStepArena;
   if (resolvedTarget == "cpu") {
     if (int status = configureCpuThreads())

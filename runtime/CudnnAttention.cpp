@@ -1,0 +1,335 @@
+//===- CudnnAttention.cpp - cuDNN's fused attention -----------------------===//
+//
+// The graphs (cudnn-frontend's sdpa and sdpa_backward nodes), the plans
+// kept per call shape, and the entry points of CudnnAttention.h.
+//
+//===----------------------------------------------------------------------===//
+
+#define NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING
+#define CUDNN_FRONTEND_SKIP_JSON_LIB
+
+#include "runtime/CudnnAttention.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/CudaRuntime.h"
+
+#include <cudnn_frontend.h>
+
+#include <dlfcn.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+// cudnn-frontend's dynamic loading reads the library through this handle.
+namespace cudnn_frontend {
+void *cudnn_dlhandle = nullptr;
+} // namespace cudnn_frontend
+
+namespace fe = cudnn_frontend;
+using namespace gaccrt::cudnn;
+
+std::string AttentionCall::key() const {
+  std::ostringstream out;
+  out << (backward ? 'b' : 'f') << (bf16 ? "bf16" : "f16") << causal << ':'
+      << scale;
+  for (int64_t d : dims)
+    out << ',' << d;
+  for (const auto &s : strides)
+    for (int64_t x : s)
+      out << ',' << x;
+  return out.str();
+}
+
+std::string gaccrt::cudnn::openLibrary() {
+  static std::once_flag once;
+  static std::string problem;
+  std::call_once(once, [] {
+    for (const char *name : {"libcudnn.so.9", "libcudnn.so"})
+      if ((fe::cudnn_dlhandle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        return;
+    const char *e = dlerror();
+    problem = std::string("no cuDNN (") + (e ? e : "libcudnn.so.9") + ")";
+  });
+  return problem;
+}
+
+int64_t gaccrt::cudnn::libraryVersion() {
+  if (!fe::cudnn_dlhandle)
+    return 0;
+  try {
+    return int64_t(fe::detail::get_backend_version());
+  } catch (const std::exception &) {
+    return 0;
+  }
+}
+
+namespace {
+
+/// Uids of the graph's tensors: the operand's position in the call, plus 1.
+int64_t uidOf(size_t operand) { return int64_t(operand) + 1; }
+
+/// The graph of `call` for compute capability `smVersion` (set before the
+/// nodes, which copy it, so that the support checks need not ask the CUDA
+/// runtime library for the device's): bf16 (fp16) input and output, fp32
+/// intermediates and compute, every tensor with the call's strides.
+std::shared_ptr<fe::graph::Graph> buildGraph(const AttentionCall &call,
+                                             int smVersion) {
+  auto graph = std::make_shared<fe::graph::Graph>();
+  graph->set_sm_version(smVersion);
+  graph->set_io_data_type(call.bf16 ? fe::DataType_t::BFLOAT16
+                                    : fe::DataType_t::HALF)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  std::vector<int64_t> dims(call.dims.begin(), call.dims.end());
+  std::vector<int64_t> rowDims = {dims[0], dims[1], dims[2], 1};
+  auto attributes = [&](size_t i, const char *name) {
+    bool stats = i == call.statsOperand();
+    auto t = fe::graph::Tensor_attributes()
+                 .set_name(name)
+                 .set_uid(uidOf(i))
+                 .set_dim(stats ? rowDims : dims)
+                 .set_stride(std::vector<int64_t>(call.strides[i].begin(),
+                                                  call.strides[i].end()));
+    if (stats)
+      t.set_data_type(fe::DataType_t::FLOAT);
+    return t;
+  };
+  auto input = [&](size_t i, const char *name) {
+    return graph->tensor(attributes(i, name));
+  };
+  auto output = [&](const std::shared_ptr<fe::graph::Tensor_attributes> &t,
+                    size_t i, const char *name) {
+    auto a = attributes(i, name);
+    t->set_output(true)
+        .set_name(a.get_name())
+        .set_uid(uidOf(i))
+        .set_dim(a.get_dim())
+        .set_stride(a.get_stride());
+    if (i == call.statsOperand())
+      t->set_data_type(fe::DataType_t::FLOAT);
+  };
+  auto q = input(0, "q"), k = input(1, "k"), v = input(2, "v");
+  if (!call.backward) {
+    auto options = fe::graph::SDPA_attributes()
+                       .set_name("attention")
+                       .set_generate_stats(true)
+                       .set_attn_scale(call.scale)
+                       .set_causal_mask(call.causal);
+    auto [o, stats] = graph->sdpa(q, k, v, options);
+    output(o, 3, "o");
+    output(stats, 4, "stats");
+    return graph;
+  }
+  auto o = input(3, "o"), dO = input(4, "dO"), stats = input(5, "stats");
+  auto options = fe::graph::SDPA_backward_attributes()
+                     .set_name("attention_backward")
+                     .set_attn_scale(call.scale);
+  if (call.causal)
+    options.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+        .set_diagonal_band_right_bound(0);
+  auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, o, dO, stats, options);
+  output(dq, 6, "dq");
+  output(dk, 7, "dk");
+  output(dv, 8, "dv");
+  return graph;
+}
+
+/// The reason of a failed cudnn-frontend step, "" when it succeeded.
+std::string describe(const char *step, fe::error_t status) {
+  if (status.is_good())
+    return "";
+  return std::string(step) + ": " + status.get_message();
+}
+
+/// What a call shape keeps: its graph with the plan built, and its
+/// workspace (device memory kept for the run).
+struct Plan {
+  std::shared_ptr<fe::graph::Graph> graph;
+  void *workspace = nullptr;
+  int64_t workspaceBytes = 0;
+};
+
+/// The handle and the plans, created on first use; every entry point
+/// goes through one lock (the step's host code is single-threaded).
+struct State {
+  std::mutex mutex;
+  cudnnHandle_t handle = nullptr;
+  std::map<std::string, Plan> plans;
+  int forwardPlans = 0, backwardPlans = 0;
+  int64_t workspaceBytes = 0;
+};
+State &state() {
+  static State s;
+  return s;
+}
+
+/// The plan of `call`, built on its first use. Returns "" or the reason.
+std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
+  auto [it, inserted] = s.plans.try_emplace(call.key());
+  plan = &it->second;
+  if (!inserted && plan->graph)
+    return "";
+  auto graph =
+      buildGraph(call, gaccrt::cuda::deviceInfo().computeCapability);
+  if (std::string problem =
+          describe("build", graph->build(s.handle, {fe::HeurMode_t::A}));
+      !problem.empty()) {
+    s.plans.erase(it);
+    return problem;
+  }
+  int64_t bytes = 0;
+  if (std::string problem =
+          describe("get_workspace_size", graph->get_workspace_size(bytes));
+      !problem.empty()) {
+    s.plans.erase(it);
+    return problem;
+  }
+  void *workspace = nullptr;
+  if (bytes > 0 && !(workspace = gacc_cuda_malloc(uint64_t(bytes)))) {
+    s.plans.erase(it);
+    return "no device memory for the workspace (" + std::to_string(bytes) +
+           " bytes)";
+  }
+  plan->graph = std::move(graph);
+  plan->workspace = workspace;
+  plan->workspaceBytes = bytes;
+  s.workspaceBytes += bytes;
+  ++(call.backward ? s.backwardPlans : s.forwardPlans);
+  return "";
+}
+
+/// Runs `call` on `pointers` (device addresses in the call's operand
+/// order), recording a failure instead of queuing anything.
+void run(const AttentionCall &call, const std::vector<void *> &pointers) {
+  const char *name = call.backward ? "gacc_cudnn_attention_backward"
+                                   : "gacc_cudnn_attention_forward";
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.handle) {
+    gaccrt::cuda::recordFailure(std::string(name) +
+                                ": cuDNN is not loaded");
+    return;
+  }
+  try {
+    Plan *plan = nullptr;
+    if (std::string problem = getPlan(s, call, plan); !problem.empty()) {
+      gaccrt::cuda::recordFailure(std::string(name) + ": cuDNN " + problem);
+      return;
+    }
+    std::unordered_map<int64_t, void *> pack;
+    for (size_t i = 0; i < pointers.size(); ++i)
+      pack[uidOf(i)] = pointers[i];
+    if (std::string problem = describe(
+            "execute", plan->graph->execute(s.handle, pack, plan->workspace));
+        !problem.empty())
+      gaccrt::cuda::recordFailure(std::string(name) + ": cuDNN " + problem);
+  } catch (const std::exception &e) {
+    gaccrt::cuda::recordFailure(std::string(name) + ": " + e.what());
+  }
+}
+
+/// One operand of a call: its first element's address and strides.
+struct Operand {
+  void *data;
+  std::array<int64_t, 4> strides;
+};
+template <typename T>
+Operand operand(T *aligned, int64_t offset, int64_t st0, int64_t st1,
+                int64_t st2, int64_t st3) {
+  return {aligned + offset, {st0, st1, st2, st3}};
+}
+
+/// Runs the call of `operands` (the first one's sizes are [m, H, T, d]).
+void runOperands(bool backward, bool bf16, float scale, int32_t causal,
+                 std::array<int64_t, 4> dims,
+                 std::initializer_list<Operand> operands) {
+  AttentionCall call;
+  call.backward = backward;
+  call.bf16 = bf16;
+  call.causal = causal != 0;
+  call.scale = scale;
+  call.dims = dims;
+  std::vector<void *> pointers;
+  for (const Operand &o : operands) {
+    call.strides.push_back(o.strides);
+    pointers.push_back(o.data);
+  }
+  run(call, pointers);
+}
+
+} // namespace
+
+std::string gaccrt::cudnn::validateGraph(const AttentionCall &call,
+                                         int smVersion) {
+  if (call.strides.size() != call.numOperands())
+    return "expected " + std::to_string(call.numOperands()) +
+           " operands' strides, got " + std::to_string(call.strides.size());
+  try {
+    return describe("validate", buildGraph(call, smVersion)->validate());
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+}
+
+std::string gaccrt::cudnn::load() {
+  if (std::string problem = openLibrary(); !problem.empty())
+    return problem;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.handle)
+    return "";
+  try {
+    if (cudnnStatus_t status = fe::detail::create_handle(&s.handle))
+      return "cudnnCreate failed with status " + std::to_string(status);
+    auto stream = static_cast<cudaStream_t>(gaccrt::cuda::processStream());
+    if (cudnnStatus_t status = fe::detail::set_stream(s.handle, stream))
+      return "cudnnSetStream failed with status " + std::to_string(status);
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string gaccrt::cudnn::summary() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.handle)
+    return "";
+  std::ostringstream out;
+  out << "cuDNN " << libraryVersion() << ", " << s.forwardPlans
+      << " forward and " << s.backwardPlans << " backward attention plans, "
+      << s.workspaceBytes / double(1 << 20) << " MiB of workspace";
+  return out.str();
+}
+
+// The entry points: the first operand's sizes are the call's dimensions.
+#define GACC_OPERAND(n) operand(n##Aligned, n##Off, n##St0, n##St1, n##St2, n##St3)
+#define GACC_DIMS(n) std::array<int64_t, 4>{n##S0, n##S1, n##S2, n##S3}
+
+#define GACC_CUDNN_FORWARD(name, isBF16)                                       \
+  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),  \
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),  \
+                       GACC_MEMREF4(float, stats), float scale,               \
+                       int32_t causal) {                                      \
+    runOperands(false, isBF16, scale, causal, GACC_DIMS(q),                   \
+                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),           \
+                 GACC_OPERAND(o), GACC_OPERAND(stats)});                      \
+  }
+GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_bf16, true)
+GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_f16, false)
+
+#define GACC_CUDNN_BACKWARD(name, isBF16)                                      \
+  extern "C" void name(                                                       \
+      GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),                   \
+      GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),                   \
+      GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),                 \
+      GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),                 \
+      GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal) {              \
+    runOperands(true, isBF16, scale, causal, GACC_DIMS(q),                    \
+                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),           \
+                 GACC_OPERAND(o), GACC_OPERAND(dO), GACC_OPERAND(stats),      \
+                 GACC_OPERAND(dq), GACC_OPERAND(dk), GACC_OPERAND(dv)});      \
+  }
+GACC_CUDNN_BACKWARD(gacc_cudnn_attention_backward_bf16, true)
+GACC_CUDNN_BACKWARD(gacc_cudnn_attention_backward_f16, false)

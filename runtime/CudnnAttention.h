@@ -1,0 +1,114 @@
+//===- CudnnAttention.h - cuDNN's fused attention -------------*- C++ -*-===//
+//
+// The cuda target's fused attention (gacc.fused_attention and its backward,
+// lowered by convert-gacc-to-cudnn) through cuDNN's scaled-dot-product
+// attention: cudnn-frontend (third_party/cudnn-frontend) builds the
+// operation graph of each call's shape, layout, scale and mask once, with
+// its execution plan (heuristics mode A) and workspace, and replays it on
+// every later call of that shape. libcudnn.so.9 is opened at run time, so
+// every binary still starts without cuDNN or a GPU. The forward also writes
+// the softmax statistics (each row's log-sum-exp, fp32) that the backward
+// reads; the operands are bf16 or fp16 [m, H, T, d] with any strides
+// (q, k and v are often views of one fused projection).
+//
+// Compiled with exceptions (cudnn-frontend throws where a library symbol is
+// missing): nothing thrown leaves this file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_CUDNNATTENTION_H
+#define GACC_RUNTIME_CUDNNATTENTION_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gaccrt::cudnn {
+
+/// One fused attention call: direction, element type, mask and scale, the
+/// dimensions [m, H, T, d] and each operand's strides (elements) in the
+/// call's order: forward q, k, v, o, stats; backward q, k, v, o, dO, stats,
+/// dq, dk, dv. stats is [m, H, T, 1].
+struct AttentionCall {
+  bool backward = false;
+  bool bf16 = true;
+  bool causal = false;
+  float scale = 1.0f;
+  std::array<int64_t, 4> dims{};
+  std::vector<std::array<int64_t, 4>> strides;
+
+  /// The operands of the direction: 5 forward, 9 backward.
+  size_t numOperands() const { return backward ? 9 : 5; }
+  /// The operand that holds the statistics: 4 forward, 5 backward.
+  size_t statsOperand() const { return backward ? 5 : 4; }
+  /// A key naming every field (the plan cache's).
+  std::string key() const;
+};
+
+/// Opens libcudnn.so.9 (or libcudnn.so) for cudnn-frontend, once. Returns
+/// "" or the reason (dlerror's text).
+std::string openLibrary();
+/// The loaded library's version (cudnnGetVersion, e.g. 91900), 0 when not
+/// loaded.
+int64_t libraryVersion();
+
+/// Builds the cudnn-frontend graph of `call` and validates it for compute
+/// capability `smVersion` (e.g. 90): what cuDNN's support surface says of
+/// the shape, strides, types and mask, without a handle or a GPU (the
+/// unit tests' check). Returns "" or cuDNN's reason. Needs openLibrary().
+std::string validateGraph(const AttentionCall &call, int smVersion);
+
+/// Opens the library and creates the handle on the process's stream
+/// (cuda::processStream). Returns "" or the reason.
+std::string load();
+/// After the calls: the plans built by direction and their workspace
+/// ("2 forward and 2 backward plans, 12.5 MiB of workspace"), or "" when
+/// cuDNN was not loaded.
+std::string summary();
+
+} // namespace gaccrt::cudnn
+
+/// The arguments of one rank-4 memref (MLIR's expanded descriptor):
+/// allocated and aligned pointers, offset, four sizes, four strides.
+#define GACC_MEMREF4(T, n)                                                   \
+  T *n##Alloc, T *n##Aligned, int64_t n##Off, int64_t n##S0, int64_t n##S1, \
+      int64_t n##S2, int64_t n##S3, int64_t n##St0, int64_t n##St1,         \
+      int64_t n##St2, int64_t n##St3
+
+extern "C" {
+/// cuDNN's fused attention forward (abi::cudnnAttention(false, "bf16" or
+/// "f16")): o = softmax(q·kᵀ·scale + mask)·v and stats = each row's
+/// log-sum-exp, on bf16 (fp16) q, k, v, o [m, H, T, d] and fp32 stats
+/// [m, H, T, 1] in device memory, queued on the process's stream. A
+/// failure (no cuDNN, a shape it refuses) is recorded
+/// (cuda::recordFailure) and nothing is queued.
+void gacc_cudnn_attention_forward_bf16(GACC_MEMREF4(uint16_t, q),
+                                       GACC_MEMREF4(uint16_t, k),
+                                       GACC_MEMREF4(uint16_t, v),
+                                       GACC_MEMREF4(uint16_t, o),
+                                       GACC_MEMREF4(float, stats),
+                                       float scale, int32_t causal);
+void gacc_cudnn_attention_forward_f16(GACC_MEMREF4(uint16_t, q),
+                                      GACC_MEMREF4(uint16_t, k),
+                                      GACC_MEMREF4(uint16_t, v),
+                                      GACC_MEMREF4(uint16_t, o),
+                                      GACC_MEMREF4(float, stats), float scale,
+                                      int32_t causal);
+/// Its backward: dq, dk, dv from q, k, v, o, dO and the forward's stats
+/// (every operand bf16 or fp16 but stats), written, not accumulated.
+void gacc_cudnn_attention_backward_bf16(
+    GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+    GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+    GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
+    GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
+    GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal);
+void gacc_cudnn_attention_backward_f16(
+    GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+    GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+    GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
+    GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
+    GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal);
+}
+
+#endif // GACC_RUNTIME_CUDNNATTENTION_H

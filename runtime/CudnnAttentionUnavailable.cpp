@@ -1,0 +1,52 @@
+//===- CudnnAttentionUnavailable.cpp - CudnnAttention.h without cuDNN -----===//
+//
+// What CudnnAttention.h declares, for a build without the CUDA toolkit's
+// cuDNN headers (runtime/CMakeLists.txt picks this file then): every
+// function reports that cuDNN is not built in, and the entry points record
+// that as a failure. The compiler still emits their calls; gacc-run says
+// why it cannot run them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudnnAttention.h"
+#include "runtime/CudaRuntime.h"
+
+using namespace gaccrt::cudnn;
+
+static const char *kUnavailable =
+    "gacc was built without cuDNN's headers (cudnn.h not found in "
+    "GACC_CUDA_INCLUDE_DIR), so it cannot run cuDNN's attention";
+
+std::string AttentionCall::key() const { return ""; }
+std::string gaccrt::cudnn::openLibrary() { return kUnavailable; }
+int64_t gaccrt::cudnn::libraryVersion() { return 0; }
+std::string gaccrt::cudnn::validateGraph(const AttentionCall &, int) {
+  return kUnavailable;
+}
+std::string gaccrt::cudnn::load() { return kUnavailable; }
+std::string gaccrt::cudnn::summary() { return ""; }
+
+#define GACC_CUDNN_UNAVAILABLE(name, ...)                                      \
+  extern "C" void name(__VA_ARGS__) {                                          \
+    gaccrt::cuda::recordFailure(std::string(#name) + ": " + kUnavailable);     \
+  }
+GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_forward_bf16,
+                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+                       GACC_MEMREF4(float, stats), float, int32_t)
+GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_forward_f16,
+                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+                       GACC_MEMREF4(float, stats), float, int32_t)
+GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_backward_bf16,
+                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
+                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
+                       GACC_MEMREF4(uint16_t, dv), float, int32_t)
+GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_backward_f16,
+                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
+                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
+                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
+                       GACC_MEMREF4(uint16_t, dv), float, int32_t)

@@ -1,0 +1,40 @@
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-cudnn | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -convert-gacc-to-cudnn -convert-func-to-llvm -reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+
+// The memref forms become calls of the runtime's cuDNN attention, one
+// declaration per entry point: every operand cast to a rank-4 memref of
+// dynamic sizes and strides (a strided view of a fused projection passes
+// its strides), then the scale (f32) and the causal flag (i32).
+// CHECK-DAG: func.func private @gacc_cudnn_attention_forward_bf16(memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, f32, i32)
+// CHECK-DAG: func.func private @gacc_cudnn_attention_backward_bf16(
+// CHECK-LABEL: func.func @kernels(
+// CHECK-SAME: %[[QKV:[^:]+]]: memref<2x8x3x2x16xbf16>
+// CHECK: %[[QS:.+]] = memref.subview %[[QKV]]
+// CHECK: %[[Q:.+]] = memref.transpose %[[QS]]
+// CHECK: %[[QC:.+]] = memref.cast %[[Q]] : memref<2x2x8x16xbf16, strided<[768, 16, 96, 1]>> to memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: %[[S:.+]] = arith.constant 2.500000e-01 : f32
+// CHECK: %[[C:.+]] = arith.constant 1 : i32
+// CHECK: call @gacc_cudnn_attention_forward_bf16(%[[QC]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[S]], %[[C]])
+// CHECK: call @gacc_cudnn_attention_backward_bf16(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NOT: gacc.fused_attention
+// Each memref becomes its descriptor's 11 values: 5 × 11 + 2 arguments.
+// LLVM-LABEL: llvm.func @kernels(
+// LLVM: llvm.call @gacc_cudnn_attention_forward_bf16({{([^,]+, ){56}[^,]+}}) : (
+func.func @kernels(%qkv: memref<2x8x3x2x16xbf16>, %o: memref<2x2x8x16xbf16>, %l: memref<2x2x8x1xf32>, %g: memref<2x2x8x16xbf16>) {
+  %q = memref.subview %qkv[0, 0, 0, 0, 0] [2, 8, 1, 2, 16] [1, 1, 1, 1, 1] : memref<2x8x3x2x16xbf16> to memref<2x8x2x16xbf16, strided<[768, 96, 16, 1]>>
+  %qt = memref.transpose %q (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x8x2x16xbf16, strided<[768, 96, 16, 1]>> to memref<2x2x8x16xbf16, strided<[768, 16, 96, 1]>>
+  gacc.fused_attention %qt, %qt, %qt into %o, %l {causal, scale = 0.25 : f64} : memref<2x2x8x16xbf16, strided<[768, 16, 96, 1]>>, memref<2x2x8x16xbf16, strided<[768, 16, 96, 1]>>, memref<2x2x8x16xbf16, strided<[768, 16, 96, 1]>> into memref<2x2x8x16xbf16>, memref<2x2x8x1xf32>
+  gacc.fused_attention_backward %o, %o, %o, %o, %o, %l into %g, %g, %g {causal, scale = 0.25 : f64} : memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>, memref<2x2x8x1xf32> into memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>, memref<2x2x8x16xbf16>
+  return
+}
+
+// -----
+
+// fp16 operands call the _f16 entry points; not causal passes 0.
+// CHECK-LABEL: func.func @half(
+// CHECK: %[[C:.+]] = arith.constant 0 : i32
+// CHECK: call @gacc_cudnn_attention_forward_f16(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[C]])
+func.func @half(%q: memref<1x1x4x16xf16>, %l: memref<1x1x4x1xf32>) {
+  gacc.fused_attention %q, %q, %q into %q, %l {scale = 0.25 : f64} : memref<1x1x4x16xf16>, memref<1x1x4x16xf16>, memref<1x1x4x16xf16> into memref<1x1x4x16xf16>, memref<1x1x4x1xf32>
+  return
+}

@@ -1,0 +1,141 @@
+//===- CudnnAttentionTest.cpp - cuDNN attention graphs, no GPU ------------===//
+//
+// The graphs runtime/CudnnAttention.cpp builds for gacc.fused_attention and
+// its backward, validated by cudnn-frontend against the installed
+// libcudnn's support surface for sm_80 and sm_90 without a handle or a GPU:
+// the shapes, strides (q, k and v as views of one fused projection), types
+// and masks the compiler emits are ones cuDNN takes, and the ones it does
+// not take are refused with its reason. Skipped where libcudnn.so.9 is not
+// installed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudnnAttention.h"
+
+#include <gtest/gtest.h>
+
+using namespace gaccrt::cudnn;
+
+namespace {
+
+/// Row-major strides of [a, b, c, d].
+std::array<int64_t, 4> contiguous(std::array<int64_t, 4> dims) {
+  return {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+}
+
+/// A call of [m, H, T, d] whose every operand is contiguous (the stats
+/// [m, H, T, 1]).
+AttentionCall contiguousCall(bool backward, std::array<int64_t, 4> dims,
+                             bool causal, bool bf16 = true) {
+  AttentionCall call;
+  call.backward = backward;
+  call.bf16 = bf16;
+  call.causal = causal;
+  call.scale = 1.0f / 8.0f;
+  call.dims = dims;
+  std::array<int64_t, 4> rows = {dims[0], dims[1], dims[2], 1};
+  for (size_t i = 0; i < call.numOperands(); ++i)
+    call.strides.push_back(
+        contiguous(i == call.statsOperand() ? rows : dims));
+  return call;
+}
+
+class CudnnAttentionTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (std::string problem = openLibrary(); !problem.empty())
+      GTEST_SKIP() << problem;
+  }
+};
+
+TEST_F(CudnnAttentionTest, LibraryIsCudnn9) {
+  EXPECT_GE(libraryVersion(), 90000);
+  EXPECT_LT(libraryVersion(), 100000);
+}
+
+// GPT-2 small's attention (m 16, 12 heads, T 1024, d 64), bf16, causal.
+TEST_F(CudnnAttentionTest, Gpt2ShapesValidate) {
+  for (int sm : {80, 90})
+    for (bool backward : {false, true})
+      EXPECT_EQ(validateGraph(contiguousCall(backward, {16, 12, 1024, 64},
+                                             true),
+                              sm),
+                "")
+          << "sm_" << sm << (backward ? " backward" : " forward");
+}
+
+// fp16, not causal, small and odd sizes (T 7), the largest head (128).
+TEST_F(CudnnAttentionTest, OtherShapesValidate) {
+  for (bool backward : {false, true}) {
+    EXPECT_EQ(validateGraph(contiguousCall(backward, {2, 2, 7, 16}, false,
+                                           /*bf16=*/false),
+                            90),
+              "");
+    EXPECT_EQ(validateGraph(contiguousCall(backward, {3, 4, 128, 128}, true),
+                            90),
+              "");
+  }
+}
+
+// q, k and v as views of one [m, T, 3, H, d] projection (what a fused qkv
+// linear layer's reshape gives when the transposes fold into strides).
+TEST_F(CudnnAttentionTest, StridedViewsValidate) {
+  int64_t m = 4, h = 4, t = 128, d = 32;
+  for (bool backward : {false, true}) {
+    AttentionCall call = contiguousCall(backward, {m, h, t, d}, true);
+    std::array<int64_t, 4> view = {t * 3 * h * d, d, 3 * h * d, 1};
+    call.strides[0] = call.strides[1] = call.strides[2] = view;
+    EXPECT_EQ(validateGraph(call, 90), "");
+  }
+}
+
+// The heads gacc-fuse-attention fuses (multiples of 8 up to 128) validate
+// both ways on sm_80 and sm_90; others are refused with cuDNN's reason: a
+// head of 12 (not a multiple of 8) everywhere, a backward of 160 on sm_80
+// (over 128 there), of 512 on sm_90 (over 256).
+TEST_F(CudnnAttentionTest, HeadSizes) {
+  for (int sm : {80, 90})
+    for (bool backward : {false, true}) {
+      for (int64_t d : {8, 24, 128})
+        EXPECT_EQ(validateGraph(contiguousCall(backward, {2, 2, 16, d}, true),
+                                sm),
+                  "")
+            << "head " << d << " on sm_" << sm;
+      EXPECT_NE(validateGraph(contiguousCall(backward, {2, 2, 16, 12}, true),
+                              sm)
+                    .find("multiple of 8"),
+                std::string::npos);
+    }
+  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 160}, true), 80),
+            "");
+  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 512}, true), 90),
+            "");
+}
+
+TEST_F(CudnnAttentionTest, WrongOperandCountIsRefused) {
+  AttentionCall call = contiguousCall(false, {2, 2, 16, 16}, true);
+  call.strides.pop_back();
+  EXPECT_EQ(validateGraph(call, 90), "expected 5 operands' strides, got 4");
+}
+
+} // namespace
+
+// The plan cache's key tells apart everything a plan depends on.
+TEST(CudnnAttentionKeyTest, KeyNamesEveryField) {
+  AttentionCall a = contiguousCall(false, {2, 2, 16, 16}, true);
+  AttentionCall b = a;
+  EXPECT_EQ(a.key(), b.key());
+  b.strides[1][2] = 48;
+  EXPECT_NE(a.key(), b.key());
+  b = a;
+  b.scale = 0.5f;
+  EXPECT_NE(a.key(), b.key());
+  b = a;
+  b.causal = false;
+  EXPECT_NE(a.key(), b.key());
+  b = a;
+  b.bf16 = false;
+  EXPECT_NE(a.key(), b.key());
+  b = contiguousCall(true, {2, 2, 16, 16}, true);
+  EXPECT_NE(a.key(), b.key());
+}
