@@ -222,10 +222,10 @@ AttentionBackwardOp::decomposeOperation(OpBuilder &b) {
         dO = collapseHeads(b, loc, getOutputGrad());
   double scale = getScaleOrDefault();
   // In a low-precision step P and dS are rounded before their products,
-  // as FlashAttention-2's kernels round them for the tensor cores: every
-  // factor of the four products is then a rounded value, which
-  // gacc-narrow-stored-values and gacc-mark-gemm-inputs make low-precision
-  // GEMMs.
+  // as FlashAttention-2's kernels round them for the tensor cores (dS is
+  // computed from the fp32 P): every factor of the four products is then a
+  // rounded value, which gacc-narrow-stored-values and
+  // gacc-mark-gemm-inputs make low-precision GEMMs.
   FloatType low = enclosingComputeType(*this);
   auto rounded = [&](Value x) {
     return low ? buildRoundToCompute(b, loc, x, low) : x;
@@ -235,11 +235,11 @@ AttentionBackwardOp::decomposeOperation(OpBuilder &b) {
   // Last block first: it reads every key, so it starts dk and dv whole.
   SmallVector<QueryBlock> blocks = getQueryBlocks(*this);
   for (const QueryBlock &block : llvm::reverse(blocks)) {
-    Value p = rounded(buildBlockProbabilities(b, loc, q, k, block, scale,
-                                              getCausal()));
+    Value p = buildBlockProbabilities(b, loc, q, k, block, scale,
+                                      getCausal());
     Value dOb = sliceRows(b, loc, dO, block.row0, block.rows);
     // dv[keys] += Pᵀ·dO.
-    dv.add(b, loc, p, dOb, /*transposeA=*/true, block.keys);
+    dv.add(b, loc, rounded(p), dOb, /*transposeA=*/true, block.keys);
     // dS = P ⊙ (dP − rowsum(P ⊙ dP))·scale, dP = dO·vᵀ: softmax's adjoint
     // (a row's keys all lie in its block).
     Value dP = buildBatchMatmul(b, loc, dOb,
@@ -248,9 +248,8 @@ AttentionBackwardOp::decomposeOperation(OpBuilder &b) {
     Value dS = rounded(buildSoftmaxGrad(b, loc, p, dP, 2, scale));
     // dq[rows] = dS·k, dk[keys] += dSᵀ·q.
     dq.write(b, loc,
-             buildBatchMatmul(b, loc, dS,
-                              sliceRows(b, loc, k, 0, block.keys), false,
-                              false),
+             buildBatchMatmul(b, loc, dS, sliceRows(b, loc, k, 0, block.keys),
+                              false, false),
              block.row0);
     dk.add(b, loc, dS, sliceRows(b, loc, q, block.row0, block.rows),
            /*transposeA=*/true, block.keys);

@@ -28,16 +28,15 @@ static LogicalResult verifyFusedAttention(DestinationStyleOpInterface op,
                            "head size], got ")
            << q;
   if (llvm::is_contained(q.getShape(), 0))
-    return op->emitOpError("query must not have an empty dimension, got ")
-           << q;
+    return op->emitOpError("query must not have an empty dimension, got ") << q;
   for (auto [other, name] : llvm::zip(others, names)) {
     auto type = cast<ShapedType>(other.getType());
     if (type.getShape() != q.getShape() ||
         type.getElementType() != q.getElementType() ||
         isa<TensorType>(type) != isa<TensorType>(q))
       return op->emitOpError()
-             << name << " must have the query's shape and element type "
-             << q << ", got " << type;
+             << name << " must have the query's shape and element type " << q
+             << ", got " << type;
   }
   if (isa<TensorType>(q) != isa<TensorType>(stats))
     return op->emitOpError("operands must be all tensors or all memrefs");
@@ -60,10 +59,10 @@ static LogicalResult verifyFusedAttention(DestinationStyleOpInterface op,
 
 /// On memrefs the inputs are read and the inits written (never read); the
 /// tensor form is pure.
-static void
-getFusedAttentionEffects(DestinationStyleOpInterface op,
-                         SmallVectorImpl<SideEffects::EffectInstance<
-                             MemoryEffects::Effect>> &effects) {
+static void getFusedAttentionEffects(
+    DestinationStyleOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
   if (!op.hasPureBufferSemantics())
     return;
   for (OpOperand *input : op.getDpsInputOperands())
@@ -75,11 +74,10 @@ getFusedAttentionEffects(DestinationStyleOpInterface op,
 }
 
 LogicalResult FusedAttentionOp::verify() {
-  return verifyFusedAttention(*this, cast<ShapedType>(getQuery().getType()),
-                              {getKey(), getValue(), getOutput()},
-                              {"key", "value", "output"},
-                              cast<ShapedType>(getStats().getType()),
-                              getScale().convertToDouble());
+  return verifyFusedAttention(
+      *this, cast<ShapedType>(getQuery().getType()),
+      {getKey(), getValue(), getOutput()}, {"key", "value", "output"},
+      cast<ShapedType>(getStats().getType()), getScale().convertToDouble());
 }
 
 void FusedAttentionOp::getEffects(
@@ -95,8 +93,7 @@ LogicalResult FusedAttentionBackwardOp::verify() {
        getKeyGrad(), getValueGrad()},
       {"key", "value", "output", "output_grad", "query_grad", "key_grad",
        "value_grad"},
-      cast<ShapedType>(getStats().getType()),
-                              getScale().convertToDouble());
+      cast<ShapedType>(getStats().getType()), getScale().convertToDouble());
 }
 
 void FusedAttentionBackwardOp::getEffects(

@@ -57,12 +57,10 @@ static LogicalResult verifyAttention(Operation *op, ShapedType q,
            << q;
   for (auto [type, name] : llvm::zip(others, names))
     if (type != q)
-      return op->emitOpError()
-             << name << " must have the query's shape " << q << ", got "
-             << type;
+      return op->emitOpError() << name << " must have the query's shape " << q
+                               << ", got " << type;
   if (llvm::is_contained(q.getShape(), 0))
-    return op->emitOpError("query must not have an empty dimension, got ")
-           << q;
+    return op->emitOpError("query must not have an empty dimension, got ") << q;
   if (scale) {
     // Applied in f32: positive, finite and normal there.
     double value = scale->convertToDouble();
@@ -100,18 +98,16 @@ double AttentionOp::getScaleOrDefault() {
 }
 
 LogicalResult AttentionBackwardOp::verify() {
-  return verifyAttention(
-      *this, getQuery().getType(),
-      {getKey().getType(), getValue().getType(), getOutput().getType(),
-       getOutputGrad().getType()},
-      {"key", "value", "output", "output_grad"}, getScale());
+  return verifyAttention(*this, getQuery().getType(),
+                         {getKey().getType(), getValue().getType(),
+                          getOutput().getType(), getOutputGrad().getType()},
+                         {"key", "value", "output", "output_grad"}, getScale());
 }
 
 /// dq, dk and dv: of the query's type.
 LogicalResult AttentionBackwardOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &inferred) {
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
   inferred.append(3, operands[0].getType());
   return success();
 }

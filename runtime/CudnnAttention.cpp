@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 // cudnn-frontend's dynamic loading reads the library through this handle.
 namespace cudnn_frontend {
@@ -28,18 +29,6 @@ void *cudnn_dlhandle = nullptr;
 
 namespace fe = cudnn_frontend;
 using namespace gaccrt::cudnn;
-
-std::string AttentionCall::key() const {
-  std::ostringstream out;
-  out << (backward ? 'b' : 'f') << (bf16 ? "bf16" : "f16") << causal << ':'
-      << scale;
-  for (int64_t d : dims)
-    out << ',' << d;
-  for (const auto &s : strides)
-    for (int64_t x : s)
-      out << ',' << x;
-  return out.str();
-}
 
 std::string gaccrt::cudnn::openLibrary() {
   static std::once_flag once;
@@ -77,8 +66,9 @@ std::shared_ptr<fe::graph::Graph> buildGraph(const AttentionCall &call,
                                              int smVersion) {
   auto graph = std::make_shared<fe::graph::Graph>();
   graph->set_sm_version(smVersion);
-  graph->set_io_data_type(call.bf16 ? fe::DataType_t::BFLOAT16
-                                    : fe::DataType_t::HALF)
+  graph
+      ->set_io_data_type(call.bf16 ? fe::DataType_t::BFLOAT16
+                                   : fe::DataType_t::HALF)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
   std::vector<int64_t> dims(call.dims.begin(), call.dims.end());
@@ -114,8 +104,10 @@ std::shared_ptr<fe::graph::Graph> buildGraph(const AttentionCall &call,
     auto options = fe::graph::SDPA_attributes()
                        .set_name("attention")
                        .set_generate_stats(true)
-                       .set_attn_scale(call.scale)
-                       .set_causal_mask(call.causal);
+                       .set_attn_scale(call.scale);
+    if (call.causal)
+      options.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+          .set_diagonal_band_right_bound(0);
     auto [o, stats] = graph->sdpa(q, k, v, options);
     output(o, 3, "o");
     output(stats, 4, "stats");
@@ -160,8 +152,10 @@ struct State {
   int64_t workspaceBytes = 0;
 };
 State &state() {
-  static State s;
-  return s;
+  // Never destroyed: the handle and the plans live until the process ends
+  // (the driver may be gone by the time static destructors run).
+  static State *s = new State;
+  return *s;
 }
 
 /// The plan of `call`, built on its first use. Returns "" or the reason.
@@ -170,8 +164,7 @@ std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
   plan = &it->second;
   if (!inserted && plan->graph)
     return "";
-  auto graph =
-      buildGraph(call, gaccrt::cuda::deviceInfo().computeCapability);
+  auto graph = buildGraph(call, gaccrt::cuda::deviceInfo().computeCapability);
   if (std::string problem =
           describe("build", graph->build(s.handle, {fe::HeurMode_t::A}));
       !problem.empty()) {
@@ -200,62 +193,47 @@ std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
 }
 
 /// Runs `call` on `pointers` (device addresses in the call's operand
-/// order), recording a failure instead of queuing anything.
-void run(const AttentionCall &call, const std::vector<void *> &pointers) {
-  const char *name = call.backward ? "gacc_cudnn_attention_backward"
-                                   : "gacc_cudnn_attention_forward";
+/// order). Returns "" or the reason nothing was queued.
+std::string run(const AttentionCall &call,
+                const std::vector<void *> &pointers) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.handle) {
-    gaccrt::cuda::recordFailure(std::string(name) +
-                                ": cuDNN is not loaded");
-    return;
-  }
-  try {
-    Plan *plan = nullptr;
-    if (std::string problem = getPlan(s, call, plan); !problem.empty()) {
-      gaccrt::cuda::recordFailure(std::string(name) + ": cuDNN " + problem);
-      return;
-    }
-    std::unordered_map<int64_t, void *> pack;
-    for (size_t i = 0; i < pointers.size(); ++i)
-      pack[uidOf(i)] = pointers[i];
-    if (std::string problem = describe(
-            "execute", plan->graph->execute(s.handle, pack, plan->workspace));
-        !problem.empty())
-      gaccrt::cuda::recordFailure(std::string(name) + ": cuDNN " + problem);
-  } catch (const std::exception &e) {
-    gaccrt::cuda::recordFailure(std::string(name) + ": " + e.what());
-  }
+  if (!s.handle)
+    return "cuDNN is not loaded";
+  Plan *plan = nullptr;
+  if (std::string problem = getPlan(s, call, plan); !problem.empty())
+    return "cuDNN " + problem;
+  std::unordered_map<int64_t, void *> pack;
+  for (size_t i = 0; i < pointers.size(); ++i)
+    pack[uidOf(i)] = pointers[i];
+  if (std::string problem = describe(
+          "execute", plan->graph->execute(s.handle, pack, plan->workspace));
+      !problem.empty())
+    return "cuDNN " + problem;
+  return "";
 }
 
-/// One operand of a call: its first element's address and strides.
-struct Operand {
-  void *data;
-  std::array<int64_t, 4> strides;
-};
-template <typename T>
-Operand operand(T *aligned, int64_t offset, int64_t st0, int64_t st1,
-                int64_t st2, int64_t st3) {
-  return {aligned + offset, {st0, st1, st2, st3}};
-}
-
-/// Runs the call of `operands` (the first one's sizes are [m, H, T, d]).
+/// The entry points' common body: the call of `operands`, checked and run,
+/// or the failure recorded (nothing thrown leaves it).
 void runOperands(bool backward, bool bf16, float scale, int32_t causal,
-                 std::array<int64_t, 4> dims,
-                 std::initializer_list<Operand> operands) {
-  AttentionCall call;
-  call.backward = backward;
-  call.bf16 = bf16;
-  call.causal = causal != 0;
-  call.scale = scale;
-  call.dims = dims;
-  std::vector<void *> pointers;
-  for (const Operand &o : operands) {
-    call.strides.push_back(o.strides);
-    pointers.push_back(o.data);
+                 const std::vector<Operand4> &operands) {
+  const char *name = backward ? "gacc_cudnn_attention_backward"
+                              : "gacc_cudnn_attention_forward";
+  std::string problem;
+  try {
+    AttentionCall call;
+    std::vector<void *> pointers;
+    problem =
+        makeCall(backward, bf16, scale, causal != 0, operands, call, pointers);
+    if (problem.empty())
+      problem = run(call, pointers);
+  } catch (const std::exception &e) {
+    problem = e.what();
+  } catch (...) {
+    problem = "an unknown exception";
   }
-  run(call, pointers);
+  if (!problem.empty())
+    gaccrt::cuda::recordFailure(std::string(name) + ": " + problem);
 }
 
 } // namespace
@@ -269,67 +247,116 @@ std::string gaccrt::cudnn::validateGraph(const AttentionCall &call,
     return describe("validate", buildGraph(call, smVersion)->validate());
   } catch (const std::exception &e) {
     return e.what();
+  } catch (...) {
+    return "an unknown exception";
   }
 }
 
-std::string gaccrt::cudnn::load() {
-  if (std::string problem = openLibrary(); !problem.empty())
-    return problem;
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.handle)
-    return "";
-  try {
-    if (cudnnStatus_t status = fe::detail::create_handle(&s.handle))
-      return "cudnnCreate failed with status " + std::to_string(status);
-    auto stream = static_cast<cudaStream_t>(gaccrt::cuda::processStream());
-    if (cudnnStatus_t status = fe::detail::set_stream(s.handle, stream))
-      return "cudnnSetStream failed with status " + std::to_string(status);
-  } catch (const std::exception &e) {
-    return e.what();
+std::string gaccrt::cudnn::makeCall(bool backward, bool bf16, float scale,
+                                    bool causal,
+                                    const std::vector<Operand4> &operands,
+                                    AttentionCall &call,
+                                    std::vector<void *> &pointers) {
+  call = AttentionCall();
+  call.backward = backward;
+  call.bf16 = bf16;
+  call.causal = causal;
+  call.scale = scale;
+  pointers.clear();
+  if (operands.size() != call.numOperands())
+    return "expected " + std::to_string(call.numOperands()) +
+           " operands, got " + std::to_string(operands.size());
+  call.dims = operands.front().sizes;
+  std::array<int64_t, 4> rows = {call.dims[0], call.dims[1], call.dims[2], 1};
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Operand4 &o = operands[i];
+    auto expected = i == call.statsOperand() ? rows : call.dims;
+    std::string which = "operand " + std::to_string(i);
+    if (o.sizes != expected)
+      return which + " has sizes other than the query's [m, H, T, d] (or "
+                     "[m, H, T, 1] for the statistics)";
+    if (o.strides[3] != 1)
+      return which + "'s innermost stride is " + std::to_string(o.strides[3]) +
+             ", cuDNN needs 1";
+    if (reinterpret_cast<uintptr_t>(o.data) % 16 != 0)
+      return which + " is not 16-byte aligned";
+    call.strides.push_back(o.strides);
+    pointers.push_back(o.data);
   }
   return "";
 }
 
-std::string gaccrt::cudnn::summary() {
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.handle)
+std::string gaccrt::cudnn::load() {
+  try {
+    if (std::string problem = openLibrary(); !problem.empty())
+      return problem;
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.handle)
+      return "";
+    cudnnHandle_t handle = nullptr;
+    if (cudnnStatus_t status = fe::detail::create_handle(&handle))
+      return "cudnnCreate failed with status " + std::to_string(status);
+    auto stream = static_cast<cudaStream_t>(gaccrt::cuda::processStream());
+    if (cudnnStatus_t status = fe::detail::set_stream(handle, stream)) {
+      fe::detail::destroy_handle(handle);
+      return "cudnnSetStream failed with status " + std::to_string(status);
+    }
+    s.handle = handle;
     return "";
-  std::ostringstream out;
-  out << "cuDNN " << libraryVersion() << ", " << s.forwardPlans
-      << " forward and " << s.backwardPlans << " backward attention plans, "
-      << s.workspaceBytes / double(1 << 20) << " MiB of workspace";
-  return out.str();
+  } catch (const std::exception &e) {
+    return e.what();
+  } catch (...) {
+    return "an unknown exception";
+  }
 }
 
-// The entry points: the first operand's sizes are the call's dimensions.
-#define GACC_OPERAND(n) operand(n##Aligned, n##Off, n##St0, n##St1, n##St2, n##St3)
-#define GACC_DIMS(n) std::array<int64_t, 4>{n##S0, n##S1, n##S2, n##S3}
+std::string gaccrt::cudnn::summary() {
+  try {
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.handle)
+      return "";
+    std::ostringstream out;
+    out << "cuDNN " << libraryVersion() << ", " << s.forwardPlans
+        << " forward and " << s.backwardPlans << " backward attention plans, "
+        << s.workspaceBytes / double(1 << 20) << " MiB of workspace";
+    return out.str();
+  } catch (...) {
+    return "";
+  }
+}
+
+// The entry points: each memref's first element, sizes and strides.
+// clang-format off
+#define GACC_OPERAND(n)                                                        \
+  Operand4{n##Aligned + n##Off, {n##S0, n##S1, n##S2, n##S3},                  \
+           {n##St0, n##St1, n##St2, n##St3}}
+// clang-format on
 
 #define GACC_CUDNN_FORWARD(name, isBF16)                                       \
-  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),  \
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),  \
-                       GACC_MEMREF4(float, stats), float scale,               \
-                       int32_t causal) {                                      \
-    runOperands(false, isBF16, scale, causal, GACC_DIMS(q),                   \
-                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),           \
-                 GACC_OPERAND(o), GACC_OPERAND(stats)});                      \
+  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),   \
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),   \
+                       GACC_MEMREF4(float, stats), float scale,                \
+                       int32_t causal) {                                       \
+    runOperands(false, isBF16, scale, causal,                                  \
+                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),            \
+                 GACC_OPERAND(o), GACC_OPERAND(stats)});                       \
   }
 GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_bf16, true)
 GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_f16, false)
 
 #define GACC_CUDNN_BACKWARD(name, isBF16)                                      \
-  extern "C" void name(                                                       \
-      GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),                   \
-      GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),                   \
-      GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),                 \
-      GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),                 \
-      GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal) {              \
-    runOperands(true, isBF16, scale, causal, GACC_DIMS(q),                    \
-                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),           \
-                 GACC_OPERAND(o), GACC_OPERAND(dO), GACC_OPERAND(stats),      \
-                 GACC_OPERAND(dq), GACC_OPERAND(dk), GACC_OPERAND(dv)});      \
+  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),   \
+                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),   \
+                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats), \
+                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk), \
+                       GACC_MEMREF4(uint16_t, dv), float scale,                \
+                       int32_t causal) {                                       \
+    runOperands(true, isBF16, scale, causal,                                   \
+                {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),            \
+                 GACC_OPERAND(o), GACC_OPERAND(dO), GACC_OPERAND(stats),       \
+                 GACC_OPERAND(dq), GACC_OPERAND(dk), GACC_OPERAND(dv)});       \
   }
 GACC_CUDNN_BACKWARD(gacc_cudnn_attention_backward_bf16, true)
 GACC_CUDNN_BACKWARD(gacc_cudnn_attention_backward_f16, false)

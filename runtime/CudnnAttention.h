@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,35 @@ struct AttentionCall {
   size_t numOperands() const { return backward ? 9 : 5; }
   /// The operand that holds the statistics: 4 forward, 5 backward.
   size_t statsOperand() const { return backward ? 5 : 4; }
-  /// A key naming every field (the plan cache's).
-  std::string key() const;
+  /// A key naming every field, the scale bit for bit (the plan cache's).
+  std::string key() const {
+    std::ostringstream out;
+    out << (backward ? 'b' : 'f') << (bf16 ? "bf16" : "f16") << causal << ':'
+        << std::hexfloat << scale;
+    for (int64_t d : dims)
+      out << ',' << d;
+    for (const auto &s : strides)
+      for (int64_t x : s)
+        out << ',' << x;
+    return out.str();
+  }
 };
+
+/// One memref operand of an entry point: its first element, sizes and
+/// strides (elements).
+struct Operand4 {
+  void *data;
+  std::array<int64_t, 4> sizes, strides;
+};
+
+/// The call of the entry point's `operands` (AttentionCall's order) and
+/// their addresses in `pointers`. Returns "" or why cuDNN cannot take
+/// them: a count other than the direction's, sizes other than the first
+/// operand's [m, H, T, d] (the statistics: [m, H, T, 1]), an innermost
+/// stride other than 1, an address not 16-byte aligned.
+std::string makeCall(bool backward, bool bf16, float scale, bool causal,
+                     const std::vector<Operand4> &operands, AttentionCall &call,
+                     std::vector<void *> &pointers);
 
 /// Opens libcudnn.so.9 (or libcudnn.so) for cudnn-frontend, once. Returns
 /// "" or the reason (dlerror's text).
@@ -71,9 +98,9 @@ std::string summary();
 
 /// The arguments of one rank-4 memref (MLIR's expanded descriptor):
 /// allocated and aligned pointers, offset, four sizes, four strides.
-#define GACC_MEMREF4(T, n)                                                   \
-  T *n##Alloc, T *n##Aligned, int64_t n##Off, int64_t n##S0, int64_t n##S1, \
-      int64_t n##S2, int64_t n##S3, int64_t n##St0, int64_t n##St1,         \
+#define GACC_MEMREF4(T, n)                                                     \
+  T *n##Alloc, T *n##Aligned, int64_t n##Off, int64_t n##S0, int64_t n##S1,    \
+      int64_t n##S2, int64_t n##S3, int64_t n##St0, int64_t n##St1,            \
       int64_t n##St2, int64_t n##St3
 
 extern "C" {
@@ -87,8 +114,8 @@ void gacc_cudnn_attention_forward_bf16(GACC_MEMREF4(uint16_t, q),
                                        GACC_MEMREF4(uint16_t, k),
                                        GACC_MEMREF4(uint16_t, v),
                                        GACC_MEMREF4(uint16_t, o),
-                                       GACC_MEMREF4(float, stats),
-                                       float scale, int32_t causal);
+                                       GACC_MEMREF4(float, stats), float scale,
+                                       int32_t causal);
 void gacc_cudnn_attention_forward_f16(GACC_MEMREF4(uint16_t, q),
                                       GACC_MEMREF4(uint16_t, k),
                                       GACC_MEMREF4(uint16_t, v),

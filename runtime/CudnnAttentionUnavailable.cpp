@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/CudnnAttention.h"
 #include "runtime/CudaRuntime.h"
+#include "runtime/CudnnAttention.h"
 
 using namespace gaccrt::cudnn;
 
@@ -17,7 +17,11 @@ static const char *kUnavailable =
     "gacc was built without cuDNN's headers (cudnn.h not found in "
     "GACC_CUDA_INCLUDE_DIR), so it cannot run cuDNN's attention";
 
-std::string AttentionCall::key() const { return ""; }
+std::string gaccrt::cudnn::makeCall(bool, bool, float, bool,
+                                    const std::vector<Operand4> &,
+                                    AttentionCall &, std::vector<void *> &) {
+  return kUnavailable;
+}
 std::string gaccrt::cudnn::openLibrary() { return kUnavailable; }
 int64_t gaccrt::cudnn::libraryVersion() { return 0; }
 std::string gaccrt::cudnn::validateGraph(const AttentionCall &, int) {

@@ -40,8 +40,8 @@ MemRefType dynamicStrided4(Type elem) {
 /// Calls `abi::cudnnAttention(backward, type)` with `buffers` (each cast to
 /// dynamicStrided4), the scale (f32) and the causal flag (i32), declaring
 /// the callee at the start of the module unless it exists.
-void emitCall(ConversionPatternRewriter &rewriter, Operation *op,
-              bool backward, ValueRange buffers, double scale, bool causal) {
+void emitCall(ConversionPatternRewriter &rewriter, Operation *op, bool backward,
+              ValueRange buffers, double scale, bool causal) {
   Location loc = op->getLoc();
   Type io = cast<MemRefType>(buffers.front().getType()).getElementType();
   std::string name = abi::cudnnAttention(

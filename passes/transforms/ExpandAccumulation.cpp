@@ -242,8 +242,8 @@ void cloneMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
       if (!rt || rt.getRank() == 0 || !rt.getElementType().isF32() ||
           ctx.keepF32.contains(r) || isRunningSum(r))
         continue;
-      mapping.map(r, buildRoundToCompute(b, loc, mapping.lookup(r),
-                                    ctx.computeType));
+      mapping.map(
+          r, buildRoundToCompute(b, loc, mapping.lookup(r), ctx.computeType));
     }
   }
 }

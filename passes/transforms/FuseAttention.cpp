@@ -17,6 +17,8 @@
 #include "dialect/LinalgBuilders.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "gacc-fuse-attention"
@@ -77,10 +79,46 @@ AttentionOp attentionBehind(Value output, FloatType low) {
   return rounding.getDpsInputs()[0].getDefiningOp<AttentionOp>();
 }
 
-/// Whether `backward` is the adjoint of `forward`: the same scale and mask.
+/// `v`, or the value a gacc.recompute_inputs passes on as `v`.
+Value throughRecomputeInputs(Value v) {
+  if (auto kept = v.getDefiningOp<RecomputeInputsOp>())
+    return kept.getInputs()[cast<OpResult>(v).getResultNumber()];
+  return v;
+}
+
+/// Whether `a` and `b` hold the same values: one value (through
+/// gacc.recompute_inputs), or the results of equivalent ops of such
+/// operands (gacc-recompute-activations' clones of a forward op), up to
+/// `depth` ops deep.
+bool sameValues(Value a, Value b, unsigned depth = 8) {
+  a = throughRecomputeInputs(a);
+  b = throughRecomputeInputs(b);
+  if (a == b)
+    return true;
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || depth == 0 ||
+      ra.getResultNumber() != rb.getResultNumber() ||
+      !isMemoryEffectFree(ra.getOwner()))
+    return false;
+  // The ops' regions' block arguments, paired as the comparison meets them.
+  llvm::DenseMap<Value, Value> paired;
+  return OperationEquivalence::isEquivalentTo(
+      ra.getOwner(), rb.getOwner(),
+      [&](Value x, Value y) {
+        return success(paired.lookup(x) == y || sameValues(x, y, depth - 1));
+      },
+      [&](Value x, Value y) { paired[x] = y; },
+      OperationEquivalence::IgnoreLocations);
+}
+
+/// Whether `backward` is the adjoint of `forward`: the same q, k and v
+/// (sameValues), scale and mask.
 bool isAdjointOf(AttentionBackwardOp backward, AttentionOp forward) {
   return forward.getScaleOrDefault() == backward.getScaleOrDefault() &&
-         forward.getCausal() == backward.getCausal();
+         forward.getCausal() == backward.getCausal() &&
+         sameValues(forward.getQuery(), backward.getQuery()) &&
+         sameValues(forward.getKey(), backward.getKey()) &&
+         sameValues(forward.getValue(), backward.getValue());
 }
 
 /// An empty tensor of `type`'s shape with `elem` elements.
@@ -98,9 +136,8 @@ Value emptyStats(OpBuilder &b, Location loc, ShapedType q) {
 /// `values` rounded to `low`, elementwise.
 SmallVector<Value> narrowed(OpBuilder &b, Location loc, ValueRange values,
                             FloatType low) {
-  return llvm::map_to_vector(values, [&](Value v) {
-    return buildConvertElements(b, loc, v, low);
-  });
+  return llvm::map_to_vector(
+      values, [&](Value v) { return buildConvertElements(b, loc, v, low); });
 }
 
 /// The fused forward of `op` at `op` (its result replaced by the output
@@ -109,16 +146,15 @@ FusedAttentionOp fuseForward(PatternRewriter &rewriter, AttentionOp op,
                              FloatType low) {
   Location loc = op.getLoc();
   auto q = op.getQuery().getType();
-  SmallVector<Value> qkv = narrowed(
-      rewriter, loc, {op.getQuery(), op.getKey(), op.getValue()}, low);
+  SmallVector<Value> qkv =
+      narrowed(rewriter, loc, {op.getQuery(), op.getKey(), op.getValue()}, low);
   Value output = emptyLike(rewriter, loc, q, low);
   Value stats = emptyStats(rewriter, loc, q);
   auto fused = FusedAttentionOp::create(
       rewriter, loc, TypeRange{output.getType(), stats.getType()}, qkv[0],
       qkv[1], qkv[2], output, stats,
       rewriter.getF64FloatAttr(op.getScaleOrDefault()), op.getCausalAttr());
-  rewriter.replaceOp(op, buildConvertElements(rewriter, loc,
-                                              fused.getResult(0),
+  rewriter.replaceOp(op, buildConvertElements(rewriter, loc, fused.getResult(0),
                                               rewriter.getF32Type()));
   return fused;
 }
@@ -142,9 +178,8 @@ struct FuseAttentionPair : public OpRewritePattern<AttentionBackwardOp> {
     FusedAttentionOp fused = fuseForward(rewriter, forward, low);
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
-    SmallVector<Value> in =
-        narrowed(rewriter, loc,
-                 {op.getQuery(), op.getKey(), op.getValue()}, low);
+    SmallVector<Value> in = narrowed(
+        rewriter, loc, {op.getQuery(), op.getKey(), op.getValue()}, low);
     Value dO = buildConvertElements(rewriter, loc, op.getOutputGrad(), low);
     SmallVector<Value> grads = {emptyLike(rewriter, loc, q, low),
                                 emptyLike(rewriter, loc, q, low),
@@ -153,11 +188,10 @@ struct FuseAttentionPair : public OpRewritePattern<AttentionBackwardOp> {
         rewriter, loc, ValueRange(grads).getTypes(), in[0], in[1], in[2],
         fused.getResult(0), dO, fused.getResult(1), grads[0], grads[1],
         grads[2], fused.getScaleAttr(), fused.getCausalAttr());
-    rewriter.replaceOp(op, llvm::map_to_vector(
-                               backward.getResults(), [&](Value g) {
-                                 return buildConvertElements(
-                                     rewriter, loc, g, rewriter.getF32Type());
-                               }));
+    rewriter.replaceOp(
+        op, llvm::map_to_vector(backward.getResults(), [&](Value g) {
+          return buildConvertElements(rewriter, loc, g, rewriter.getF32Type());
+        }));
     return success();
   }
 };
@@ -201,6 +235,5 @@ struct FuseAttentionPass
 } // namespace
 
 void mlir::gacc::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseAttentionPair, FuseForwardAttention>(
-      patterns.getContext());
+  patterns.add<FuseAttentionPair, FuseForwardAttention>(patterns.getContext());
 }

@@ -21,8 +21,8 @@
 // CHECK: %[[DQ:.+]] = linalg.generic {{.+}} ins(%[[B]]#0 :
 // CHECK: %[[DK:.+]] = linalg.generic {{.+}} ins(%[[B]]#1 :
 // CHECK: %[[DV:.+]] = linalg.generic {{.+}} ins(%[[B]]#2 :
-// CHECK: return %[[O]], %[[DQ]], %[[DK]], %[[DV]]
 // CHECK-NOT: gacc.attention
+// CHECK: return %[[O]], %[[DQ]], %[[DK]], %[[DV]]
 func.func @pair(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2x2x8x16xf32>, %do: tensor<2x2x8x16xf32>) -> (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) attributes {gacc.compute_precision = #gacc.precision<bf16>} {
   %o = gacc.attention %q, %k, %v {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
   %g:3 = gacc.attention_backward %q, %k, %v, %o, %do {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
@@ -36,6 +36,7 @@ func.func @pair(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2
 // CHECK-LABEL: func.func @forward_only(
 // CHECK: gacc.fused_attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}} {scale = 5.000000e-01 : f64} : tensor<1x2x4x32xf16>, tensor<1x2x4x32xf16>, tensor<1x2x4x32xf16> into tensor<1x2x4x32xf16>, tensor<1x2x4x1xf32>
 // CHECK-NOT: gacc.attention
+// CHECK: return
 func.func @forward_only(%q: tensor<1x2x4x32xf32>) -> tensor<1x2x4x32xf32> attributes {gacc.compute_precision = #gacc.precision<fp16>} {
   %o = gacc.attention %q, %q, %q {scale = 0.5 : f64} : tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>
   return %o : tensor<1x2x4x32xf32>
@@ -93,6 +94,7 @@ func.func @unpaired(%q: tensor<2x2x8x16xf32>) -> (tensor<2x2x8x16xf32>, tensor<2
 // CHECK: %[[F:.+]]:2 = gacc.fused_attention
 // CHECK: gacc.fused_attention_backward %{{.+}}, %{{.+}}, %{{.+}}, %[[F]]#0, %{{.+}}, %[[F]]#1 into
 // CHECK-NOT: gacc.attention
+// CHECK: return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @rounded_output(%q: tensor<2x2x8x16xf32>, %do: tensor<2x2x8x16xf32>) -> (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) attributes {gacc.compute_precision = #gacc.precision<bf16>} {
   %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
@@ -105,4 +107,32 @@ func.func @rounded_output(%q: tensor<2x2x8x16xf32>, %do: tensor<2x2x8x16xf32>) -
   } -> tensor<2x2x8x16xf32>
   %g:3 = gacc.attention_backward %q, %q, %q, %r, %do {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
   return %r, %g#0 : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+}
+
+// -----
+
+// The adjoint of other q, k or v than the forward's is not fused with it
+// (its own attention then is, alone); q, k and v passed through
+// gacc.recompute_inputs, or recomputed by an equivalent op, are the
+// forward's.
+// CHECK-LABEL: func.func @other_query(
+// CHECK: gacc.fused_attention
+// CHECK: gacc.attention_backward
+// CHECK-LABEL: func.func @recomputed_query(
+// CHECK-NOT: gacc.attention_backward
+// CHECK: gacc.fused_attention_backward
+func.func @other_query(%q: tensor<2x2x8x16xf32>, %p: tensor<2x2x8x16xf32>) -> (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+  %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+  %g:3 = gacc.attention_backward %p, %q, %q, %o, %q {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+  return %o, %g#0 : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+}
+func.func @recomputed_query(%x: tensor<2x8x2x16xf32>) -> (tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>) attributes {gacc.compute_precision = #gacc.precision<bf16>} {
+  %e = tensor.empty() : tensor<2x2x8x16xf32>
+  %q = linalg.transpose ins(%x : tensor<2x8x2x16xf32>) outs(%e : tensor<2x2x8x16xf32>) permutation = [0, 2, 1, 3]
+  %o = gacc.attention %q, %q, %q {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+  %kept = gacc.recompute_inputs %x : tensor<2x8x2x16xf32>
+  %e2 = tensor.empty() : tensor<2x2x8x16xf32>
+  %q2 = linalg.transpose ins(%kept : tensor<2x8x2x16xf32>) outs(%e2 : tensor<2x2x8x16xf32>) permutation = [0, 2, 1, 3]
+  %g:3 = gacc.attention_backward %q2, %q2, %q2, %o, %q {causal} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
+  return %o, %g#0 : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>
 }

@@ -11,8 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CudnnAttention.h"
+#include "runtime/CudaRuntime.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace gaccrt::cudnn;
 
@@ -35,8 +38,7 @@ AttentionCall contiguousCall(bool backward, std::array<int64_t, 4> dims,
   call.dims = dims;
   std::array<int64_t, 4> rows = {dims[0], dims[1], dims[2], 1};
   for (size_t i = 0; i < call.numOperands(); ++i)
-    call.strides.push_back(
-        contiguous(i == call.statsOperand() ? rows : dims));
+    call.strides.push_back(contiguous(i == call.statsOperand() ? rows : dims));
   return call;
 }
 
@@ -57,10 +59,9 @@ TEST_F(CudnnAttentionTest, LibraryIsCudnn9) {
 TEST_F(CudnnAttentionTest, Gpt2ShapesValidate) {
   for (int sm : {80, 90})
     for (bool backward : {false, true})
-      EXPECT_EQ(validateGraph(contiguousCall(backward, {16, 12, 1024, 64},
-                                             true),
-                              sm),
-                "")
+      EXPECT_EQ(
+          validateGraph(contiguousCall(backward, {16, 12, 1024, 64}, true), sm),
+          "")
           << "sm_" << sm << (backward ? " backward" : " forward");
 }
 
@@ -71,9 +72,9 @@ TEST_F(CudnnAttentionTest, OtherShapesValidate) {
                                            /*bf16=*/false),
                             90),
               "");
-    EXPECT_EQ(validateGraph(contiguousCall(backward, {3, 4, 128, 128}, true),
-                            90),
-              "");
+    EXPECT_EQ(
+        validateGraph(contiguousCall(backward, {3, 4, 128, 128}, true), 90),
+        "");
   }
 }
 
@@ -97,19 +98,17 @@ TEST_F(CudnnAttentionTest, HeadSizes) {
   for (int sm : {80, 90})
     for (bool backward : {false, true}) {
       for (int64_t d : {8, 24, 128})
-        EXPECT_EQ(validateGraph(contiguousCall(backward, {2, 2, 16, d}, true),
-                                sm),
-                  "")
+        EXPECT_EQ(
+            validateGraph(contiguousCall(backward, {2, 2, 16, d}, true), sm),
+            "")
             << "head " << d << " on sm_" << sm;
-      EXPECT_NE(validateGraph(contiguousCall(backward, {2, 2, 16, 12}, true),
-                              sm)
-                    .find("multiple of 8"),
-                std::string::npos);
+      EXPECT_NE(
+          validateGraph(contiguousCall(backward, {2, 2, 16, 12}, true), sm)
+              .find("multiple of 8"),
+          std::string::npos);
     }
-  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 160}, true), 80),
-            "");
-  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 512}, true), 90),
-            "");
+  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 160}, true), 80), "");
+  EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 512}, true), 90), "");
 }
 
 TEST_F(CudnnAttentionTest, WrongOperandCountIsRefused) {
@@ -118,17 +117,16 @@ TEST_F(CudnnAttentionTest, WrongOperandCountIsRefused) {
   EXPECT_EQ(validateGraph(call, 90), "expected 5 operands' strides, got 4");
 }
 
-} // namespace
-
-// The plan cache's key tells apart everything a plan depends on.
-TEST(CudnnAttentionKeyTest, KeyNamesEveryField) {
+// The plan cache's key tells apart everything a plan depends on, the scale
+// bit for bit.
+TEST_F(CudnnAttentionTest, KeyNamesEveryField) {
   AttentionCall a = contiguousCall(false, {2, 2, 16, 16}, true);
   AttentionCall b = a;
   EXPECT_EQ(a.key(), b.key());
   b.strides[1][2] = 48;
   EXPECT_NE(a.key(), b.key());
   b = a;
-  b.scale = 0.5f;
+  b.scale = std::nextafter(a.scale, 1.0f);
   EXPECT_NE(a.key(), b.key());
   b = a;
   b.causal = false;
@@ -139,3 +137,55 @@ TEST(CudnnAttentionKeyTest, KeyNamesEveryField) {
   b = contiguousCall(true, {2, 2, 16, 16}, true);
   EXPECT_NE(a.key(), b.key());
 }
+
+// The entry points unpack MLIR's memref descriptors (allocated and
+// aligned pointers, offset, sizes, strides) into the call: the offset is
+// added to the aligned pointer, each operand's sizes and strides are its
+// own, and what cuDNN cannot take is one recorded failure naming the
+// operand, before any library call (without cuDNN loaded, a well-formed
+// call fails only for that).
+TEST_F(CudnnAttentionTest, EntryPointsUnpackDescriptors) {
+  alignas(64) static uint16_t x[2 * 2 * 16 * 16 + 8];
+  alignas(64) static float l[2 * 2 * 16];
+  auto forward = [&](int64_t qOff, int64_t kD, int64_t lSt3) {
+#define GACC_TEST_MEMREF(p, off, d, st3)                                       \
+  p, p, off, 2, 2, 16, d, 2 * 16 * (d), 16 * (d), d, st3
+    gacc_cudnn_attention_forward_bf16(
+        GACC_TEST_MEMREF(x, qOff, 16, 1), GACC_TEST_MEMREF(x, 0, kD, 1),
+        GACC_TEST_MEMREF(x, 0, 16, 1), GACC_TEST_MEMREF(x, 0, 16, 1),
+        GACC_TEST_MEMREF(l, 0, 1, lSt3), 0.25f, 1);
+#undef GACC_TEST_MEMREF
+    return gaccrt::cuda::lastError();
+  };
+  EXPECT_NE(forward(0, 16, 1).find("cuDNN is not loaded"), std::string::npos);
+  EXPECT_NE(forward(1, 16, 1).find("operand 0 is not 16-byte aligned"),
+            std::string::npos);
+  EXPECT_NE(forward(8, 16, 1).find("cuDNN is not loaded"), std::string::npos);
+  EXPECT_NE(forward(0, 8, 1).find("operand 1 has sizes other than"),
+            std::string::npos);
+  EXPECT_NE(forward(0, 16, 2).find("operand 4's innermost stride is 2"),
+            std::string::npos);
+}
+
+TEST_F(CudnnAttentionTest, MakeCallKeepsOrder) {
+  alignas(64) static uint16_t x[9][64];
+  std::vector<Operand4> operands;
+  for (int i = 0; i < 9; ++i)
+    operands.push_back(
+        {x[i], {1, 1, 4, i == 5 ? 1 : 16}, {64, 64, i == 5 ? 1 : 16, 1}});
+  AttentionCall call;
+  std::vector<void *> pointers;
+  ASSERT_EQ(makeCall(true, false, 0.5f, false, operands, call, pointers), "");
+  ASSERT_EQ(pointers.size(), 9u);
+  for (int i = 0; i < 9; ++i)
+    EXPECT_EQ(pointers[i], x[i]);
+  EXPECT_EQ(call.strides[5], (std::array<int64_t, 4>{64, 64, 1, 1}));
+  EXPECT_EQ(call.dims, (std::array<int64_t, 4>{1, 1, 4, 16}));
+  EXPECT_TRUE(call.backward);
+  EXPECT_FALSE(call.bf16);
+  operands.pop_back();
+  EXPECT_EQ(makeCall(true, false, 0.5f, false, operands, call, pointers),
+            "expected 9 operands, got 8");
+}
+
+} // namespace
