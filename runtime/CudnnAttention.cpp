@@ -335,10 +335,7 @@ std::string gaccrt::cudnn::summary() {
 // clang-format on
 
 #define GACC_CUDNN_FORWARD(name, isBF16)                                       \
-  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),   \
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),   \
-                       GACC_MEMREF4(float, stats), float scale,                \
-                       int32_t causal) {                                       \
+  extern "C" void name(GACC_CUDNN_FORWARD_PARAMS) {                            \
     runOperands(false, isBF16, scale, causal,                                  \
                 {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),            \
                  GACC_OPERAND(o), GACC_OPERAND(stats)});                       \
@@ -347,12 +344,7 @@ GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_bf16, true)
 GACC_CUDNN_FORWARD(gacc_cudnn_attention_forward_f16, false)
 
 #define GACC_CUDNN_BACKWARD(name, isBF16)                                      \
-  extern "C" void name(GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),   \
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),   \
-                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats), \
-                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk), \
-                       GACC_MEMREF4(uint16_t, dv), float scale,                \
-                       int32_t causal) {                                       \
+  extern "C" void name(GACC_CUDNN_BACKWARD_PARAMS) {                           \
     runOperands(true, isBF16, scale, causal,                                   \
                 {GACC_OPERAND(q), GACC_OPERAND(k), GACC_OPERAND(v),            \
                  GACC_OPERAND(o), GACC_OPERAND(dO), GACC_OPERAND(stats),       \

@@ -103,39 +103,32 @@ std::string summary();
       int64_t n##S2, int64_t n##S3, int64_t n##St0, int64_t n##St1,            \
       int64_t n##St2, int64_t n##St3
 
+/// The parameters of the forward and backward entry points: each operand's
+/// descriptor in the call's order, then the scale and the causal flag.
+#define GACC_CUDNN_FORWARD_PARAMS                                              \
+  GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),                        \
+      GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),                    \
+      GACC_MEMREF4(float, stats), float scale, int32_t causal
+#define GACC_CUDNN_BACKWARD_PARAMS                                             \
+  GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),                        \
+      GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),                    \
+      GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),                  \
+      GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),                  \
+      GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal
+
 extern "C" {
 /// cuDNN's fused attention forward (abi::cudnnAttention(false, "bf16" or
 /// "f16")): o = softmax(q·kᵀ·scale + mask)·v and stats = each row's
 /// log-sum-exp, on bf16 (fp16) q, k, v, o [m, H, T, d] and fp32 stats
 /// [m, H, T, 1] in device memory, queued on the process's stream. A
-/// failure (no cuDNN, a shape it refuses) is recorded
-/// (cuda::recordFailure) and nothing is queued.
-void gacc_cudnn_attention_forward_bf16(GACC_MEMREF4(uint16_t, q),
-                                       GACC_MEMREF4(uint16_t, k),
-                                       GACC_MEMREF4(uint16_t, v),
-                                       GACC_MEMREF4(uint16_t, o),
-                                       GACC_MEMREF4(float, stats), float scale,
-                                       int32_t causal);
-void gacc_cudnn_attention_forward_f16(GACC_MEMREF4(uint16_t, q),
-                                      GACC_MEMREF4(uint16_t, k),
-                                      GACC_MEMREF4(uint16_t, v),
-                                      GACC_MEMREF4(uint16_t, o),
-                                      GACC_MEMREF4(float, stats), float scale,
-                                      int32_t causal);
+/// failure (no cuDNN, operands makeCall refuses, a shape cuDNN refuses) is
+/// recorded (cuda::recordFailure) and nothing is queued.
+void gacc_cudnn_attention_forward_bf16(GACC_CUDNN_FORWARD_PARAMS);
+void gacc_cudnn_attention_forward_f16(GACC_CUDNN_FORWARD_PARAMS);
 /// Its backward: dq, dk, dv from q, k, v, o, dO and the forward's stats
 /// (every operand bf16 or fp16 but stats), written, not accumulated.
-void gacc_cudnn_attention_backward_bf16(
-    GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-    GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-    GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
-    GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
-    GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal);
-void gacc_cudnn_attention_backward_f16(
-    GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-    GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-    GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
-    GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
-    GACC_MEMREF4(uint16_t, dv), float scale, int32_t causal);
+void gacc_cudnn_attention_backward_bf16(GACC_CUDNN_BACKWARD_PARAMS);
+void gacc_cudnn_attention_backward_f16(GACC_CUDNN_BACKWARD_PARAMS);
 }
 
 #endif // GACC_RUNTIME_CUDNNATTENTION_H

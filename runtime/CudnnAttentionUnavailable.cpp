@@ -30,27 +30,15 @@ std::string gaccrt::cudnn::validateGraph(const AttentionCall &, int) {
 std::string gaccrt::cudnn::load() { return kUnavailable; }
 std::string gaccrt::cudnn::summary() { return ""; }
 
-#define GACC_CUDNN_UNAVAILABLE(name, ...)                                      \
-  extern "C" void name(__VA_ARGS__) {                                          \
+#define GACC_CUDNN_UNAVAILABLE(name, params)                                   \
+  extern "C" void name(params) {                                               \
     gaccrt::cuda::recordFailure(std::string(#name) + ": " + kUnavailable);     \
   }
 GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_forward_bf16,
-                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-                       GACC_MEMREF4(float, stats), float, int32_t)
+                       GACC_CUDNN_FORWARD_PARAMS)
 GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_forward_f16,
-                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-                       GACC_MEMREF4(float, stats), float, int32_t)
+                       GACC_CUDNN_FORWARD_PARAMS)
 GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_backward_bf16,
-                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
-                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
-                       GACC_MEMREF4(uint16_t, dv), float, int32_t)
+                       GACC_CUDNN_BACKWARD_PARAMS)
 GACC_CUDNN_UNAVAILABLE(gacc_cudnn_attention_backward_f16,
-                       GACC_MEMREF4(uint16_t, q), GACC_MEMREF4(uint16_t, k),
-                       GACC_MEMREF4(uint16_t, v), GACC_MEMREF4(uint16_t, o),
-                       GACC_MEMREF4(uint16_t, dO), GACC_MEMREF4(float, stats),
-                       GACC_MEMREF4(uint16_t, dq), GACC_MEMREF4(uint16_t, dk),
-                       GACC_MEMREF4(uint16_t, dv), float, int32_t)
+                       GACC_CUDNN_BACKWARD_PARAMS)
