@@ -85,6 +85,18 @@ std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
 /// its results). Returns how many it marked.
 unsigned markCheapRecomputation(TrainStepOp step);
 
+/// What the to-buffers pipeline (buildTrainingStepToBuffersPipeline) does
+/// beyond gacc-expand-accumulation's options, as the step that runs:
+/// gacc-defer-weight-gradients within `deferWindowBytes` (0: none), a
+/// bf16/fp16 step's rounded values in fp32 tensors with `fp32Storage` (no
+/// gacc-narrow-stored-values), attention as fused kernels with
+/// `fusedAttention` (gacc-fuse-attention: the cuda target's cuDNN path).
+struct StepToBuffersOptions {
+  int64_t deferWindowBytes = 0;
+  bool fp32Storage = false;
+  bool fusedAttention = false;
+};
+
 /// convert-gacc-to-linalg: every aggregated op outside a training step (the
 /// gacc layer ops, linalg.softmax) replaced by its decomposition
 /// (linalg::AggregatedOpInterface).

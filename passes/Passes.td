@@ -113,7 +113,11 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
            "with the value of the step it compiles)">,
     Option<"fp32Storage", "fp32-storage", "bool", /*default=*/"false",
            "Plan a bf16/fp16 step with its rounded values in fp32 tensors "
-           "(without gacc-narrow-stored-values)">
+           "(without gacc-narrow-stored-values)">,
+    Option<"fusedAttention", "fused-attention", "bool", /*default=*/"false",
+           "Plan a bf16/fp16 step's attention as fused kernels "
+           "(gacc-fuse-attention, gacc-run --cuda-attention=cudnn); their "
+           "library workspace is not counted">
   ];
 }
 

@@ -44,7 +44,7 @@ using namespace mlir::gacc;
 
 void mlir::gacc::buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes, bool fp32Storage, bool fusedAttention) {
+    const StepToBuffersOptions &options) {
   // A large classifier head and its loss over blocks of rows.
   pm.addPass(createGAccFuseLinearCrossEntropyPass());
   // Padding rows never count in batch statistics.
@@ -56,10 +56,11 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   pm.addPass(createGAccFuseAccumulationPass());
   // A weight gradient computed once per window where that moves fewer
   // bytes than accumulating it per micro-batch.
-  if (deferWindowBytes > 0)
-    pm.addPass(createGAccDeferWeightGradientsPass({deferWindowBytes}));
+  if (options.deferWindowBytes > 0)
+    pm.addPass(
+        createGAccDeferWeightGradientsPass({options.deferWindowBytes}));
   // Attention as fused kernels, before its decomposition would apply.
-  if (fusedAttention)
+  if (options.fusedAttention)
     pm.addPass(createGAccFuseAttentionPass());
   pm.addPass(createConvertGAccToLinalgPass());
   // arith/math on tensors as elementwise linalg.generic ops.
@@ -71,7 +72,7 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   pm.addPass(createCSEPass());
   pm.addPass(createGAccFuseElementwisePass());
   // A low-precision step's rounded values in tensors of its type.
-  if (!fp32Storage)
+  if (!options.fp32Storage)
     pm.addPass(createGAccNarrowStoredValuesPass());
   // The products of a low-precision step that read its rounded values only.
   pm.addPass(createGAccMarkGemmInputsPass());
@@ -94,7 +95,8 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable},
-      options.deferWindowBytes, options.fp32Storage);
+      {options.deferWindowBytes, options.fp32Storage,
+       /*fusedAttention=*/false});
   // The transient buffers at the offsets the memory plan reports.
   if (options.stepArena)
     pm.addPass(createGAccPlaceTransientBuffersPass());
@@ -162,7 +164,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createGAccBuildArenaKernelsPass());
   buildTrainingStepToBuffersPipeline(
       pm, {options.unroll, options.arenaUpdate, options.resumable},
-      /*deferWindowBytes=*/0, options.fp32Storage, options.cudnnAttention);
+      {/*deferWindowBytes=*/0, options.fp32Storage, options.cudnnAttention});
   const char *gemm = options.cublasLt ? ::gacc::abi::kCublasLtSgemm
                                       : ::gacc::abi::kCublasSgemm;
   if (options.cublas) {

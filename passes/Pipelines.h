@@ -142,15 +142,14 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
 
 /// gacc-autodiff, gacc-expand-accumulation (with `expand`'s options),
 /// gacc-fuse-accumulation, gacc-defer-weight-gradients (when
-/// `deferWindowBytes` is positive: its max-window-bytes),
-/// gacc-fuse-attention (with `fusedAttention`: the cuda target's cuDNN
-/// attention), convert-gacc-to-linalg, gacc-narrow-stored-values (unless
-/// `fp32Storage`) and one-shot bufferization with buffer deallocation: the
-/// model down to memref-level step functions.
+/// `options.deferWindowBytes` is positive: its max-window-bytes),
+/// gacc-fuse-attention (with `options.fusedAttention`),
+/// convert-gacc-to-linalg, gacc-narrow-stored-values (unless
+/// `options.fp32Storage`) and one-shot bufferization with buffer
+/// deallocation: the model down to memref-level step functions.
 void buildTrainingStepToBuffersPipeline(
     OpPassManager &pm, const GAccExpandAccumulationPassOptions &expand,
-    int64_t deferWindowBytes = 0, bool fp32Storage = false,
-    bool fusedAttention = false);
+    const StepToBuffersOptions &options = {});
 
 /// The model down to the LLVM dialect for the CPU.
 void buildLowerToCPUPipeline(OpPassManager &pm,

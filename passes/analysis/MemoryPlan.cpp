@@ -220,8 +220,8 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
 
 FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
     ModuleOp model, StringRef stepName, int64_t m, StringRef target,
-    const GAccExpandAccumulationPassOptions &expand, int64_t deferWindowBytes,
-    bool fp32Storage) {
+    const GAccExpandAccumulationPassOptions &expand,
+    const StepToBuffersOptions &options) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(model->clone()));
   PassManager pm(model->getContext());
   GAccSetAccumulationSchedulePassOptions schedule;
@@ -238,8 +238,7 @@ FailureOr<MemoryPlan> mlir::gacc::planTrainingStepMemory(
   if (failed(sig))
     return failure();
   PassManager lower(model->getContext());
-  buildTrainingStepToBuffersPipeline(lower, expand, deferWindowBytes,
-                                     fp32Storage);
+  buildTrainingStepToBuffersPipeline(lower, expand, options);
   if (failed(lower.run(*copy)))
     return failure();
   auto func = copy->lookupSymbol<func::FuncOp>(stepName);

@@ -99,16 +99,15 @@ FailureOr<MemoryPlan> analyzeMemoryPlan(func::FuncOp step,
 
 /// Compiles a copy of `model` for micro-batch `m` (0: the model's; the
 /// number of accumulation steps becomes ceil(effective batch / m)) through
-/// the to-buffers pipeline with `expand`'s options (and weight gradients
-/// deferred within `deferWindowBytes`, its rounded values in fp32 with
-/// `fp32Storage`, as the step that runs) and plans the
-/// memory of training step `stepName`. `model` is not changed. Fails with a
+/// the to-buffers pipeline with `expand`'s and `options`' options (as the
+/// step that runs: deferred weight gradients, fp32 storage, fused
+/// attention) and plans the memory of training step `stepName`. `model` is not changed. Fails with a
 /// diagnostic (an m the step cannot be re-typed for, a compile error).
 FailureOr<MemoryPlan>
 planTrainingStepMemory(ModuleOp model, llvm::StringRef stepName, int64_t m,
                        llvm::StringRef target,
                        const GAccExpandAccumulationPassOptions &expand = {},
-                       int64_t deferWindowBytes = 0, bool fp32Storage = false);
+                       const StepToBuffersOptions &options = {});
 
 /// The plan as a table (bytes and MiB per kind at the peak, the peak and
 /// its op) and as JSON.

@@ -30,8 +30,13 @@ struct PlanMemoryPass
   /// dialects loaded before any pass runs.
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pm(ModuleOp::getOperationName());
-    buildTrainingStepToBuffersPipeline(pm, {}, deferWindowBytes, fp32Storage);
+    buildTrainingStepToBuffersPipeline(pm, {}, toBuffersOptions());
     pm.getDependentDialects(registry);
+  }
+
+  /// The to-buffers pipeline's options of this pass's.
+  StepToBuffersOptions toBuffersOptions() const {
+    return {deferWindowBytes, fp32Storage, fusedAttention};
   }
 
   void runOnOperation() override {
@@ -44,7 +49,7 @@ struct PlanMemoryPass
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       FailureOr<MemoryPlan> plan = planTrainingStepMemory(
           getOperation(), step.getSymName(), int64_t(microBatch), target,
-          {}, deferWindowBytes, fp32Storage);
+          {}, toBuffersOptions());
       if (failed(plan))
         return signalPassFailure();
       printMemoryPlan(*plan, llvm::outs());

@@ -81,11 +81,11 @@ std::string largestParts(const MemoryPlan &plan) {
 llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
     ModuleOp model, llvm::StringRef step, int64_t effectiveBatch,
     uint64_t budget, llvm::StringRef target,
-    const GAccExpandAccumulationPassOptions &expand, bool fp32Storage) {
+    const GAccExpandAccumulationPassOptions &expand,
+    const StepToBuffersOptions &options) {
   auto plan = [&](int64_t m) -> llvm::Expected<MemoryPlan> {
     FailureOr<MemoryPlan> p =
-        planTrainingStepMemory(model, step, m, target, expand,
-                               /*deferWindowBytes=*/0, fp32Storage);
+        planTrainingStepMemory(model, step, m, target, expand, options);
     if (failed(p))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the memory plan failed (see above)");

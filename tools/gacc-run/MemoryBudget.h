@@ -27,7 +27,7 @@ std::string formatBytes(uint64_t bytes);
 
 /// The largest micro-batch m in [1, effective batch] whose planned peak
 /// fits `budget` bytes (bisection: the plan grows with m), with its plan
-/// (a low-precision step's rounded values in fp32 with `fp32Storage`).
+/// (compiled with `options`, as the step that runs).
 /// Error (the message to print): even m = 1 does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>
@@ -35,7 +35,7 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
                  int64_t effectiveBatch, uint64_t budget,
                  llvm::StringRef target,
                  const mlir::gacc::GAccExpandAccumulationPassOptions &expand,
-                 bool fp32Storage);
+                 const mlir::gacc::StepToBuffersOptions &options);
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {

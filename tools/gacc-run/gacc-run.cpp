@@ -443,6 +443,15 @@ static void applyRecomputePolicy(ModuleOp model, TrainStepOp step,
     markCheapRecomputation(step);
 }
 
+/// The to-buffers pipeline's options of the step that runs on `target`:
+/// its deferred weight gradients, --fp32-storage, and on the cuda target
+/// --cuda-attention=cudnn's fused attention.
+static StepToBuffersOptions toBuffersOptions(StringRef target,
+                                             int64_t deferWindowBytes) {
+  return {deferWindowBytes, fp32Storage,
+          target == "cuda" && cudaAttention == CudaAttention::Cudnn};
+}
+
 /// --memory-budget's choice: the largest micro-batch that fits with the
 /// model's recomputation; without --recompute also with the cheap policy,
 /// which is kept (the model marked, `recomputed` set) when it lets a
@@ -453,15 +462,16 @@ chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
                    const GAccExpandAccumulationPassOptions &expand,
                    bool &recomputed) {
   auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget, target,
-                                 expand, fp32Storage);
+                                 expand, toBuffersOptions(target, 0));
   if (recompute.getNumOccurrences())
     return chosen;
   OwningOpRef<ModuleOp> marked(model.clone());
   TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
   if (markCheapRecomputation(markedStep) == 0)
     return chosen;
-  auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
-                                        target, expand, fp32Storage);
+  auto withRecompute =
+      chooseMicroBatch(*marked, step.getSymName(), eff, budget, target, expand,
+                       toBuffersOptions(target, 0));
   if (!withRecompute) {
     if (chosen) {
       llvm::consumeError(withRecompute.takeError());
@@ -534,7 +544,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   if (!plan && wanted) {
     FailureOr<MemoryPlan> p =
         planTrainingStepMemory(model, step.getSymName(), 0, target, expand,
-                               deferWindowBytes, fp32Storage);
+                               toBuffersOptions(target, deferWindowBytes));
     if (failed(p))
       return kExitBadInput;
     plan = std::move(*p);
