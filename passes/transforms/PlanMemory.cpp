@@ -46,6 +46,12 @@ struct PlanMemoryPass
           << target << "'";
       return signalPassFailure();
     }
+    if (fusedAttention && target != "cuda") {
+      getOperation().emitError("gacc-plan-memory: fused-attention plans the "
+                               "cuda target's step (cuDNN); give "
+                               "target=cuda");
+      return signalPassFailure();
+    }
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       FailureOr<MemoryPlan> plan = planTrainingStepMemory(
           getOperation(), step.getSymName(), int64_t(microBatch), target,

@@ -1,8 +1,12 @@
 // RUN: not gacc-opt %s -gacc-plan-memory="target=tpu" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not gacc-opt %s -gacc-plan-memory="micro-batch=100000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: not gacc-opt %s -gacc-plan-memory="fused-attention=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSED
 
 // An unknown target is named.
 // TARGET: error: gacc-plan-memory: target must be cpu or cuda, got 'tpu'
+
+// Fused attention is the cuda target's.
+// FUSED: error: gacc-plan-memory: fused-attention plans the cuda target's step (cuDNN); give target=cuda
 
 // A micro-batch beyond the window limit is the schedule's error.
 // LIMIT: error: 'gacc.train_step' op micro-batch size 100000000 exceeds the limit

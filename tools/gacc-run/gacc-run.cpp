@@ -274,7 +274,7 @@ static cl::opt<CudaAttention> cudaAttention(
     cl::desc("How a bf16/fp16 step runs gacc.attention when the target is "
              "cuda (default decomposed)"),
     cl::values(clEnumValN(CudaAttention::Decomposed, "decomposed",
-                          "blockwise: batched GEMMs and kernels, the "
+                          "blockwise: GEMMs and kernels, the "
                           "probabilities recomputed in the backward"),
                clEnumValN(CudaAttention::Cudnn, "cudnn",
                           "cuDNN's fused scaled-dot-product attention, "
