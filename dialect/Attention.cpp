@@ -157,17 +157,6 @@ Value buildBlockProbabilities(OpBuilder &b, Location loc, Value q, Value k,
       .getResult()[0];
 }
 
-/// The type a low-precision step's micro-batches round to, where `op` lies
-/// in one (a function gacc-expand-accumulation marked with
-/// kComputePrecisionAttrName); null in an fp32 one.
-FloatType enclosingComputeType(Operation *op) {
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (auto precision =
-            p->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName))
-      return getLowPrecisionType(op->getContext(), precision.getValue());
-  return nullptr;
-}
-
 } // namespace
 
 FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
@@ -226,7 +215,7 @@ AttentionBackwardOp::decomposeOperation(OpBuilder &b) {
   // computed from the fp32 P): every factor of the four products is then a
   // rounded value, which gacc-narrow-stored-values and
   // gacc-mark-gemm-inputs make low-precision GEMMs.
-  FloatType low = enclosingComputeType(*this);
+  FloatType low = getEnclosingComputeType(*this);
   auto rounded = [&](Value x) {
     return low ? buildRoundToCompute(b, loc, x, low) : x;
   };

@@ -48,6 +48,14 @@ FloatType mlir::gacc::getLowPrecisionType(MLIRContext *ctx,
   return nullptr;
 }
 
+FloatType mlir::gacc::getEnclosingComputeType(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (auto precision =
+            p->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName))
+      return getLowPrecisionType(op->getContext(), precision.getValue());
+  return nullptr;
+}
+
 void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
   registerGAccBufferizationModels(registry);
   registerArithMathAdjointModels(registry);

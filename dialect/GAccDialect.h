@@ -70,6 +70,10 @@ FloatType getLowPrecisionType(MLIRContext *ctx, Precision precision);
 /// op says so: gacc.attention_backward's probabilities and their adjoint).
 constexpr llvm::StringLiteral kComputePrecisionAttrName =
     "gacc.compute_precision";
+/// The type the low-precision step around `op` rounds to: that of the
+/// nearest enclosing op marked kComputePrecisionAttrName (bf16 or f16);
+/// null where none is (an fp32 step, a function outside any step).
+FloatType getEnclosingComputeType(Operation *op);
 } // namespace mlir::gacc
 
 #endif // GACC_DIALECT_GACCDIALECT_H

@@ -17,6 +17,7 @@
 #include "passes/Passes.h"
 
 #include "abi/RuntimeABI.h"
+#include "passes/conversion/RuntimeCalls.h"
 #include "dialect/LinalgBuilders.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -37,10 +38,7 @@ namespace {
 /// A rank-2 (rank-3 with `batched`) memref of `elem` of any sizes and
 /// strides.
 MemRefType dynamicStrided(Type elem, bool batched) {
-  int64_t d = ShapedType::kDynamic;
-  SmallVector<int64_t> dims(batched ? 3 : 2, d);
-  return MemRefType::get(dims, elem,
-                         StridedLayoutAttr::get(elem.getContext(), d, dims));
+  return getDynamicStridedMemRefType(elem, batched ? 3 : 2);
 }
 
 /// The element type of the A and B operands of a product whose C is fp32,

@@ -13,6 +13,7 @@
 #include "passes/Passes.h"
 
 #include "abi/RuntimeABI.h"
+#include "passes/conversion/RuntimeCalls.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -29,44 +30,37 @@ namespace abi = ::gacc::abi;
 
 namespace {
 
-/// A rank-4 memref of `elem` of any sizes, strides and offset.
-MemRefType dynamicStrided4(Type elem) {
-  int64_t d = ShapedType::kDynamic;
-  SmallVector<int64_t> dims(4, d);
-  return MemRefType::get(dims, elem,
-                         StridedLayoutAttr::get(elem.getContext(), d, dims));
-}
-
 /// Calls `abi::cudnnAttention(backward, type)` with `buffers` (each cast to
-/// dynamicStrided4), the scale (f32) and the causal flag (i32), declaring
-/// the callee at the start of the module unless it exists.
-void emitCall(ConversionPatternRewriter &rewriter, Operation *op, bool backward,
-              ValueRange buffers, double scale, bool causal) {
+/// a rank-4 memref of dynamic sizes and strides), the scale (f32) and the
+/// causal flag (i32), declaring the callee unless it exists. Fails when its
+/// name is taken by a function of another type.
+LogicalResult emitCall(ConversionPatternRewriter &rewriter, Operation *op,
+                       bool backward, ValueRange buffers, double scale,
+                       bool causal) {
   Location loc = op->getLoc();
   Type io = cast<MemRefType>(buffers.front().getType()).getElementType();
   std::string name = abi::cudnnAttention(
       backward, io.isBF16() ? abi::kBF16Operands : abi::kF16Operands);
-  SmallVector<Value> operands;
+  // The declaration first: nothing is created when its name is taken.
+  SmallVector<Type> types;
   for (Value buffer : buffers)
-    operands.push_back(memref::CastOp::create(
-        rewriter, loc,
-        dynamicStrided4(cast<MemRefType>(buffer.getType()).getElementType()),
-        buffer));
+    types.push_back(getDynamicStridedMemRefType(
+        cast<MemRefType>(buffer.getType()).getElementType(), 4));
+  types.push_back(rewriter.getF32Type());
+  types.push_back(rewriter.getI32Type());
+  FailureOr<func::FuncOp> callee = getOrDeclareRuntimeFunction(
+      rewriter, op, name, rewriter.getFunctionType(types, {}));
+  if (failed(callee))
+    return failure();
+  SmallVector<Value> operands;
+  for (auto [buffer, type] : llvm::zip(buffers, types))
+    operands.push_back(memref::CastOp::create(rewriter, loc, type, buffer));
   operands.push_back(arith::ConstantOp::create(
       rewriter, loc, rewriter.getF32FloatAttr(float(scale))));
   operands.push_back(arith::ConstantOp::create(
       rewriter, loc, rewriter.getI32IntegerAttr(causal)));
-  auto module = op->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    callee = func::FuncOp::create(
-        rewriter, module.getLoc(), name,
-        rewriter.getFunctionType(ValueRange(operands).getTypes(), {}));
-    callee.setPrivate();
-  }
-  func::CallOp::create(rewriter, loc, callee, operands);
+  func::CallOp::create(rewriter, loc, *callee, operands);
+  return success();
 }
 
 /// A fused attention kernel (memref form) as the runtime's cuDNN call:
@@ -79,9 +73,12 @@ struct FusedAttentionToCall : public OpConversionPattern<FusedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, "the tensor form");
-    emitCall(rewriter, op, std::is_same_v<FusedOp, FusedAttentionBackwardOp>,
-             adaptor.getOperands(), op.getScale().convertToDouble(),
-             op.getCausal());
+    if (failed(emitCall(rewriter, op,
+                        std::is_same_v<FusedOp, FusedAttentionBackwardOp>,
+                        adaptor.getOperands(),
+                        op.getScale().convertToDouble(), op.getCausal())))
+      return rewriter.notifyMatchFailure(op, "the entry point's name is "
+                                             "taken by another function");
     rewriter.eraseOp(op);
     return success();
   }

@@ -9,6 +9,7 @@
 #include "passes/Passes.h"
 
 #include "abi/RuntimeABI.h"
+#include "passes/conversion/RuntimeCalls.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -44,21 +45,13 @@ struct AllReduceToCall : public OpConversionPattern<AllReduceOp> {
     if (op.getResult())
       return rewriter.notifyMatchFailure(op, "the tensor form");
     MLIRContext *ctx = op.getContext();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto callee = module.lookupSymbol<func::FuncOp>(abi::kAllReduceSumF32);
-    if (callee && callee.getFunctionType() != collectiveType(ctx))
+    FailureOr<func::FuncOp> callee = getOrDeclareRuntimeFunction(
+        rewriter, op, abi::kAllReduceSumF32, collectiveType(ctx));
+    if (failed(callee))
       return rewriter.notifyMatchFailure(op, "the collective's name is taken");
-    if (!callee) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      callee = func::FuncOp::create(rewriter, module.getLoc(),
-                                    abi::kAllReduceSumF32,
-                                    collectiveType(ctx));
-      callee.setPrivate();
-    }
     Value buffer = memref::CastOp::create(rewriter, op.getLoc(),
                                           anyVector(ctx), adaptor.getBuffer());
-    func::CallOp::create(rewriter, op.getLoc(), callee, ValueRange{buffer});
+    func::CallOp::create(rewriter, op.getLoc(), *callee, ValueRange{buffer});
     rewriter.eraseOp(op);
     return success();
   }

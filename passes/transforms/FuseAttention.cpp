@@ -40,14 +40,10 @@ namespace {
 /// (cudnn-frontend's sdpa_support_surface.h). Null otherwise: the op keeps
 /// its decomposition.
 FloatType fusedComputeType(Operation *op, ShapedType q) {
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  auto precision =
-      func ? func->getAttrOfType<PrecisionAttr>(kComputePrecisionAttrName)
-           : PrecisionAttr();
   int64_t d = q.getDimSize(3);
-  if (!precision || d % 8 != 0 || d > 128)
+  if (d % 8 != 0 || d > 128)
     return nullptr;
-  return getLowPrecisionType(op->getContext(), precision.getValue());
+  return getEnclosingComputeType(op);
 }
 
 /// Whether `op` is the rounding a `low`-precision step applies to a value
