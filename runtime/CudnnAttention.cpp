@@ -55,15 +55,25 @@ int64_t gaccrt::cudnn::libraryVersion() {
 
 namespace {
 
-/// Uids of the graph's tensors: the operand's position in the call, plus 1.
+/// Uids of the graph's tensors: the operand's position in the call, plus 1;
+/// after the operands, the sequence lengths of queries and of keys.
 int64_t uidOf(size_t operand) { return int64_t(operand) + 1; }
+int64_t queryLengthsUid(const AttentionCall &call) {
+  return uidOf(call.numOperands());
+}
+int64_t keyLengthsUid(const AttentionCall &call) {
+  return uidOf(call.numOperands() + 1);
+}
 
 /// The graph of `call` for compute capability `smVersion` (set before the
 /// nodes, which copy it, so that the support checks need not ask the CUDA
 /// runtime library for the device's): bf16 (fp16) input and output, fp32
-/// intermediates and compute, every tensor with the call's strides.
+/// intermediates and compute, every tensor with the call's strides; with
+/// `sequenceLengths`, a padding mask whose int32 [m, 1, 1, 1] lengths are
+/// given (needsSequenceLengths).
 std::shared_ptr<fe::graph::Graph> buildGraph(const AttentionCall &call,
-                                             int smVersion) {
+                                             int smVersion,
+                                             bool sequenceLengths) {
   auto graph = std::make_shared<fe::graph::Graph>();
   graph->set_sm_version(smVersion);
   graph
@@ -120,6 +130,19 @@ std::shared_ptr<fe::graph::Graph> buildGraph(const AttentionCall &call,
   if (call.causal)
     options.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
         .set_diagonal_band_right_bound(0);
+  if (sequenceLengths) {
+    auto lengths = [&](int64_t uid, const char *name) {
+      return graph->tensor(fe::graph::Tensor_attributes()
+                               .set_name(name)
+                               .set_uid(uid)
+                               .set_dim({dims[0], 1, 1, 1})
+                               .set_stride({1, 1, 1, 1})
+                               .set_data_type(fe::DataType_t::INT32));
+    };
+    options.set_padding_mask(true)
+        .set_seq_len_q(lengths(queryLengthsUid(call), "seq_len_q"))
+        .set_seq_len_kv(lengths(keyLengthsUid(call), "seq_len_kv"));
+  }
   auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, o, dO, stats, options);
   output(dq, 6, "dq");
   output(dk, 7, "dk");
@@ -135,11 +158,13 @@ std::string describe(const char *step, fe::error_t status) {
 }
 
 /// What a call shape keeps: its graph with the plan built, and its
-/// workspace (device memory kept for the run).
+/// workspace (device memory kept for the run), whose end holds the
+/// sequence lengths when the graph takes them (null otherwise).
 struct Plan {
   std::shared_ptr<fe::graph::Graph> graph;
   void *workspace = nullptr;
   int64_t workspaceBytes = 0;
+  void *sequenceLengths = nullptr;
 };
 
 /// The handle and the plans, created on first use; every entry point
@@ -158,13 +183,32 @@ State &state() {
   return *s;
 }
 
+/// Sets the m int32 sequence lengths at `lengths` to T, queued on the
+/// process's stream (so a CUDA graph captures it before the call that
+/// reads them). Returns "" or the reason.
+std::string setSequenceLengths(const AttentionCall &call, void *lengths) {
+  std::string reason;
+  const gaccrt::cuda::Driver *d = gaccrt::cuda::load(reason);
+  if (!d)
+    return reason;
+  if (gaccrt::cuda::CUresult r = d->cuMemsetD32Async(
+          reinterpret_cast<gaccrt::cuda::CUdeviceptr>(lengths),
+          unsigned(call.dims[2]), size_t(call.dims[0]),
+          static_cast<gaccrt::cuda::CUstream>(
+              gaccrt::cuda::processStream())))
+    return gaccrt::cuda::describe(*d, "cuMemsetD32Async", r);
+  return "";
+}
+
 /// The plan of `call`, built on its first use. Returns "" or the reason.
 std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
   auto [it, inserted] = s.plans.try_emplace(call.key());
   plan = &it->second;
   if (!inserted && plan->graph)
     return "";
-  auto graph = buildGraph(call, gaccrt::cuda::deviceInfo().computeCapability);
+  bool lengths = needsSequenceLengths(call, libraryVersion());
+  auto graph = buildGraph(call, gaccrt::cuda::deviceInfo().computeCapability,
+                          lengths);
   if (std::string problem =
           describe("build", graph->build(s.handle, {fe::HeurMode_t::A}));
       !problem.empty()) {
@@ -178,11 +222,22 @@ std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
     s.plans.erase(it);
     return problem;
   }
+  int64_t lengthsOffset = (bytes + 15) / 16 * 16;
+  if (lengths)
+    bytes = lengthsOffset + call.dims[0] * int64_t(sizeof(int32_t));
   void *workspace = nullptr;
   if (bytes > 0 && !(workspace = gacc_cuda_malloc(uint64_t(bytes)))) {
     s.plans.erase(it);
     return "no device memory for the workspace (" + std::to_string(bytes) +
            " bytes)";
+  }
+  if (lengths) {
+    plan->sequenceLengths = static_cast<char *>(workspace) + lengthsOffset;
+    if (std::string problem = setSequenceLengths(call, plan->sequenceLengths);
+        !problem.empty()) {
+      s.plans.erase(it);
+      return problem;
+    }
   }
   plan->graph = std::move(graph);
   plan->workspace = workspace;
@@ -206,6 +261,10 @@ std::string run(const AttentionCall &call,
   std::unordered_map<int64_t, void *> pack;
   for (size_t i = 0; i < pointers.size(); ++i)
     pack[uidOf(i)] = pointers[i];
+  if (plan->sequenceLengths) {
+    pack[queryLengthsUid(call)] = plan->sequenceLengths;
+    pack[keyLengthsUid(call)] = plan->sequenceLengths;
+  }
   if (std::string problem = describe(
           "execute", plan->graph->execute(s.handle, pack, plan->workspace));
       !problem.empty())
@@ -238,13 +297,23 @@ void runOperands(bool backward, bool bf16, float scale, int32_t causal,
 
 } // namespace
 
+bool gaccrt::cudnn::needsSequenceLengths(const AttentionCall &call,
+                                         int64_t version) {
+  // cudnn-frontend's own condition for its workaround (sdpa_backward's
+  // pre_validate_node: s_kv % 128 != 0, no padding mask, version <= 9.15).
+  return call.backward && call.dims[2] % 128 != 0 && version <= 91500;
+}
+
 std::string gaccrt::cudnn::validateGraph(const AttentionCall &call,
-                                         int smVersion) {
+                                         int smVersion, int64_t version) {
   if (call.strides.size() != call.numOperands())
     return "expected " + std::to_string(call.numOperands()) +
            " operands' strides, got " + std::to_string(call.strides.size());
   try {
-    return describe("validate", buildGraph(call, smVersion)->validate());
+    bool lengths =
+        needsSequenceLengths(call, version ? version : libraryVersion());
+    return describe("validate",
+                    buildGraph(call, smVersion, lengths)->validate());
   } catch (const std::exception &e) {
     return e.what();
   } catch (...) {

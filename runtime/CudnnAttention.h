@@ -80,11 +80,23 @@ std::string openLibrary();
 /// loaded.
 int64_t libraryVersion();
 
-/// Builds the cudnn-frontend graph of `call` and validates it for compute
+/// Whether the graph of `call` gives cuDNN `version` (e.g. 91400) the
+/// sequence lengths itself: the backward of a T that is not a multiple of
+/// 128 before cuDNN 9.16, which needs a padding mask to be exact. The
+/// lengths are all T (the full mask) and live at the end of the plan's
+/// workspace, set once on the stream when the plan is built. Without them
+/// cudnn-frontend would copy them from the host through the CUDA runtime
+/// library at every call: libcudart would have to be found, and a CUDA
+/// graph cannot capture a copy from pageable host memory.
+bool needsSequenceLengths(const AttentionCall &call, int64_t version);
+
+/// Builds the cudnn-frontend graph of `call` as the runtime would with
+/// cuDNN `version` (0: the loaded library's) and validates it for compute
 /// capability `smVersion` (e.g. 90): what cuDNN's support surface says of
 /// the shape, strides, types and mask, without a handle or a GPU (the
 /// unit tests' check). Returns "" or cuDNN's reason. Needs openLibrary().
-std::string validateGraph(const AttentionCall &call, int smVersion);
+std::string validateGraph(const AttentionCall &call, int smVersion,
+                          int64_t version = 0);
 
 /// Opens the library and creates the handle on the process's stream
 /// (cuda::processStream). Returns "" or the reason.

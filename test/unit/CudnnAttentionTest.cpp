@@ -111,6 +111,26 @@ TEST_F(CudnnAttentionTest, HeadSizes) {
   EXPECT_NE(validateGraph(contiguousCall(true, {2, 2, 16, 512}, true), 90), "");
 }
 
+// Before cuDNN 9.16 the backward of a T that is not a multiple of 128
+// takes the sequence lengths (all T) from gacc, not from cudnn-frontend's
+// host copy; that graph, with its padding mask, validates (here with the
+// installed library's support surface) both ways on sm_80 and sm_90.
+TEST_F(CudnnAttentionTest, SequenceLengthsBefore916) {
+  AttentionCall ragged = contiguousCall(true, {3, 2, 100, 64}, true);
+  AttentionCall whole = contiguousCall(true, {3, 2, 1024, 64}, true);
+  AttentionCall forward = contiguousCall(false, {3, 2, 100, 64}, true);
+  EXPECT_TRUE(needsSequenceLengths(ragged, 91400));
+  EXPECT_TRUE(needsSequenceLengths(ragged, 91500));
+  EXPECT_FALSE(needsSequenceLengths(ragged, 91600));
+  EXPECT_FALSE(needsSequenceLengths(whole, 91400));
+  EXPECT_FALSE(needsSequenceLengths(forward, 91400));
+  for (int sm : {80, 90}) {
+    EXPECT_EQ(validateGraph(ragged, sm, 91400), "") << "sm_" << sm;
+    AttentionCall open = contiguousCall(true, {2, 2, 7, 16}, false);
+    EXPECT_EQ(validateGraph(open, sm, 91400), "") << "sm_" << sm;
+  }
+}
+
 TEST_F(CudnnAttentionTest, WrongOperandCountIsRefused) {
   AttentionCall call = contiguousCall(false, {2, 2, 16, 16}, true);
   call.strides.pop_back();
