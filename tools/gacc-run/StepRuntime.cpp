@@ -10,8 +10,10 @@
 #include "tools/gacc-run/StepRuntime.h"
 
 #include "abi/ArenaABI.h"
+#include "abi/RuntimeABI.h"
 #include "passes/Pipelines.h"
 #include "runtime/CudaRuntime.h"
+#include "runtime/CudnnAttention.h"
 #include "runtime/Initializers.h"
 #include "runtime/Safetensors.h"
 #include "tools/gacc-run/ParamLayouts.h"
@@ -271,10 +273,23 @@ void fillWindow(const DataSource &data, const StepSignature &sig,
     data.fillTrain(order[k], k - begin, windows);
 }
 
+/// Whether the lowered `module` calls cuDNN's fused attention (declares an
+/// entry point of convert-gacc-to-cudnn): an fp32 step, or one whose
+/// heads cuDNN does not take, does not, and runs without cuDNN.
+static bool callsCudnnAttention(ModuleOp module) {
+  for (bool backward : {false, true})
+    for (const char *type : {abi::kBF16Operands, abi::kF16Operands})
+      if (SymbolTable::lookupSymbolIn(module,
+                                      abi::cudnnAttention(backward, type)))
+        return true;
+  return false;
+}
+
 /// Lowers with the library pipeline (the one gacc-opt registers) and JIT
 /// compiles the step and predict functions now. With `onDevice`, the NVVM
 /// pipeline for the device (cubin for its compute capability, cuBLAS GEMMs)
-/// and host code whose memory is the managed-memory arena.
+/// and host code whose memory is the managed-memory arena; cuDNN is loaded
+/// when the step calls it (--cuda-attention=cudnn).
 llvm::Expected<std::unique_ptr<CpuJit>>
 compileStep(ModuleOp model, const StepSignature &sig,
             const RunSettings &settings, bool onDevice) {
@@ -308,6 +323,10 @@ compileStep(ModuleOp model, const StepSignature &sig,
   }
   if (failed(pm.run(*module)))
     return llvm::make_error<CompileError>();
+  if (onDevice && callsCudnnAttention(*module))
+    if (std::string problem = cudnn::load(); !problem.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--cuda-attention=cudnn: " + problem);
   auto jit = CpuJit::create(*module, 3, onDevice);
   if (!jit)
     return jit.takeError();

@@ -244,15 +244,13 @@ int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
 
 /// Device memory: one managed reservation of the device's free memory
 /// less a margin (cuda::stepMemoryBytes; pages are backed on first touch),
-/// carved for every buffer; cuBLAS or cuBLASLt; cuDNN with
-/// --cuda-attention=cudnn.
+/// carved for every buffer; cuBLAS or cuBLASLt (cuDNN loads with the
+/// compiled step that calls it: compileStep).
 int Trainer::prepareDevice() {
   uint64_t reserve = cuda::stepMemoryBytes();
   std::string problem = cuda::reserveManagedArena(reserve);
   if (problem.empty() && settings.blas)
     problem = settings.cublasLt ? cuda::loadCublasLt() : cuda::loadCublas();
-  if (problem.empty() && settings.cudnnAttention)
-    problem = cudnn::load();
   if (!problem.empty()) {
     reportError("--target cuda: " + problem);
     return 1;
