@@ -67,30 +67,28 @@ bool takesInputs(StringRef callee) {
   return callee == abi::kCublasLtSgemm || callee == abi::kCublasLtSgemmBatched;
 }
 
-/// Declares `<name>(A, B, C, transA: i32, transB: i32, beta: f32)` (and
-/// `inputs: i32` for cuBLASLt's fp32 products) at the start of the module
-/// holding `op`, unless it exists; A and B have `factor` elements.
-func::FuncOp getOrDeclareGemm(RewriterBase &rewriter, Operation *op,
-                              StringRef name, Type factor, bool batched) {
-  auto module = op->getParentOfType<ModuleOp>();
-  if (auto f = module.lookupSymbol<func::FuncOp>(name))
-    return f;
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(module.getBody());
-  MemRefType ab = dynamicStrided(factor, batched);
-  MemRefType c = dynamicStrided(rewriter.getF32Type(), batched);
-  SmallVector<Type> types = {ab,
-                             ab,
-                             c,
-                             rewriter.getI32Type(),
-                             rewriter.getI32Type(),
-                             rewriter.getF32Type()};
+/// The private declaration of `callee`'s entry point for the product of
+/// `a` and `b` into `c` (`op`'s operands): `<name>(A, B, C, transA: i32,
+/// transB: i32, beta: f32)`, and `inputs: i32` for cuBLASLt's fp32
+/// products, at the start of the module unless it exists. Failure when
+/// no entry point takes the operands' element types (factorType) or the
+/// name is taken by a function of another type; nothing is created then.
+FailureOr<func::FuncOp> declareGemm(RewriterBase &rewriter, Operation *op,
+                                    StringRef callee, Value a, Value b,
+                                    Value c) {
+  std::optional<Type> factor = factorType(a, b, c);
+  if (!factor)
+    return failure();
+  bool batched = cast<MemRefType>(c.getType()).getRank() == 3;
+  std::string name = entryPoint(callee, *factor);
+  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+  MemRefType ab = dynamicStrided(*factor, batched);
+  SmallVector<Type> types = {ab,  ab,  dynamicStrided(f32, batched),
+                             i32, i32, f32};
   if (takesInputs(name))
-    types.push_back(rewriter.getI32Type());
-  auto f = func::FuncOp::create(rewriter, module.getLoc(), name,
-                                rewriter.getFunctionType(types, {}));
-  f.setPrivate();
-  return f;
+    types.push_back(i32);
+  return getOrDeclareRuntimeFunction(rewriter, op, name,
+                                     rewriter.getFunctionType(types, {}));
 }
 
 /// What the operands of the product `op` hold: the precision
@@ -110,15 +108,12 @@ abi::GemmInputs gemmInputs(Operation *op) {
   return abi::GemmInputs::fp32;
 }
 
-/// Calls `callee`'s entry point for the operands' types: C = beta·C +
+/// Calls the entry point `f` (declareGemm) for `op`: C = beta·C +
 /// op(A)·op(B).
-void emitCall(RewriterBase &rewriter, Operation *op, StringRef callee, Value a,
+void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
               Value b, Value c, bool transA, bool transB, Value beta) {
   Location loc = op->getLoc();
   bool batched = cast<MemRefType>(c.getType()).getRank() == 3;
-  Type factor = *factorType(a, b, c);
-  func::FuncOp f = getOrDeclareGemm(rewriter, op, entryPoint(callee, factor),
-                                    factor, batched);
   auto toDynamic = [&](Value v) -> Value {
     auto type =
         dynamicStrided(cast<MemRefType>(v.getType()).getElementType(), batched);
@@ -170,6 +165,11 @@ struct MatmulAccumulateToCall
       return rewriter.notifyMatchFailure(op, "the tensor form");
     if (!takesOperands(callee, op))
       return rewriter.notifyMatchFailure(op, "an inner stride not 1");
+    FailureOr<func::FuncOp> f =
+        declareGemm(rewriter, op, callee, adaptor.getA(), adaptor.getB(),
+                    adaptor.getAccumulator());
+    if (failed(f))
+      return rewriter.notifyMatchFailure(op, "no entry point of this type");
     Location loc = op.getLoc();
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getF32FloatAttr(0.0));
@@ -177,7 +177,7 @@ struct MatmulAccumulateToCall
                                           rewriter.getF32FloatAttr(1.0));
     Value beta =
         arith::SelectOp::create(rewriter, loc, adaptor.getFirst(), zero, one);
-    emitCall(rewriter, op, callee, adaptor.getA(), adaptor.getB(),
+    emitCall(rewriter, op, *f, adaptor.getA(), adaptor.getB(),
              adaptor.getAccumulator(), op.getTransposeA(), op.getTransposeB(),
              beta);
     rewriter.eraseOp(op);
@@ -186,44 +186,30 @@ struct MatmulAccumulateToCall
   std::string callee;
 };
 
-/// linalg.matmul (memref, fp32): C += op(A)·op(B), β = 1.
-struct MatmulToCall : public OpConversionPattern<linalg::MatmulOp> {
-  MatmulToCall(MLIRContext *ctx, StringRef callee)
-      : OpConversionPattern(ctx), callee(callee.str()) {}
+/// linalg.matmul (memref, fp32): C += op(A)·op(B), β = 1; and
+/// linalg.batch_matmul: C[b] += op(A[b])·op(B[b]) through the batched GEMM
+/// (OpenBLAS's or cuBLASLt's; with cuBLAS, batch products stay loops).
+template <typename ProductOp>
+struct ProductToCall : public OpConversionPattern<ProductOp> {
+  using Adaptor = typename OpConversionPattern<ProductOp>::OpAdaptor;
+  ProductToCall(MLIRContext *ctx, StringRef callee)
+      : OpConversionPattern<ProductOp>(ctx), callee(callee.str()) {}
   LogicalResult
-  matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
+  matchAndRewrite(ProductOp op, Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isBLASMatmul(op, callee))
       return rewriter.notifyMatchFailure(op, "not a memref product a GEMM "
                                              "call takes");
+    Value a = adaptor.getInputs()[0], b = adaptor.getInputs()[1],
+          c = adaptor.getOutputs()[0];
+    FailureOr<func::FuncOp> f = declareGemm(rewriter, op, callee, a, b, c);
+    if (failed(f))
+      return rewriter.notifyMatchFailure(op, "its entry point's name is "
+                                             "taken");
     auto [ta, tb] = *getMatmulTransposes(op);
     Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
                                           rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, callee, adaptor.getInputs()[0],
-             adaptor.getInputs()[1], adaptor.getOutputs()[0], ta, tb, one);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  std::string callee;
-};
-
-/// linalg.batch_matmul (memref, fp32): C[b] += op(A[b])·op(B[b]), β = 1,
-/// through the batched GEMM (OpenBLAS's or cuBLASLt's; with cuBLAS, batch
-/// products stay loops).
-struct BatchMatmulToCall : public OpConversionPattern<linalg::BatchMatmulOp> {
-  BatchMatmulToCall(MLIRContext *ctx, StringRef callee)
-      : OpConversionPattern(ctx), callee(callee.str()) {}
-  LogicalResult
-  matchAndRewrite(linalg::BatchMatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isBLASMatmul(op, callee))
-      return rewriter.notifyMatchFailure(op, "not a memref product a GEMM "
-                                             "call takes");
-    auto [ta, tb] = *getMatmulTransposes(op);
-    Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
-                                          rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, callee, adaptor.getInputs()[0],
-             adaptor.getInputs()[1], adaptor.getOutputs()[0], ta, tb, one);
+    emitCall(rewriter, op, *f, a, b, c, ta, tb, one);
     rewriter.eraseOp(op);
     return success();
   }
@@ -280,8 +266,9 @@ struct ConvertGAccToBLASPass
 
 void mlir::gacc::populateGAccToBLASConversionPatterns(
     RewritePatternSet &patterns, StringRef callee) {
-  patterns.add<MatmulAccumulateToCall, MatmulToCall>(patterns.getContext(),
-                                                     callee);
+  patterns.add<MatmulAccumulateToCall, ProductToCall<linalg::MatmulOp>>(
+      patterns.getContext(), callee);
   if (std::optional<StringRef> batched = batchedCallee(callee))
-    patterns.add<BatchMatmulToCall>(patterns.getContext(), *batched);
+    patterns.add<ProductToCall<linalg::BatchMatmulOp>>(patterns.getContext(),
+                                                       *batched);
 }
