@@ -2,7 +2,8 @@
 //
 // Implements the formulas shared by the forward lowering and the adjoints:
 // fills, matmuls with transposes, elementwise maps, row sums, the bias add
-// and the stable softmax cross-entropy (forward sum and gradient).
+// and the stable softmax cross-entropy (forward sum and gradient); the
+// rounding to the compute type and its matcher.
 //
 //===----------------------------------------------------------------------===//
 
@@ -239,6 +240,30 @@ Value mlir::gacc::buildRoundToCompute(OpBuilder &b, Location loc, Value x,
         Value low = arith::TruncFOp::create(nb, nl, computeType, a[0]);
         return arith::ExtFOp::create(nb, nl, nb.getF32Type(), low);
       });
+}
+
+Value mlir::gacc::matchRoundToCompute(Value v, FloatType computeType) {
+  auto op = v.getDefiningOp<linalg::GenericOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Value yielded = op.getBlock()->getTerminator()->getOperand(0);
+  auto ext = yielded.getDefiningOp<arith::ExtFOp>();
+  auto trunc = ext ? ext.getIn().getDefiningOp<arith::TruncFOp>() : nullptr;
+  if (!trunc || trunc.getType() != computeType ||
+      trunc.getIn() != op.getBlock()->getArgument(0))
+    return {};
+  return op.getDpsInputs()[0];
+}
+
+bool mlir::gacc::isExactIn(const APFloat &value, FloatType type) {
+  APFloat converted = value;
+  bool losesInfo = false;
+  converted.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+  return !losesInfo;
 }
 
 /// An f64 tensor rounded to f32 elementwise.

@@ -2,7 +2,9 @@
 //
 // Small builders that emit upstream linalg/tensor/arith ops for the forward
 // lowering of the layer ops (convert-gacc-to-linalg) and for their adjoints
-// (gacc-autodiff), so both use one definition of each formula.
+// (gacc-autodiff), so both use one definition of each formula; and the
+// matcher of the low-precision rounding they build, for the passes that
+// recognise it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +69,15 @@ Value buildConvertElements(OpBuilder &b, Location loc, Value x,
 /// what its body computes (gacc-narrow-stored-values stores them narrow).
 Value buildRoundToCompute(OpBuilder &b, Location loc, Value x,
                           FloatType computeType);
+/// The x that `v` is buildRoundToCompute's rounding of: `v` is the result
+/// of an elementwise linalg.generic on tensors (one input, identity maps)
+/// yielding arith.extf(arith.truncf(x)) through `computeType`. Null
+/// otherwise.
+Value matchRoundToCompute(Value v, FloatType computeType);
+
+/// Whether `value` converts to `type` without loss (round to nearest, ties
+/// to even, leaves it unchanged).
+bool isExactIn(const APFloat &value, FloatType type);
 
 /// Σ over dimension 0 of a rank-2 tensor x [m, n] -> [n], summed in f64
 /// and rounded once to f32.

@@ -46,33 +46,14 @@ FloatType fusedComputeType(Operation *op, ShapedType q) {
   return getEnclosingComputeType(op);
 }
 
-/// Whether `op` is the rounding a `low`-precision step applies to a value
-/// it computes (gacc-expand-accumulation): an all-parallel elementwise
-/// linalg.generic yielding arith.extf(arith.truncf(x)) of its one input x
-/// through `low`.
-bool isRounding(linalg::GenericOp op, FloatType low) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return false;
-  Value yielded = op.getBlock()->getTerminator()->getOperand(0);
-  auto ext = yielded.getDefiningOp<arith::ExtFOp>();
-  auto trunc = ext ? ext.getIn().getDefiningOp<arith::TruncFOp>() : nullptr;
-  return trunc && trunc.getType() == low &&
-         trunc.getIn() == op.getBlock()->getArgument(0);
-}
-
 /// The gacc.attention whose result `output` is, directly or rounded to
 /// `low` (a low-precision step rounds the attention's result before any
 /// reader, its adjoint included); null otherwise.
 AttentionOp attentionBehind(Value output, FloatType low) {
   if (auto attention = output.getDefiningOp<AttentionOp>())
     return attention;
-  auto rounding = output.getDefiningOp<linalg::GenericOp>();
-  if (!rounding || !isRounding(rounding, low))
-    return nullptr;
-  return rounding.getDpsInputs()[0].getDefiningOp<AttentionOp>();
+  Value rounded = matchRoundToCompute(output, low);
+  return rounded ? rounded.getDefiningOp<AttentionOp>() : nullptr;
 }
 
 /// `v`, or the value a gacc.recompute_inputs passes on as `v`.
@@ -204,9 +185,9 @@ struct FuseForwardAttention : public OpRewritePattern<AttentionOp> {
     // Its adjoint reads its result, or the result rounded.
     SmallVector<Operation *> readers(op->getUsers());
     for (Operation *user : op->getUsers())
-      if (auto rounding = dyn_cast<linalg::GenericOp>(user);
-          rounding && isRounding(rounding, low))
-        llvm::append_range(readers, rounding->getUsers());
+      if (user->getNumResults() == 1 &&
+          matchRoundToCompute(user->getResult(0), low) == op.getResult())
+        llvm::append_range(readers, user->getUsers());
     if (llvm::any_of(readers, [&](Operation *reader) {
           auto backward = dyn_cast<AttentionBackwardOp>(reader);
           return backward && isAdjointOf(backward, op) &&

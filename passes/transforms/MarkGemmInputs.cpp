@@ -19,6 +19,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/GAccDialect.h"
+#include "dialect/LinalgBuilders.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,15 +36,6 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 namespace {
-
-/// Whether `value` converts to `type` without loss.
-bool isExactIn(const APFloat &value, FloatType type) {
-  APFloat converted = value;
-  bool losesInfo = false;
-  converted.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                    &losesInfo);
-  return !losesInfo;
-}
 
 /// Proves that every element of a value (an f32 tensor or scalar) is a
 /// value of one low-precision float type, remembering what it proved.

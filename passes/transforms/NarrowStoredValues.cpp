@@ -16,6 +16,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/GAccDialect.h"
+#include "dialect/LinalgBuilders.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -82,13 +83,7 @@ bool isFreeDestination(Value v, FloatType low) {
     return false;
   auto constant = fill.value().getDefiningOp<arith::ConstantOp>();
   auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-  if (!value)
-    return false;
-  APFloat converted = value.getValue();
-  bool losesInfo = false;
-  converted.convert(low.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                    &losesInfo);
-  return !losesInfo;
+  return value && isExactIn(value.getValue(), low);
 }
 
 /// Finds the fp32 tensors of one function that can take the low type and
