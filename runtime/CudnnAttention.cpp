@@ -184,8 +184,8 @@ State &state() {
 }
 
 /// Sets the m int32 sequence lengths at `lengths` to T, queued on the
-/// process's stream (so a CUDA graph captures it before the call that
-/// reads them). Returns "" or the reason.
+/// process's stream before the call that reads them. Returns "" or the
+/// reason.
 std::string setSequenceLengths(const AttentionCall &call, void *lengths) {
   std::string reason;
   const gaccrt::cuda::Driver *d = gaccrt::cuda::load(reason);
@@ -222,6 +222,7 @@ std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
     s.plans.erase(it);
     return problem;
   }
+  // The lengths after cuDNN's workspace, 16-byte aligned.
   int64_t lengthsOffset = (bytes + 15) / 16 * 16;
   if (lengths)
     bytes = lengthsOffset + call.dims[0] * int64_t(sizeof(int32_t));
@@ -235,6 +236,7 @@ std::string getPlan(State &s, const AttentionCall &call, Plan *&plan) {
     plan->sequenceLengths = static_cast<char *>(workspace) + lengthsOffset;
     if (std::string problem = setSequenceLengths(call, plan->sequenceLengths);
         !problem.empty()) {
+      gacc_cuda_free(workspace);
       s.plans.erase(it);
       return problem;
     }
@@ -297,13 +299,6 @@ void runOperands(bool backward, bool bf16, float scale, int32_t causal,
 
 } // namespace
 
-bool gaccrt::cudnn::needsSequenceLengths(const AttentionCall &call,
-                                         int64_t version) {
-  // cudnn-frontend's own condition for its workaround (sdpa_backward's
-  // pre_validate_node: s_kv % 128 != 0, no padding mask, version <= 9.15).
-  return call.backward && call.dims[2] % 128 != 0 && version <= 91500;
-}
-
 std::string gaccrt::cudnn::validateGraph(const AttentionCall &call,
                                          int smVersion, int64_t version) {
   if (call.strides.size() != call.numOperands())
@@ -358,6 +353,9 @@ std::string gaccrt::cudnn::makeCall(bool backward, bool bf16, float scale,
 std::string gaccrt::cudnn::load() {
   try {
     if (std::string problem = openLibrary(); !problem.empty())
+      return problem;
+    if (std::string problem = versionProblem(libraryVersion());
+        !problem.empty())
       return problem;
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);

@@ -80,26 +80,45 @@ std::string openLibrary();
 /// loaded.
 int64_t libraryVersion();
 
+/// The oldest cuDNN the runtime takes: 9.6, from which cuDNN zeroes the
+/// backward's dQ accumulator itself (before, cudnn-frontend queues that
+/// memset through the CUDA runtime library at every call).
+constexpr int64_t kMinimumVersion = 90600;
+/// "" when cuDNN `version` (cudnnGetVersion's, e.g. 91400) is one the
+/// runtime takes, otherwise why not.
+inline std::string versionProblem(int64_t version) {
+  if (version >= kMinimumVersion)
+    return "";
+  return "cuDNN " + std::to_string(version / 10000) + "." +
+         std::to_string(version / 100 % 100) +
+         " is older than 9.6, the oldest whose fused attention gacc runs";
+}
+
 /// Whether the graph of `call` gives cuDNN `version` (e.g. 91400) the
 /// sequence lengths itself: the backward of a T that is not a multiple of
-/// 128 before cuDNN 9.16, which needs a padding mask to be exact. The
-/// lengths are all T (the full mask) and live at the end of the plan's
-/// workspace, set once on the stream when the plan is built. Without them
+/// 128 before cuDNN 9.16, which needs a padding mask to be exact
+/// (cudnn-frontend's own condition, sdpa_backward's pre_validate_node).
+/// The lengths are all T (the full mask) and live at the end of the plan's
+/// workspace, set when the plan is built (the first call). Without them
 /// cudnn-frontend would copy them from the host through the CUDA runtime
 /// library at every call: libcudart would have to be found, and a CUDA
 /// graph cannot capture a copy from pageable host memory.
-bool needsSequenceLengths(const AttentionCall &call, int64_t version);
+inline bool needsSequenceLengths(const AttentionCall &call, int64_t version) {
+  return call.backward && call.dims[2] % 128 != 0 && version <= 91500;
+}
 
 /// Builds the cudnn-frontend graph of `call` as the runtime would with
-/// cuDNN `version` (0: the loaded library's) and validates it for compute
+/// cuDNN `version` (0: the loaded library's; with none loaded, as for one
+/// before 9.16) and validates it for compute
 /// capability `smVersion` (e.g. 90): what cuDNN's support surface says of
 /// the shape, strides, types and mask, without a handle or a GPU (the
 /// unit tests' check). Returns "" or cuDNN's reason. Needs openLibrary().
 std::string validateGraph(const AttentionCall &call, int smVersion,
                           int64_t version = 0);
 
-/// Opens the library and creates the handle on the process's stream
-/// (cuda::processStream). Returns "" or the reason.
+/// Opens the library, checks its version (versionProblem) and creates the
+/// handle on the process's stream (cuda::processStream). Returns "" or the
+/// reason.
 std::string load();
 /// After the calls: the plans built by direction and their workspace
 /// ("2 forward and 2 backward plans, 12.5 MiB of workspace"), or "" when

@@ -24,7 +24,8 @@ std::string gaccrt::cudnn::makeCall(bool, bool, float, bool,
 }
 std::string gaccrt::cudnn::openLibrary() { return kUnavailable; }
 int64_t gaccrt::cudnn::libraryVersion() { return 0; }
-std::string gaccrt::cudnn::validateGraph(const AttentionCall &, int) {
+std::string gaccrt::cudnn::validateGraph(const AttentionCall &, int,
+                                         int64_t) {
   return kUnavailable;
 }
 std::string gaccrt::cudnn::load() { return kUnavailable; }

@@ -5,8 +5,8 @@
 // libcudnn's support surface for sm_80 and sm_90 without a handle or a GPU:
 // the shapes, strides (q, k and v as views of one fused projection), types
 // and masks the compiler emits are ones cuDNN takes, and the ones it does
-// not take are refused with its reason. Skipped where libcudnn.so.9 is not
-// installed.
+// not take are refused with its reason (skipped where libcudnn.so.9 is not
+// installed); and the cuDNN versions the runtime takes and works around.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,9 +113,8 @@ TEST_F(CudnnAttentionTest, HeadSizes) {
 
 // Before cuDNN 9.16 the backward of a T that is not a multiple of 128
 // takes the sequence lengths (all T) from gacc, not from cudnn-frontend's
-// host copy; that graph, with its padding mask, validates (here with the
-// installed library's support surface) both ways on sm_80 and sm_90.
-TEST_F(CudnnAttentionTest, SequenceLengthsBefore916) {
+// host copy (no library needed to say so).
+TEST(CudnnAttentionVersions, SequenceLengthsBefore916) {
   AttentionCall ragged = contiguousCall(true, {3, 2, 100, 64}, true);
   AttentionCall whole = contiguousCall(true, {3, 2, 1024, 64}, true);
   AttentionCall forward = contiguousCall(false, {3, 2, 100, 64}, true);
@@ -124,6 +123,22 @@ TEST_F(CudnnAttentionTest, SequenceLengthsBefore916) {
   EXPECT_FALSE(needsSequenceLengths(ragged, 91600));
   EXPECT_FALSE(needsSequenceLengths(whole, 91400));
   EXPECT_FALSE(needsSequenceLengths(forward, 91400));
+}
+
+// The runtime takes cuDNN 9.6 and later (from 9.6 cuDNN zeroes the
+// backward's dQ accumulator itself).
+TEST(CudnnAttentionVersions, OldestVersion) {
+  EXPECT_EQ(versionProblem(90600), "");
+  EXPECT_EQ(versionProblem(91400), "");
+  EXPECT_EQ(versionProblem(100100), "");
+  EXPECT_EQ(versionProblem(90501), "cuDNN 9.5 is older than 9.6, the oldest "
+                                   "whose fused attention gacc runs");
+}
+
+// That graph, with its padding mask, validates (here with the installed
+// library's support surface) both ways on sm_80 and sm_90.
+TEST_F(CudnnAttentionTest, SequenceLengthsValidate) {
+  AttentionCall ragged = contiguousCall(true, {3, 2, 100, 64}, true);
   for (int sm : {80, 90}) {
     EXPECT_EQ(validateGraph(ragged, sm, 91400), "") << "sm_" << sm;
     AttentionCall open = contiguousCall(true, {2, 2, 7, 16}, false);
