@@ -17,6 +17,7 @@ Usage: python3 scripts/make-gpt.py [--preset kjv|gpt2-small]
            [--micro-batch m] [--accum-steps N] [--precision fp32|bf16]
            [--name NAME] [-o FILE]"""
 import argparse
+import re
 import sys
 
 PRESETS = {
@@ -157,10 +158,17 @@ def main():
             ap.error(f"--{key.replace('_', '-')} must be positive, not {c[key]}")
     if c["d_model"] % c["heads"]:
         ap.error(f"--d-model {c['d_model']} is not a multiple of --heads {c['heads']}")
+    # The name is the step's symbol, @NAME: an MLIR bare identifier.
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", c["name"]):
+        ap.error(f"--name {c['name']!r} is not an MLIR identifier: a letter or _, then letters, "
+                 "digits, _, $ or .")
     text = gpt(c)
     if a.output:
-        with open(a.output, "w") as f:
-            f.write(text)
+        try:
+            with open(a.output, "w") as f:
+                f.write(text)
+        except OSError as e:
+            ap.exit(2, f"{ap.prog}: error: cannot write {a.output}: {e.strerror or e}\n")
     else:
         sys.stdout.write(text)
 

@@ -238,6 +238,14 @@ buildCharacterSource(const std::vector<std::string> &sequences,
     return sourceError("@" + sig.name + " predicts " + llvm::Twine(classes) +
                        " classes but the corpus has " +
                        llvm::Twine(src->vocab) + " distinct characters");
+  // Every character index must be in range where the model looks it up
+  // (an embedding table with fewer rows would be read past its end).
+  for (unsigned j = 0; j < sig.indexBound.size(); ++j)
+    if (int64_t bound = sig.indexBound[j]; bound && bound < src->vocab)
+      return sourceError("@" + sig.name + "'s input #" + llvm::Twine(j) +
+                         " indexes " + llvm::Twine(bound) +
+                         " rows but the corpus has " +
+                         llvm::Twine(src->vocab) + " distinct characters");
   std::vector<double> freq(src->vocab, 1.0); // add-one smoothing
   for (size_t i = 0; i < sequences.size(); ++i) {
     const std::string &l = sequences[i];
