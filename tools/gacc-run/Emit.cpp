@@ -91,6 +91,10 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     reportError("--emit must be ptx, cubin or llvm, got '" + kind + "'");
     return kExitBadInput;
   }
+  if (outPath == "-") {
+    llvm::outs() << contents;
+    return 0;
+  }
   if (llvm::Error e = writeOutputFile(outPath, contents)) {
     reportError(llvm::toString(std::move(e)));
     return 1;

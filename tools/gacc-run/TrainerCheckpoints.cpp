@@ -16,6 +16,7 @@
 #include "runtime/CudaRuntime.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <unistd.h>
@@ -59,7 +60,7 @@ int Trainer::resume() {
       llvm::errs() << llvm::formatv(
           "gacc-run: warning: --resume: the checkpoint was trained with lr "
           "{0}, this run continues with lr {1}\n",
-          loaded->lr, settings.lr);
+          llvm::format("%g", loaded->lr), llvm::format("%g", settings.lr));
     // Checkpoints continue in the same directory with the next generation.
     if (llvm::sys::fs::equivalent(settings.resumeDir, settings.checkpointDir))
       generation = loaded->generation;

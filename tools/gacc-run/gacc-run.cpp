@@ -340,7 +340,9 @@ static cl::opt<std::string>
                       "training: ptx or cubin (GPU kernels), llvm (CPU LLVM "
                       "IR)"),
              cl::cat(cat));
-static cl::opt<std::string> outFile("o", cl::desc("Output file for --emit"),
+static cl::opt<std::string> outFile("o",
+                                    cl::desc("Output file for --emit ('-': "
+                                             "standard output)"),
                                     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("GPU architecture for --emit "
@@ -964,6 +966,17 @@ static int run(int argc, char **argv) {
   settings.lr = lr.getNumOccurrences() ? double(lr)
                         : cast<OptimizerAttrInterface>(step.getOptimizer())
                               .getDefaultLearningRate();
+  // The rule the verifier applies to the model's own lr.
+  if (LRScheduleAttr schedule = step.getLrScheduleAttr();
+      schedule && lr.getNumOccurrences() &&
+      schedule.getMinLr().convertToDouble() > settings.lr) {
+    reportError(llvm::formatv(
+        "--lr {0} is below the lr_schedule's min_lr {1}: its decay would "
+        "raise the rate",
+        llvm::format("%g", settings.lr),
+        llvm::format("%g", schedule.getMinLr().convertToDouble())));
+    return kExitBadInput;
+  }
   settings.seed = step.getSeed();
   settings.unroll = unroll;
   if (step.hasLossScaling()) {
