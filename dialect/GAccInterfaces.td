@@ -259,6 +259,18 @@ def GAcc_OptimizerAttrInterface : AttrInterface<"OptimizerAttrInterface"> {
     InterfaceMethod<"The learning rate the attribute declares.",
       "double", "getDefaultLearningRate">,
     InterfaceMethod<[{
+      How much the first optimizer step's update of one element (from zero
+      state) can move, in units of the learning rate, when its gradient
+      `grad` (normalized and clipped) is known only to within ±`margin`:
+      what agreeing gradients leave undetermined (gacc-run
+      --check-equivalence). SGD: margin, (1 + momentum)·margin with
+      Nesterov; Adam and AdamW, whose first step is lr·g/(|g| + eps):
+      eps·margin/((|g| − margin)⁺ + eps)²; Lion, whose step is
+      lr·sign(g): 2 where |g| ≤ margin, else 0. Weight decay moves both
+      sides alike and is left out (Adam's L2 term would shift g).
+    }], "double", "getFirstStepSensitivity",
+      (ins "double":$grad, "double":$margin)>,
+    InterfaceMethod<[{
       Builds, at the builder's insertion point (inside the update kernel's
       body), the scalar update of one element: `grad` is the normalized
       (and clipped) gradient, `param` the parameter, `state` the state

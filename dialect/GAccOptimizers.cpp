@@ -12,6 +12,9 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::gacc;
 
@@ -98,6 +101,9 @@ unsigned SGDAttr::getNumStateTensors() const {
   return getMomentum().isZero() ? 0 : 1;
 }
 double SGDAttr::getDefaultLearningRate() const { return d(getLr()); }
+double SGDAttr::getFirstStepSensitivity(double, double margin) const {
+  return getNesterov() ? (1.0 + d(getMomentum())) * margin : margin;
+}
 
 SmallVector<Value> SGDAttr::buildUpdate(OpBuilder &b, Location loc, Value g,
                                         Value p, ValueRange state, Value lr,
@@ -150,6 +156,16 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 unsigned AdamAttr::getNumStateTensors() const { return 2; }
 double AdamAttr::getDefaultLearningRate() const { return d(getLr()); }
+/// lr·g/(|g| + eps) moves by at most eps·margin/(|g|min + eps)² for a
+/// gradient within ±margin of g (|g|min: its smallest magnitude).
+static double normalizedStepSensitivity(double grad, double margin,
+                                        double eps) {
+  double low = std::max(std::fabs(grad) - margin, 0.0) + eps;
+  return eps * margin / (low * low);
+}
+double AdamAttr::getFirstStepSensitivity(double grad, double margin) const {
+  return normalizedStepSensitivity(grad, margin, d(getEps()));
+}
 SmallVector<Value> AdamAttr::buildUpdate(OpBuilder &b, Location loc, Value g,
                                          Value p, ValueRange state, Value lr,
                                          Value firstStep, Value t,
@@ -169,6 +185,9 @@ LogicalResult AdamWAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 unsigned AdamWAttr::getNumStateTensors() const { return 2; }
 double AdamWAttr::getDefaultLearningRate() const { return d(getLr()); }
+double AdamWAttr::getFirstStepSensitivity(double grad, double margin) const {
+  return normalizedStepSensitivity(grad, margin, d(getEps()));
+}
 SmallVector<Value> AdamWAttr::buildUpdate(OpBuilder &b, Location loc, Value g,
                                           Value p, ValueRange state, Value lr,
                                           Value firstStep, Value t,
@@ -202,6 +221,9 @@ LogicalResult LionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 unsigned LionAttr::getNumStateTensors() const { return 1; }
 double LionAttr::getDefaultLearningRate() const { return d(getLr()); }
+double LionAttr::getFirstStepSensitivity(double grad, double margin) const {
+  return std::fabs(grad) <= margin ? 2.0 : 0.0;
+}
 SmallVector<Value> LionAttr::buildUpdate(OpBuilder &b, Location loc, Value g,
                                          Value p, ValueRange state, Value lr,
                                          Value firstStep, Value,

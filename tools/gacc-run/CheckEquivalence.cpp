@@ -35,20 +35,34 @@ double relativeDifference(const HostTensor &a, const HostTensor &b) {
   return scale > 0 ? diff / scale : diff;
 }
 
+/// How one optimizer step's update follows from its gradient: the
+/// optimizer, the learning rate the step used and the clipping
+/// coefficient it applied (1 without clipping).
+struct FirstStep {
+  OptimizerAttrInterface optimizer;
+  double lr = 0, clip = 1;
+};
+
 /// max |a − b| / max |b| of updated parameters, leaving out the elements
-/// whose update the gradients do not determine: where the reference
-/// gradient `g` is within `margin` (the two runs' largest gradient
-/// difference) of zero, its sign, and so the direction of an adaptive
-/// optimizer's step lr·g/(|g| + eps), is not fixed by the gradients
-/// agreeing. Counts those that differ in `skipped`.
+/// whose update the gradients do not determine to `tolerance`: where the
+/// reference gradient `g`, known to within `margin` (the two runs' largest
+/// gradient difference), could move the update by more than tolerance ·
+/// max |b| (OptimizerAttrInterface::getFirstStepSensitivity: an adaptive
+/// optimizer's lr·g/(|g| + eps) near g = 0, a sign that may flip). Counts
+/// those that differ in `skipped`.
 double relativeDifferenceWhereDetermined(const HostTensor &a,
                                          const HostTensor &b,
                                          const HostTensor &g, double margin,
-                                         int64_t &skipped) {
-  double diff = 0, scale = 0;
-  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+                                         const FirstStep &step,
+                                         double tolerance, int64_t &skipped) {
+  double scale = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     scale = std::max(scale, std::fabs(double(b.f32()[i])));
-    if (std::fabs(double(g.f32()[i])) <= margin) {
+  double diff = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+    double moves = step.lr * step.optimizer.getFirstStepSensitivity(
+                                 step.clip * g.f32()[i], step.clip * margin);
+    if (moves > tolerance * scale) {
       skipped += a.f32()[i] != b.f32()[i];
       continue;
     }
@@ -156,7 +170,13 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     referenceGrads[i] = std::move(g[1]);
   }
   // Updated parameters where the gradients fix the update (every element
-  // of a frozen parameter).
+  // of a frozen parameter). The reference's learning rate and clipping
+  // (torch.nn.utils.clip_grad_norm_'s coefficient, max_norm/(norm + 1e-6)).
+  FirstStep first{cast<OptimizerAttrInterface>(step.getOptimizer()),
+                  results[1][::gacc::abi::kLearningRate], 1.0};
+  if (std::optional<APFloat> maxNorm = step.getMaxGradNorm())
+    first.clip = std::min(1.0, maxNorm->convertToDouble() /
+                                   (results[1][::gacc::abi::kGradNorm] + 1e-6));
   int64_t undetermined = 0;
   for (unsigned i = 0; i < sig.numParams; ++i)
     paramDiff = std::max(
@@ -165,7 +185,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
             ? relativeDifference(states[0].params[i], states[1].params[i])
             : relativeDifferenceWhereDetermined(
                   states[0].params[i], states[1].params[i], referenceGrads[i],
-                  gradMargins[i], undetermined));
+                  gradMargins[i], first, tolerance, undetermined));
   double statDiff = 0;
   for (unsigned q = 0; q < sig.numStatistics; ++q)
     statDiff = std::max(statDiff, relativeDifference(states[0].statistics[q],
@@ -183,9 +203,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       results[1][kObjective], gradDiff, paramDiff, tolerance);
   if (undetermined)
     llvm::outs() << "  updated parameters left out: " << undetermined
-                 << " elements whose gradient is within the two runs' "
-                    "gradient difference of zero (the update's sign is not "
-                    "determined)\n";
+                 << " elements whose update the two runs' gradient "
+                    "difference could move by more than the tolerance (an "
+                    "adaptive step lr·g/(|g| + eps) near g = 0, or a sign "
+                    "that may flip)\n";
   if (sig.numStatistics)
     llvm::outs() << llvm::format("  running statistics: %.3e\n", statDiff);
   if (ok) {

@@ -85,12 +85,15 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
     return layoutError("--params-layout: unknown layout '" + layout +
                        "' (gacc or gpt2)");
   std::map<std::string, HostTensor> mapped;
+  const HostTensor *head = nullptr;
   for (auto &[name, tensor] : tensors) {
     auto target = gpt2Name(name);
     if (!target)
       return layoutError(path + ": '" + name +
                          "' is not a tensor of the GPT-2 layout");
     auto [gaccName, conv1d] = *target;
+    if (name == "lm_head.weight")
+      head = &tensor;
     if (gaccName.empty())
       continue;
     if (conv1d && tensor.shape.size() != 2)
@@ -98,6 +101,18 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                          "' must be a 2-D Conv1D weight [in, out]");
     origin[gaccName] = name;
     mapped[gaccName] = conv1d ? transposed(tensor) : std::move(tensor);
+  }
+  // The head is tied to the token embedding: a checkpoint's own head must
+  // be that embedding (GPT-2's is), or loading would drop a different one.
+  if (head) {
+    auto wte = mapped.find("wte");
+    if (wte == mapped.end() || wte->second.dtype != head->dtype ||
+        wte->second.shape != head->shape ||
+        std::memcmp(wte->second.data(), head->data(),
+                    dtypeSize(head->dtype) * size_t(head->numElements())) != 0)
+      return layoutError(path + ": 'lm_head.weight' is not the token "
+                         "embedding 'wte.weight': gacc's GPT ties its output "
+                         "head to the embedding");
   }
   tensors = std::move(mapped);
   return llvm::Error::success();

@@ -192,6 +192,19 @@ llvm::Error initialParameters(const StepSignature &sig,
           "running statistic", [&](unsigned) { return true; }, statistics,
           missing))
     return e;
+  // A tensor the step has no place for is one error too: loading adapters
+  // or extra layers into a model without them would drop them unseen.
+  for (const auto &[name, tensor] : *loaded)
+    if (!llvm::is_contained(sig.paramNames, name) &&
+        !llvm::is_contained(sig.statisticNames, name)) {
+      auto from = origin.find(name);
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          settings.loadParams + ": tensor '" +
+              (from == origin.end() ? name : from->second) +
+              "' is not a parameter or running statistic of @" + sig.name +
+              (from == origin.end() ? "" : " (it would be '" + name + "')"));
+    }
   if (initialized)
     *initialized = std::move(missing);
   return llvm::Error::success();
