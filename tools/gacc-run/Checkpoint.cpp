@@ -125,7 +125,13 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
 // Writing
 //===----------------------------------------------------------------------===//
 
+CheckpointWriter::~CheckpointWriter() {
+  if (createdDirectory && !wrote)
+    llvm::sys::fs::remove(dir); // only if empty
+}
+
 llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
+  createdDirectory = !llvm::sys::fs::exists(dir);
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return error("--checkpoint-dir " + dir + ": cannot create: " +
                  ec.message());
@@ -232,6 +238,7 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   if (generation > 0)
     llvm::sys::fs::remove(joinPath(dir, stateFileName(generation, rank)));
   generation = next;
+  wrote = true;
   return llvm::Error::success();
 }
 

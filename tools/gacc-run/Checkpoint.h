@@ -80,6 +80,11 @@ class CheckpointWriter {
 public:
   CheckpointWriter(std::string dir, int rank, int ranks)
       : dir(std::move(dir)), rank(rank), ranks(ranks) {}
+  /// Removes the directory open created if no checkpoint went into it (a
+  /// run that stopped before its first one leaves nothing behind).
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter &) = delete;
+  CheckpointWriter &operator=(const CheckpointWriter &) = delete;
   /// Before the run: creates the directory. One holding a checkpoint is an
   /// error unless this run resumes it (`resumedGeneration` > 0, the
   /// generation read from it).
@@ -97,6 +102,7 @@ private:
   std::string dir;
   int rank, ranks;
   uint64_t generation = 0;
+  bool createdDirectory = false, wrote = false;
 };
 
 /// Reads the checkpoint in `dir` for `rank`, checks it against `identity`

@@ -13,6 +13,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,49 @@
 using namespace gaccrt;
 using namespace mlir;
 using namespace mlir::gacc;
+
+uint64_t gaccrt::physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
+  if (!memoryBytes)
+    return llvm::Error::success();
+  Operation *largest = nullptr;
+  RankedTensorType largestType;
+  uint64_t largestBytes = 0;
+  step.getBody().walk([&](Operation *op) {
+    if (!isa<GAccDialect>(op->getDialect()))
+      return;
+    for (Type t : op->getResultTypes()) {
+      auto type = dyn_cast<RankedTensorType>(t);
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat())
+        continue;
+      uint64_t bytes = uint64_t(type.getNumElements()) *
+                       ((type.getElementTypeBitWidth() + 7) / 8);
+      if (bytes > largestBytes) {
+        largest = op;
+        largestType = type;
+        largestBytes = bytes;
+      }
+    }
+  });
+  if (largestBytes <= memoryBytes)
+    return llvm::Error::success();
+  std::string shape;
+  llvm::raw_string_ostream os(shape);
+  os << largestType;
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("'{0}' at {1} computes {2}, {3}, more than "
+                    "this machine's {4} of memory: the step cannot run; lower "
+                    "--micro-batch or fix the shapes",
+                    largest->getName().getStringRef(),
+                    describeLocation(largest->getLoc()), shape,
+                    formatBytes(largestBytes), formatBytes(memoryBytes)));
+}
 
 llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
   auto bad = [&](const llvm::Twine &why) {

@@ -10,6 +10,7 @@
 #ifndef GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
 #define GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
 
+#include "dialect/GAccDialect.h"
 #include "passes/analysis/MemoryPlan.h"
 
 #include "llvm/Support/Error.h"
@@ -36,6 +37,17 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
                  llvm::StringRef target,
                  const mlir::gacc::GAccExpandAccumulationPassOptions &expand,
                  const mlir::gacc::StepToBuffersOptions &options);
+
+/// Checks that no tensor the layer ops of `step`'s body compute (each is
+/// held whole at some point of a micro-batch, so the largest is a lower
+/// bound of any plan's peak) exceeds `memoryBytes`, this machine's memory:
+/// a step that cannot fit fails here, with the op and its location, and
+/// not later through the system's out-of-memory killer. Error: the op,
+/// its result's shape and bytes, and the memory.
+llvm::Error checkLargestTensor(mlir::gacc::TrainStepOp step,
+                               uint64_t memoryBytes);
+/// The machine's physical memory (sysconf), 0 where unknown.
+uint64_t physicalMemoryBytes();
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {

@@ -72,6 +72,26 @@ std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
 
 } // namespace
 
+std::string paramsLayoutName(const std::string &layout,
+                             const std::string &name) {
+  if (layout != "gpt2")
+    return "";
+  static const std::regex block(R"(^h(\d+)_(ln1|ln2|attn|proj|fc|out)_(w|b)$)");
+  static const std::map<std::string, std::string> parts = {
+      {"ln1", "ln_1"},         {"ln2", "ln_2"},    {"attn", "attn.c_attn"},
+      {"proj", "attn.c_proj"}, {"fc", "mlp.c_fc"}, {"out", "mlp.c_proj"}};
+  std::smatch m;
+  if (std::regex_match(name, m, block))
+    return "transformer.h." + m[1].str() + "." + parts.at(m[2]) +
+           (m[3] == "w" ? ".weight" : ".bias");
+  if (name == "wte" || name == "wpe")
+    return "transformer." + name + ".weight";
+  if (name == "lnf_w" || name == "lnf_b")
+    return std::string("transformer.ln_f.") +
+           (name == "lnf_w" ? "weight" : "bias");
+  return "";
+}
+
 bool isKnownParamsLayout(const std::string &layout) {
   return layout == "gacc" || layout == "gpt2";
 }

@@ -37,6 +37,12 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                             std::map<std::string, HostTensor> &tensors,
                             std::map<std::string, std::string> &origin);
 
+/// The name `layout` gives gacc's parameter `name` ("h3_ln1_w" →
+/// "transformer.h.3.ln_1.weight" in "gpt2"), or "" for "gacc" or a name
+/// outside the layout: what an error about a missing tensor names.
+std::string paramsLayoutName(const std::string &layout,
+                             const std::string &name);
+
 } // namespace gaccrt
 
 #endif // GACC_TOOLS_GACCRUN_PARAMLAYOUTS_H

@@ -124,14 +124,15 @@ static void initialize(ArrayRef<RankedTensorType> types,
 
 /// Replaces each of `tensors` by the F32 tensor of its name in `loaded`; one
 /// that is not there keeps its initial value and is added to `missing`,
-/// unless `required` says it must be there (an error naming it).
-static llvm::Error takeLoaded(const std::string &path,
-                              std::map<std::string, HostTensor> &loaded,
-                              const std::map<std::string, std::string> &origin,
-                              ArrayRef<std::string> names, StringRef what,
-                              llvm::function_ref<bool(unsigned)> required,
-                              std::vector<HostTensor> &tensors,
-                              std::vector<std::string> &missing) {
+/// unless `required` says it must be there (an error naming it, and the
+/// name `fileName` gives it in the file's layout, if another).
+static llvm::Error
+takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
+           llvm::function_ref<std::string(StringRef)> fileName,
+           ArrayRef<std::string> names, StringRef what,
+           llvm::function_ref<bool(unsigned)> required,
+           std::vector<HostTensor> &tensors,
+           std::vector<std::string> &missing) {
   for (auto [k, name] : llvm::enumerate(names)) {
     HostTensor &tensor = tensors[k];
     auto it = loaded.find(name);
@@ -139,18 +140,17 @@ static llvm::Error takeLoaded(const std::string &path,
       missing.push_back(name);
       continue;
     }
+    // With another layout, the file's own name of the tensor.
+    std::string own = fileName(name);
     if (it == loaded.end() || it->second.dtype != DType::F32 ||
         it->second.shape != tensor.shape) {
-      // With another layout, the file's own name of the tensor.
-      auto from = origin.find(name);
-      std::string source =
-          from == origin.end() ? "" : " (from '" + from->second + "')";
+      std::string source = own.empty() ? "" : " (from '" + own + "')";
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           path + ": no F32 tensor '" + name + "'" + source + " with the " +
               what.str() + "'s shape " + formatShape(tensor.shape));
     }
-    if (llvm::Error e = checkFinite(path, name, it->second))
+    if (llvm::Error e = checkFinite(path, own.empty() ? name : own, it->second))
       return e;
     tensor = it->second;
   }
@@ -179,8 +179,14 @@ llvm::Error initialParameters(const StepSignature &sig,
   // initializer (LoRA adapters on loaded weights).
   bool anyFrozen = sig.numTrainable < sig.numParams;
   std::vector<std::string> missing;
+  auto fileName = [&](StringRef name) {
+    auto from = origin.find(name.str());
+    return from != origin.end()
+               ? from->second
+               : paramsLayoutName(settings.paramsLayout, name.str());
+  };
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, origin, sig.paramNames, "parameter",
+          settings.loadParams, *loaded, fileName, sig.paramNames, "parameter",
           [&](unsigned i) {
             return !anyFrozen || !llvm::is_contained(sig.trainable, i);
           },
@@ -188,7 +194,7 @@ llvm::Error initialParameters(const StepSignature &sig,
     return e;
   // Running statistics are part of a trained model: always loaded.
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, origin, sig.statisticNames,
+          settings.loadParams, *loaded, fileName, sig.statisticNames,
           "running statistic", [&](unsigned) { return true; }, statistics,
           missing))
     return e;

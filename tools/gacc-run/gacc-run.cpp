@@ -542,6 +542,14 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     }
     plan = std::move(*chosen);
   }
+  // On the CPU, a step that cannot fit this machine stops here, not in
+  // the system's out-of-memory killer (the cuda target checks its plan
+  // against the device below).
+  if (!onDevice)
+    if (llvm::Error e = checkLargestTensor(step, physicalMemoryBytes())) {
+      reportError(llvm::toString(std::move(e)));
+      return kExitBadInput;
+    }
   bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice;
   if (!plan && wanted) {
     FailureOr<MemoryPlan> p =
@@ -630,24 +638,42 @@ static bool checkFlagScopes() {
   }
   unsigned mode = !emitKind.empty() ? kEmit : checkEquiv ? kCheck : kTrain;
   const std::pair<const cl::Option *, unsigned> scopes[] = {
-      {&dataset, kTrain | kCheck},      {&dataDir, kTrain | kCheck},
-      {&dropLast, kTrain},              {&noEval, kTrain},
-      {&epochs, kTrain},                {&maxSteps, kTrain},
-      {&logEvery, kTrain},              {&lr, kTrain | kCheck},
-      {&seed, kTrain | kCheck},         {&orderFile, kTrain | kCheck},
-      {&tolerance, kCheck},             {&outFile, kEmit},
-      {&chip, kEmit},                   {&target, kTrain | kCheck},
-      {&arenaUpdate, kTrain},           {&dataParallel, kTrain | kEmit},
+      {&dataset, kTrain | kCheck},
+      {&dataDir, kTrain | kCheck},
+      {&dropLast, kTrain},
+      {&noEval, kTrain},
+      {&epochs, kTrain},
+      {&maxSteps, kTrain},
+      {&logEvery, kTrain},
+      {&lr, kTrain | kCheck},
+      {&seed, kTrain | kCheck},
+      {&orderFile, kTrain | kCheck},
+      {&tolerance, kCheck},
+      {&outFile, kEmit},
+      {&chip, kEmit},
+      {&target, kTrain | kCheck},
+      {&arenaUpdate, kTrain},
+      {&dataParallel, kTrain | kEmit},
       {&cudaGraph, kTrain},
-      {&checkReplicas, kTrain},         {&metrics, kTrain},
-      {&saveParams, kTrain},            {&saveGradients, kTrain},
-      {&evalEma, kTrain},               {&saveEma, kTrain},
-      {&loadParams, kTrain | kCheck},   {&paramsLayout, kTrain | kCheck},
+      {&cudaGemm, kTrain},
+      {&cudaAttention, kTrain},
+      {&checkReplicas, kTrain},
+      {&metrics, kTrain},
+      {&saveParams, kTrain},
+      {&saveGradients, kTrain},
+      {&evalEma, kTrain},
+      {&saveEma, kTrain},
+      {&loadParams, kTrain | kCheck},
+      {&paramsLayout, kTrain | kCheck},
       {&checkpointDir, kTrain},
-      {&checkpointEvery, kTrain},       {&resumeDir, kTrain},
-      {&pauseAfterMicroBatch, kTrain},  {&memoryPlanFlag, kTrain},
-      {&memoryPlanSvg, kTrain},         {&memoryBudget, kTrain | kCheck},
-      {&accumSchedule, kTrain},         {&recompute, kTrain | kCheck | kEmit},
+      {&checkpointEvery, kTrain},
+      {&resumeDir, kTrain},
+      {&pauseAfterMicroBatch, kTrain},
+      {&memoryPlanFlag, kTrain},
+      {&memoryPlanSvg, kTrain},
+      {&memoryBudget, kTrain | kCheck},
+      {&accumSchedule, kTrain},
+      {&recompute, kTrain | kCheck | kEmit},
       {&threadsOption, kTrain | kCheck},
       {&fp32Storage, kTrain | kCheck | kEmit}};
   for (auto [option, modes] : scopes) {
@@ -829,6 +855,17 @@ static int run(int argc, char **argv) {
       resolvedTarget = "cuda";
       computeCapability = info.computeCapability;
     }
+    // Choices of how the cuda target runs do not apply to the CPU it fell
+    // back to: said, not silently dropped.
+    if (resolvedTarget == "cpu" && collectives::launcherRank() == 0)
+      for (const cl::Option *o :
+           {static_cast<const cl::Option *>(&cudaGemm),
+            static_cast<const cl::Option *>(&cudaAttention)})
+        if (o->getNumOccurrences())
+          llvm::errs() << "gacc-run: warning: --target auto found no CUDA "
+                          "device ("
+                       << reason << "): training on the CPU, where --"
+                       << o->ArgStr << " does not apply\n";
     if (resolvedTarget == "cuda" && checkEquiv) {
       reportError("--check-equivalence runs on the CPU (--target cpu)");
       return kExitBadInput;
