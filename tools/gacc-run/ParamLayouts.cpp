@@ -37,6 +37,12 @@ HostTensor transposed(const HostTensor &t) {
   return out;
 }
 
+/// A GPT-2 block's modules and the parts of gacc's names they become
+/// (transformer.h.{i}.<gpt2>.weight ↔ h{i}_<gacc>_w).
+constexpr std::pair<const char *, const char *> kGpt2BlockParts[] = {
+    {"ln_1", "ln1"},         {"ln_2", "ln2"},    {"attn.c_attn", "attn"},
+    {"attn.c_proj", "proj"}, {"mlp.c_fc", "fc"}, {"mlp.c_proj", "out"}};
+
 /// The gacc name of one GPT-2 tensor name, whether its weight is a Conv1D
 /// one (transposed), or "" to drop it; std::nullopt when it is unknown.
 std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
@@ -48,14 +54,14 @@ std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
       R"(^(?:transformer\.)?(wte|wpe|ln_f)\.(weight|bias)$)");
   std::smatch m;
   if (std::regex_match(name, m, block)) {
-    static const std::map<std::string, std::string> parts = {
-        {"ln_1", "ln1"},       {"ln_2", "ln2"},        {"attn.c_attn", "attn"},
-        {"attn.c_proj", "proj"}, {"mlp.c_fc", "fc"},   {"mlp.c_proj", "out"}};
+    const char *part = nullptr;
+    for (auto [gpt2, gacc] : kGpt2BlockParts)
+      if (m[2] == gpt2)
+        part = gacc;
     bool weight = m[3] == "weight";
     bool conv1d = weight && m[2] != "ln_1" && m[2] != "ln_2";
-    return std::make_pair("h" + m[1].str() + "_" + parts.at(m[2]) +
-                              (weight ? "_w" : "_b"),
-                          conv1d);
+    return std::make_pair(
+        "h" + m[1].str() + "_" + part + (weight ? "_w" : "_b"), conv1d);
   }
   if (std::regex_match(name, m, top)) {
     if (m[1] == "ln_f")
@@ -76,14 +82,13 @@ std::string paramsLayoutName(const std::string &layout,
                              const std::string &name) {
   if (layout != "gpt2")
     return "";
-  static const std::regex block(R"(^h(\d+)_(ln1|ln2|attn|proj|fc|out)_(w|b)$)");
-  static const std::map<std::string, std::string> parts = {
-      {"ln1", "ln_1"},         {"ln2", "ln_2"},    {"attn", "attn.c_attn"},
-      {"proj", "attn.c_proj"}, {"fc", "mlp.c_fc"}, {"out", "mlp.c_proj"}};
+  static const std::regex block(R"(^h(\d+)_([a-z0-9]+)_(w|b)$)");
   std::smatch m;
   if (std::regex_match(name, m, block))
-    return "transformer.h." + m[1].str() + "." + parts.at(m[2]) +
-           (m[3] == "w" ? ".weight" : ".bias");
+    for (auto [gpt2, gacc] : kGpt2BlockParts)
+      if (m[2] == gacc)
+        return "transformer.h." + m[1].str() + "." + gpt2 +
+               (m[3] == "w" ? ".weight" : ".bias");
   if (name == "wte" || name == "wpe")
     return "transformer." + name + ".weight";
   if (name == "lnf_w" || name == "lnf_b")
