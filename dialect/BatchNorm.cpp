@@ -298,6 +298,10 @@ SmallVector<FlatSymbolRefAttr> BatchNormOp::getRunningStatistics() {
   return {getRunningMeanAttr(), getRunningVarAttr()};
 }
 
+SmallVector<FlatSymbolRefAttr> BatchNormOp::getNonNegativeRunningStatistics() {
+  return {getRunningVarAttr()};
+}
+
 void BatchNormOp::setSampleMask(Value mask) {
   getSampleMaskMutable().assign(mask);
 }

@@ -180,6 +180,12 @@ def GAcc_BatchStatisticsOpInterface
       "The `gacc.statistic` tensors the op keeps (running statistics).",
       "::llvm::SmallVector<::mlir::FlatSymbolRefAttr>",
       "getRunningStatistics">,
+    InterfaceMethod<[{
+      The running statistics among getRunningStatistics() that are
+      variances, never negative: their initializers must not draw a
+      negative value, and gacc-run refuses a loaded one that holds one.
+    }], "::llvm::SmallVector<::mlir::FlatSymbolRefAttr>",
+      "getNonNegativeRunningStatistics">,
     InterfaceMethod<
       "The per-sample mask [m] of the samples that count (null: all).",
       "::mlir::Value", "getSampleMask">,

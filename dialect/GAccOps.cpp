@@ -576,6 +576,14 @@ BatchNormOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (stat.getType() != expected)
       return emitOpError("running statistic ")
              << ref << " must be " << expected << ", got " << stat.getType();
+    // A variance starts at a value it can hold: never below 0.
+    ::gacc::abi::InitDistribution init =
+        cast<InitializerAttrInterface>(stat.getInitializer()).getDistribution();
+    if (llvm::is_contained(getNonNegativeRunningStatistics(), ref) &&
+        (init.kind == ::gacc::abi::InitDistribution::Normal || init.a < 0.0))
+      return emitOpError("running statistic ")
+             << ref << " is a variance: its initializer "
+             << stat.getInitializer() << " can be negative";
   }
   return success();
 }

@@ -64,6 +64,8 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
       sig.statisticNames.push_back(ref.getValue().str());
       sig.statisticTypes.push_back(stat.getTensorType());
       sig.statisticInits.push_back(stat.getInitializer());
+      sig.statisticNonNegative.push_back(
+          llvm::is_contained(stats.getNonNegativeRunningStatistics(), ref));
     }
     return WalkResult::advance();
   });

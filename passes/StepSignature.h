@@ -40,6 +40,9 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   llvm::SmallVector<std::string> statisticNames;
   llvm::SmallVector<RankedTensorType> statisticTypes;
   llvm::SmallVector<Attribute> statisticInits;
+  /// Per statistic: whether it is a variance, whose values are never
+  /// negative (BatchStatisticsOpInterface::getNonNegativeRunningStatistics).
+  llvm::SmallVector<bool> statisticNonNegative;
   /// One micro-batch's inputs (leading dimension m).
   llvm::SmallVector<RankedTensorType> inputTypes;
   /// The predict function's output type ([m, ...] model output).

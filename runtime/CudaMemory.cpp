@@ -2,7 +2,8 @@
 //
 // The managed-memory arena behind gacc_cuda_malloc/free (one
 // cuMemAllocManaged reservation carved by DeviceArena, with peak
-// accounting, and a host-preferred pool for scalars), prefetching, and
+// accounting, a host-preferred pool for scalars, and ranges of their own
+// for the buffers the host writes every step), prefetching, and
 // the GEMMs over libcublas (gacc_cublas_sgemm) or libcublasLt
 // (gacc_cublaslt_sgemm), both opened at run time.
 //
@@ -68,6 +69,9 @@ struct Cublas {
 bool cublasLoaded = false;
 /// Device memory of the GEMM libraries' workspaces (counted in the peak).
 uint64_t cublasWorkspaceBytes = 0;
+/// Bytes of the host-written buffers (mallocHostWritten), counted in the
+/// peak.
+uint64_t hostWrittenBytes = 0;
 
 /// The cuBLASLt handle's plans (gacc-run --cuda-gemm=cublaslt).
 std::unique_ptr<cublaslt::GemmPlans> cublasLt;
@@ -126,7 +130,8 @@ std::string gaccrt::cuda::reserveManagedArena(uint64_t bytes) {
 
 uint64_t gaccrt::cuda::managedPeakBytes() {
   std::lock_guard<std::mutex> lock(arenaMutex);
-  return managed ? managed->peak() + scalars->capacity() + cublasWorkspaceBytes
+  return managed ? managed->peak() + scalars->capacity() + hostWrittenBytes +
+                       cublasWorkspaceBytes
                  : 0;
 }
 
@@ -207,6 +212,24 @@ void gaccrt::cuda::releaseLease(std::vector<uint64_t> &lease) {
           managed->free(start);
   }
   lease.clear();
+}
+
+void *gaccrt::cuda::mallocHostWritten(uint64_t bytes) {
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d) {
+    recordFailure(reason);
+    return nullptr;
+  }
+  CUdeviceptr p = 0;
+  uint64_t rounded = roundedSize(bytes);
+  if (CUresult r = d->cuMemAllocManaged(&p, rounded, /*GLOBAL=*/1)) {
+    recordFailure(describe("cuMemAllocManaged (a window input)", r));
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  hostWrittenBytes += rounded;
+  return reinterpret_cast<void *>(p);
 }
 
 void gaccrt::cuda::prefetchToDevice(const void *p, uint64_t bytes) {

@@ -128,10 +128,19 @@ namespace gaccrt::cuda {
 /// (rank-0 values the host reads) that prefers host memory mapped for the
 /// device. Returns "" or the reason it failed.
 std::string reserveManagedArena(uint64_t bytes);
-/// Device memory at the most: the arena's peak plus the scalar pool and
-/// the cuBLAS workspace (reserved whole); and the arena's reservation.
+/// Device memory at the most: the arena's peak plus the scalar pool, the
+/// host-written buffers and the GEMM libraries' workspaces (reserved
+/// whole); and the arena's reservation.
 uint64_t managedPeakBytes();
 uint64_t managedCapacityBytes();
+/// Managed memory for a buffer the host writes before every step (the
+/// window's inputs): a cuMemAllocManaged range of its own, outside the
+/// arena, so that the pages the host's writes pull to host memory (with
+/// the driver's prefetching around them) are never pages of the device's
+/// own buffers, which the next kernels would fault back one by one. Its
+/// bytes count in managedPeakBytes. Null, with the reason recorded
+/// (lastError), when the driver refuses it.
+void *mallocHostWritten(uint64_t bytes);
 /// Queues the migration of managed memory [p, p + bytes) to the device on
 /// the process's stream, so that the kernels after it do not fault it in
 /// page by page (nothing where the driver cannot prefetch).

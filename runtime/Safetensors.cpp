@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -223,9 +224,18 @@ gaccrt::parseSafetensors(const std::string &path, llvm::StringRef bytes) {
 }
 
 llvm::Error gaccrt::checkFinite(const std::string &path,
-                                const std::string &name,
-                                const HostTensor &t) {
+                                const std::string &name, const HostTensor &t,
+                                bool nonNegative) {
   int64_t bad = t.firstNonFinite();
+  if (bad < 0 && nonNegative && t.dtype == DType::F32) {
+    const float *p = t.f32();
+    for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+      if (p[i] < 0.0f)
+        return fail(path, "tensor '" + name + "' holds " +
+                              llvm::formatv("{0:g}", p[i]).str() +
+                              " at index " + t.indexString(i) +
+                              ", but it is a variance (never negative)");
+  }
   if (bad < 0)
     return llvm::Error::success();
   float v = t.f32()[bad];

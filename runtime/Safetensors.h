@@ -39,9 +39,10 @@ llvm::Expected<std::map<std::string, HostTensor>>
 parseSafetensors(const std::string &path, llvm::StringRef bytes);
 
 /// An error naming `path`, the tensor and the first index when `t` (read
-/// from that file) holds a NaN or an infinity; success otherwise.
+/// from that file) holds a NaN or an infinity, or, when `nonNegative` (a
+/// variance), a value below 0; success otherwise.
 llvm::Error checkFinite(const std::string &path, const std::string &name,
-                        const HostTensor &t);
+                        const HostTensor &t, bool nonNegative = false);
 
 } // namespace gaccrt
 

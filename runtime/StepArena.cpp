@@ -37,6 +37,12 @@ void *gaccrt::reserveStepArena(uint64_t bytes) {
   uint64_t mapped = (bytes + page - 1) / page * page;
   if (mapped == 0)
     mapped = page;
+  // The mapping reserves nothing (MAP_NORESERVE): an arena larger than
+  // the machine's memory would map, then end in the out-of-memory killer
+  // as the step touches it. Refuse it here, where it can be reported.
+  long pages = sysconf(_SC_PHYS_PAGES);
+  if (pages > 0 && mapped > uint64_t(pages) * page)
+    return nullptr;
   void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)

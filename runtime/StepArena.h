@@ -23,7 +23,8 @@ struct ByteBufferDescriptor {
 
 /// The calling thread's arena, grown to at least `bytes` (page-aligned,
 /// untouched pages not yet resident); null when the system refuses the
-/// mapping. What it held before is gone when it grows.
+/// mapping or `bytes` exceed the machine's physical memory. What it held before
+/// is gone when it grows.
 void *reserveStepArena(uint64_t bytes);
 
 /// Bytes of the calling thread's arena: mapped, and resident in memory

@@ -759,6 +759,37 @@ gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batc
 
 // -----
 
+// The running variance starts where a variance can be: never below 0.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.normal<mean = 1.0, std = 0.1>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{running statistic @rv is a variance: its initializer #gacc.normal<mean = 1.000000e+00, std = 1.000000e-01> can be negative}}
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = -1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-error @below {{running statistic @rv is a variance: its initializer #gacc.constant<value = -1.000000e+00> can be negative}}
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = gacc.cross_entropy %n, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 gacc.param @g : tensor<3xf32> = #gacc.zeros
 gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>

@@ -498,7 +498,8 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
             take(*file, fileWhere, statisticKey(sig, q), st.statistics[q]))
       return std::move(e);
     if (llvm::Error e =
-            checkFinite(fileWhere, statisticKey(sig, q), st.statistics[q]))
+            checkFinite(fileWhere, statisticKey(sig, q), st.statistics[q],
+                        sig.statisticNonNegative[q]))
       return std::move(e);
   }
   if (p.microBatch > 0) {

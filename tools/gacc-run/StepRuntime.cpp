@@ -125,13 +125,14 @@ static void initialize(ArrayRef<RankedTensorType> types,
 /// Replaces each of `tensors` by the F32 tensor of its name in `loaded`; one
 /// that is not there keeps its initial value and is added to `missing`,
 /// unless `required` says it must be there (an error naming it, and the
-/// name `fileName` gives it in the file's layout, if another).
+/// name `fileName` gives it in the file's layout, if another). A tensor
+/// `nonNegative` marks (a variance) must hold no value below 0.
 static llvm::Error
 takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
            llvm::function_ref<std::string(StringRef)> fileName,
            ArrayRef<std::string> names, StringRef what,
            llvm::function_ref<bool(unsigned)> required,
-           std::vector<HostTensor> &tensors,
+           ArrayRef<bool> nonNegative, std::vector<HostTensor> &tensors,
            std::vector<std::string> &missing) {
   for (auto [k, name] : llvm::enumerate(names)) {
     HostTensor &tensor = tensors[k];
@@ -150,7 +151,8 @@ takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
           path + ": no F32 tensor '" + name + "'" + source + " with the " +
               what.str() + "'s shape " + formatShape(tensor.shape));
     }
-    if (llvm::Error e = checkFinite(path, own.empty() ? name : own, it->second))
+    if (llvm::Error e = checkFinite(path, own.empty() ? name : own, it->second,
+                                    !nonNegative.empty() && nonNegative[k]))
       return e;
     tensor = it->second;
   }
@@ -190,13 +192,13 @@ llvm::Error initialParameters(const StepSignature &sig,
           [&](unsigned i) {
             return !anyFrozen || !llvm::is_contained(sig.trainable, i);
           },
-          params, missing))
+          /*nonNegative=*/{}, params, missing))
     return e;
   // Running statistics are part of a trained model: always loaded.
   if (llvm::Error e = takeLoaded(
           settings.loadParams, *loaded, fileName, sig.statisticNames,
-          "running statistic", [&](unsigned) { return true; }, statistics,
-          missing))
+          "running statistic", [&](unsigned) { return true; },
+          sig.statisticNonNegative, statistics, missing))
     return e;
   // A tensor the step has no place for is one error too: loading adapters
   // or extra layers into a model without them would drop them unseen.

@@ -35,13 +35,16 @@ struct StepState {
 
 /// The step's memref arguments in device-visible (managed) memory: each
 /// tensor argument mirrored into a block of the managed arena, so the
-/// kernels, cuBLAS and the host code all reach it.
+/// kernels, cuBLAS and the host code all reach it. The arguments the host
+/// writes before every step (`hostWritten`: the window's inputs) get
+/// managed ranges of their own instead (cuda::mallocHostWritten).
 struct DeviceMirror {
   std::vector<void *> blocks; // per argument, null for scalars
   std::vector<HostTensor *> tensors;
   std::vector<JitArg> args;
 
-  llvm::Error bind(const std::vector<JitArg> &hostArgs) {
+  llvm::Error bind(const std::vector<JitArg> &hostArgs,
+                   const std::function<bool(size_t)> &hostWritten) {
     for (const JitArg &a : hostArgs) {
       if (a.kind != JitArg::Tensor) {
         blocks.push_back(nullptr);
@@ -49,10 +52,16 @@ struct DeviceMirror {
         args.push_back(a);
         continue;
       }
-      void *p = gacc_cuda_malloc(std::max<size_t>(a.tensor->numBytes(), 4));
-      if (!p)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "cuda: device memory exhausted");
+      size_t bytes = std::max<size_t>(a.tensor->numBytes(), 4);
+      void *p = hostWritten(args.size())
+                    ? gaccrt::cuda::mallocHostWritten(bytes)
+                    : gacc_cuda_malloc(bytes);
+      if (!p) {
+        std::string cause = gaccrt::cuda::lastError();
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "cuda: " + (cause.empty() ? "device memory exhausted" : cause));
+      }
       std::memcpy(p, a.tensor->data(), a.tensor->numBytes());
       blocks.push_back(p);
       tensors.push_back(a.tensor);

@@ -772,7 +772,10 @@ int Trainer::compile() {
         reportError("--target cuda --data-parallel: " + problem);
         return 1;
       }
-    if (llvm::Error e = mirror.bind(st.args))
+    auto isInput = [&](size_t k) {
+      return k >= sig.inputArg(0) && k < sig.inputArg(0) + sig.numInputs;
+    };
+    if (llvm::Error e = mirror.bind(st.args, isInput))
       return reportFailure(std::move(e));
     if (settings.cudaGraph)
       if (llvm::Error e = graph.bind(mirror.args, sig.numResults()))

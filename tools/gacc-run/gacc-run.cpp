@@ -174,7 +174,9 @@ static cl::opt<std::string> memoryPlanSvg(
     "memory-plan-svg",
     cl::desc("Draw the planned live bytes over the step's ops, stacked by "
              "kind (persistent, activations, temporaries, workspace), as an "
-             "SVG picture in this file"),
+             "SVG picture in this file, written once the step is planned, "
+             "before training starts (a later failure leaves it: it "
+             "describes the compiled step, not the run)"),
     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
