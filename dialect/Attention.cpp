@@ -35,12 +35,15 @@ using namespace mlir::gacc;
 /// then take 96 MiB each, against 768 MiB for the whole T × T.
 static constexpr int64_t kDefaultQueryBlock = 128;
 
-/// `queryBlock`, or kDefaultQueryBlock, at most T (of the [m, H, T, d]
-/// query `q`).
+/// `queryBlock`, or kDefaultQueryBlock (larger where T would give more than
+/// kMaxQueryBlocks of it), at most T (of the [m, H, T, d] query `q`).
 static int64_t queryBlockOrDefault(std::optional<uint64_t> queryBlock,
                                    ShapedType q) {
-  return std::min(q.getDimSize(2),
-                  queryBlock ? int64_t(*queryBlock) : kDefaultQueryBlock);
+  int64_t t = q.getDimSize(2);
+  if (queryBlock)
+    return std::min(t, int64_t(*queryBlock));
+  return std::min(t, std::max(kDefaultQueryBlock,
+                              llvm::divideCeilSigned(t, kMaxQueryBlocks)));
 }
 
 int64_t AttentionOp::getQueryBlockOrDefault() {

@@ -298,6 +298,11 @@ SmallVector<FlatSymbolRefAttr> BatchNormOp::getRunningStatistics() {
   return {getRunningMeanAttr(), getRunningVarAttr()};
 }
 
+int64_t BatchNormOp::getStatisticValuesPerSample() {
+  auto x = getInput().getType();
+  return x.getNumElements() / (x.getDimSize(0) * x.getDimSize(1));
+}
+
 SmallVector<FlatSymbolRefAttr> BatchNormOp::getNonNegativeRunningStatistics() {
   return {getRunningVarAttr()};
 }

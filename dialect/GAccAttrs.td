@@ -161,6 +161,7 @@ def GAcc_ConstantInitAttr : GAcc_Attr<"ConstantInit", "constant",
   }];
   let parameters = (ins "::llvm::APFloat":$value);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 def GAcc_UniformInitAttr : GAcc_Attr<"UniformInit", "uniform",

@@ -99,6 +99,9 @@ InitDistribution KaimingUniformInitAttr::getDistribution() const {
 LogicalResult
 UniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         APFloat lowF, APFloat highF) {
+  if (failed(verifyFiniteF32(emitError, "#gacc.uniform",
+                             {{"low", lowF}, {"high", highF}})))
+    return failure();
   double low = lowF.convertToDouble(), high = highF.convertToDouble();
   if (!(low < high))
     return emitError() << "#gacc.uniform needs low < high, got low = " << low
@@ -109,10 +112,19 @@ UniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 NormalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        APFloat meanF, APFloat stdF) {
+  if (failed(verifyFiniteF32(emitError, "#gacc.normal",
+                             {{"mean", meanF}, {"std", stdF}})))
+    return failure();
   double std = stdF.convertToDouble();
   if (!(std > 0.0))
     return emitError() << "#gacc.normal needs std > 0, got " << std;
   return success();
+}
+
+LogicalResult
+ConstantInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         APFloat value) {
+  return verifyFiniteF32(emitError, "#gacc.constant", {{"value", value}});
 }
 
 LogicalResult

@@ -26,6 +26,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
+#include <cmath>
+#include <limits>
+
 namespace mlir {
 /// Parses a floating-point parameter of a gacc attribute (`lr = 0.05`) as
 /// an IEEE double.
@@ -39,6 +42,67 @@ struct FieldParser<llvm::APFloat> {
   }
 };
 } // namespace mlir
+
+namespace mlir::gacc {
+/// Verifies that `op` carries no discardable attribute without a dialect
+/// prefix (those of other dialects, `dialect.name`, are left alone): the
+/// error names the attribute and the op's own attributes.
+LogicalResult verifyNoUnknownAttributes(Operation *op);
+
+/// What one op's decomposition may unroll, so that compile time stays
+/// bounded (the verifiers refuse more; the defaults never give more):
+/// - attention's query blocks (each block's ops are its own; T = 8192 in
+///   the default blocks of 128 compiles in about 10 s);
+/// - linear_cross_entropy's row blocks (GPT-2 small's head takes 50);
+/// - the taps of a conv2d or pooling window (kh · kw, one slice each).
+inline constexpr int64_t kMaxQueryBlocks = 64;
+inline constexpr int64_t kMaxRowBlocks = 128;
+inline constexpr int64_t kMaxWindowTaps = 1024;
+
+/// Whether `v` is finite once rounded to f32, where every attribute value
+/// is applied (1e300 is inf there).
+inline bool isFiniteF32(double v) {
+  return std::isfinite(v) &&
+         std::fabs(v) <= double(std::numeric_limits<float>::max());
+}
+
+/// Whether a normalization's `eps` is positive and finite once rounded to
+/// f32 (1e-300 is 0 there, 1e300 inf).
+inline bool isNormEps(const llvm::APFloat &eps) {
+  double v = eps.convertToDouble();
+  return v > 0.0 && isFiniteF32(v) && float(v) > 0.0f;
+}
+
+/// Verifies that every named value of attribute `attr` is finite in f32
+/// (isFiniteF32): "#gacc.sgd needs a finite lr, got inf".
+LogicalResult
+verifyFiniteF32(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
+                ArrayRef<std::pair<StringRef, llvm::APFloat>> values);
+
+/// Verifies that a loss's `ignore_index` is a value of its labels'
+/// integer element type (compared in that type, a wider one would wrap
+/// onto a real class).
+LogicalResult verifyIgnoreIndex(Operation *op, int64_t ignoreIndex,
+                                ShapedType labels);
+
+/// The trait of every gacc op (GAcc_NoUnknownAttributes): a misspelt
+/// attribute (`{casual}`, `max_grad_nrom`) is an error, not a no-op.
+template <typename ConcreteType>
+class NoUnknownAttributes
+    : public OpTrait::TraitBase<ConcreteType, NoUnknownAttributes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyNoUnknownAttributes(op);
+  }
+};
+
+/// Marks the ops gacc-autodiff builds into a step's backward
+/// (GAcc_BuiltByAutodiff): a model's body, which yields only its loss,
+/// holds none of them.
+template <typename ConcreteType>
+class BuiltByAutodiff
+    : public OpTrait::TraitBase<ConcreteType, BuiltByAutodiff> {};
+} // namespace mlir::gacc
 
 #include "dialect/GAccDialect.h.inc"
 #include "dialect/GAccEnums.h.inc"

@@ -29,6 +29,10 @@ def GAcc_Dialect : Dialect {
     accumulation (`gacc.accumulate`, `gacc.apply_optimizer` inside the
     function built by `gacc-expand-accumulation`) and fusion
     (`gacc.matmul_accumulate`).
+
+    Every gacc op refuses an attribute it does not define unless a dialect
+    prefix names its owner (`gacc.recompute`): a misspelt one (`{casual}`
+    for `causal`) is an error naming the op's own attributes, not a no-op.
   }];
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = [
@@ -38,7 +42,20 @@ def GAcc_Dialect : Dialect {
   ];
 }
 
+// Every gacc op refuses a discardable attribute without a dialect prefix:
+// a misspelt one (`{casual}` for `causal`, `max_grad_nrom`) must not
+// silently mean nothing (GAccDialect.h).
+def GAcc_NoUnknownAttributes : NativeOpTrait<"NoUnknownAttributes"> {
+  let cppNamespace = "::mlir::gacc";
+}
+
+// The ops gacc-autodiff builds into a step's body (its backward): a model
+// does not write them (TrainStepOp::verifyRegions).
+def GAcc_BuiltByAutodiff : NativeOpTrait<"BuiltByAutodiff"> {
+  let cppNamespace = "::mlir::gacc";
+}
+
 class GAcc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<GAcc_Dialect, mnemonic, traits>;
+    : Op<GAcc_Dialect, mnemonic, !listconcat(traits, [GAcc_NoUnknownAttributes])>;
 
 #endif // GACC_DIALECT_TD

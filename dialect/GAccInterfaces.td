@@ -186,6 +186,14 @@ def GAcc_BatchStatisticsOpInterface
       negative value, and gacc-run refuses a loaded one that holds one.
     }], "::llvm::SmallVector<::mlir::FlatSymbolRefAttr>",
       "getNonNegativeRunningStatistics">,
+    InterfaceMethod<[{
+      The values one sample gives each of its statistics (for
+      batch_norm, the elements of a sample in one channel: H·W of
+      [m, C, H, W], 1 of [m, C]). Where it is 1, a micro-batch of one real
+      sample has no variance: gacc-run refuses a window that would hold
+      one, as torch.nn.functional.batch_norm raises "Expected more than 1
+      value per channel when training".
+    }], "int64_t", "getStatisticValuesPerSample">,
     InterfaceMethod<
       "The per-sample mask [m] of the samples that count (null: all).",
       "::mlir::Value", "getSampleMask">,

@@ -10,6 +10,7 @@
 #include "dialect/LinalgBuilders.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -69,31 +70,62 @@ static LogicalResult verifyPersistentTensor(Operation *op, StringRef what,
   return success();
 }
 
-/// A misspelt unit attribute (`{frozn}`) must not silently mean nothing:
-/// a discardable attribute without a dialect prefix is refused (those of
-/// other dialects, `dialect.name`, are left alone).
-static LogicalResult verifyNoUnknownAttributes(Operation *op,
-                                               StringRef known) {
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    if (!attr.getName().getValue().contains('.'))
-      return op->emitOpError("has no attribute '")
-             << attr.getName().getValue() << "'" << known;
+LogicalResult mlir::gacc::verifyNoUnknownAttributes(Operation *op) {
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    if (attr.getName().getValue().contains('.'))
+      continue;
+    InFlightDiagnostic diag = op->emitOpError("has no attribute '")
+                              << attr.getName().getValue() << "'";
+    ArrayRef<StringAttr> known =
+        op->getRegisteredInfo() ? op->getRegisteredInfo()->getAttributeNames()
+                                : ArrayRef<StringAttr>();
+    if (known.empty()) {
+      diag << " (it takes none)";
+      return diag;
+    }
+    diag << " (it takes ";
+    llvm::interleave(
+        known, diag, [&](StringAttr name) { diag << name.getValue(); }, ", ");
+    return diag << ")";
+  }
+  return success();
+}
+
+LogicalResult mlir::gacc::verifyFiniteF32(
+    function_ref<InFlightDiagnostic()> emitError, StringRef attr,
+    ArrayRef<std::pair<StringRef, llvm::APFloat>> values) {
+  for (const auto &[name, value] : values)
+    if (!isFiniteF32(value.convertToDouble()))
+      return emitError() << attr << " needs a finite " << name
+                         << " (in f32), got " << value.convertToDouble();
+  return success();
+}
+
+LogicalResult mlir::gacc::verifyIgnoreIndex(Operation *op, int64_t ignoreIndex,
+                                            ShapedType labels) {
+  unsigned width = labels.getElementTypeBitWidth();
+  if (width < 64 && !llvm::isIntN(width, ignoreIndex))
+    return op->emitOpError("ignore_index ")
+           << ignoreIndex << " is not a value of the labels' element type "
+           << labels.getElementType();
   return success();
 }
 
 LogicalResult ParamOp::verify() {
-  if (failed(verifyNoUnknownAttributes(
-          *this, " (it takes no_weight_decay and frozen)")))
-    return failure();
   return verifyPersistentTensor(*this, "parameter", getType(),
                                 getInitializer());
 }
 
 LogicalResult StatisticOp::verify() {
-  if (failed(verifyNoUnknownAttributes(*this, "")))
-    return failure();
   return verifyPersistentTensor(*this, "statistic", getType(),
                                 getInitializer());
+}
+
+LogicalResult LossScaleOp::verify() {
+  if (!(*this)->getParentOfType<TrainStepOp>().hasLossScaling())
+    return emitOpError("reads the dynamic loss scale of a step with "
+                       "loss_scaling; this step has none");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -107,6 +139,10 @@ LogicalResult TrainStepOp::verify() {
     return emitOpError("accum_steps must be positive, got ") << n;
   if (m <= 0)
     return emitOpError("micro_batch must be positive, got ") << m;
+  // The window's samples N·m within int64 (its inputs are bounded below).
+  if (!llvm::checkedMul(n, m))
+    return emitOpError("accum_steps × micro_batch (")
+           << n << " × " << m << ") overflows int64";
   // The last micro-batch of a window may be ragged: (N - 1)·m < E ≤ N·m.
   if (auto effAttr = getEffectiveBatchAttr())
     if (effAttr.getInt() > n * m || effAttr.getInt() <= (n - 1) * m)
@@ -182,6 +218,13 @@ LogicalResult TrainStepOp::verifyRegions() {
             *this, rt,
             "input #" + Twine(arg.getArgNumber() - numParams))))
       return failure();
+    // Its window, [accum_steps] + the micro-batch's shape, is one buffer.
+    SmallVector<int64_t> window = {getAccumStepsAttr().getInt()};
+    llvm::append_range(window, rt.getShape());
+    if (failed(verifyTensorExtent(
+            *this, RankedTensorType::get(window, rt.getElementType()),
+            "the window of input #" + Twine(arg.getArgNumber() - numParams))))
+      return failure();
   }
   // Every tensor the body computes is ranked and, where its shape is static,
   // of a size the step can allocate (a dynamic shape, such as a tensor.cast
@@ -235,6 +278,15 @@ LogicalResult TrainStepOp::verifyRegions() {
   // The gradients (one per trainable parameter) are checked with the
   // parameters they belong to, in verifySymbolUses.
   auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() == 0)
+    return yield.emitOpError("must yield the micro-batch loss "
+                             "(tensor<f32>), got no values");
+  // A model's body (it yields only the loss) has no backward yet.
+  if (yield.getNumOperands() == 1)
+    for (Operation &op : body.without_terminator())
+      if (op.hasTrait<BuiltByAutodiff>())
+        return op.emitOpError("is built by gacc-autodiff into the backward; "
+                              "a model does not write it");
   auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
   if (!lossType || lossType.getRank() != 0 ||
       !lossType.getElementType().isF32())
@@ -408,6 +460,8 @@ LogicalResult CrossEntropyOp::verify() {
     return emitOpError("labels must have the logits' shape without the class "
                        "dimension, got ")
            << y << " for logits " << z;
+  if (failed(verifyIgnoreIndex(*this, getIgnoreIndex(), y)))
+    return failure();
   double smoothing = getLabelSmoothing().convertToDouble();
   if (!(smoothing >= 0.0 && smoothing <= 1.0))
     return emitOpError("label_smoothing must be in [0, 1], got ")
@@ -495,8 +549,9 @@ LogicalResult LayerNormOp::verify() {
     if (t.getRank() != 1 || t.getDimSize(0) != d)
       return emitOpError("weight and bias must be [") << d << "], got " << t;
   }
-  if (!(getEps().convertToDouble() > 0.0))
-    return emitOpError("eps must be positive");
+  if (!isNormEps(getEps()))
+    return emitOpError("eps must be positive and finite in f32, got ")
+           << getEps().convertToDouble();
   if (getType() != x)
     return emitOpError("result type must be the input type ") << x;
   return success();
@@ -539,8 +594,9 @@ LogicalResult BatchNormOp::verify() {
       return emitOpError("sample_mask must be [")
              << x.getDimSize(0) << "], got " << t;
   }
-  if (!(getEps().convertToDouble() > 0.0))
-    return emitOpError("eps must be positive");
+  if (!isNormEps(getEps()))
+    return emitOpError("eps must be positive and finite in f32, got ")
+           << getEps().convertToDouble();
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0.0 && momentum <= 1.0))
     return emitOpError("momentum must be in [0, 1], got ") << momentum;

@@ -139,13 +139,17 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     samples and padding that counts for nothing (targets at the loss's
     ignore_index), which the window's run-time count already covers.
 
-    Errors: N or m not positive; effective_batch above N × m or not above
+    Errors: N or m not positive, or N × m beyond int64; effective_batch
+    above N × m or not above
     (N − 1) × m; a symbol in
     `params` that is not a `gacc.param`, listed twice, or whose type differs
     from its block argument; a block argument (parameter or input) that is
     never used; an input whose leading dimension is not m or whose element
-    type is not f32, i32 or i64; a tensor (input or value of the body) with
-    no elements or larger than 1 TiB; an unranked tensor; a yield that is
+    type is not f32, i32 or i64; a tensor (input, an input's window of N
+    micro-batches, or value of the body) with no elements or larger than
+    1 TiB; an unranked tensor; in a model's body (yielding only its loss),
+    an op gacc-autodiff builds (gacc.backward_begin, gacc.loss_scale,
+    gacc.recompute_inputs, gacc.attention_backward); a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per trainable
     parameter of the parameter's type); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
@@ -215,14 +219,15 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
   }];
 }
 
-def GAcc_LossScaleOp : GAcc_Op<"loss_scale", [Pure,
+def GAcc_LossScaleOp : GAcc_Op<"loss_scale", [Pure, GAcc_BuiltByAutodiff,
     HasParent<"TrainStepOp">]> {
   let summary = "the current dynamic loss scale";
   let description = [{
     The loss scale of the optimizer step being run, as `tensor<f32>`: the
     adjoint of the loss that `gacc-autodiff` seeds the reverse pass with
     when the step scales its loss. `gacc-expand-accumulation` replaces it by
-    the step function's run-time scale.
+    the step function's run-time scale. Only a step with `loss_scaling`
+    has one (an error otherwise).
 
     ```mlir
     %s = gacc.loss_scale : tensor<f32>
@@ -230,6 +235,7 @@ def GAcc_LossScaleOp : GAcc_Op<"loss_scale", [Pure,
   }];
   let results = (outs GAcc_ScalarLoss:$scale);
   let assemblyFormat = "attr-dict `:` type($scale)";
+  let hasVerifier = 1;
 }
 
 def GAcc_YieldOp : GAcc_Op<"yield", [Pure, Terminator, ReturnLike,
@@ -342,7 +348,7 @@ def GAcc_CrossEntropyOp : GAcc_LayerOp<"cross_entropy", [
 
     Errors: logits that are not rank 2 or 3, labels whose shape is not the
     logits' shape without the class dimension, a label smoothing outside
-    [0, 1].
+    [0, 1], an `ignore_index` that is not a value of the labels' type.
   }];
   let arguments = (ins GAcc_F32Tensor:$logits, GAcc_LabelTensor:$labels,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
@@ -371,7 +377,9 @@ def GAcc_LinearCrossEntropyOp : GAcc_LayerOp<"linear_cross_entropy", [
 
     The rows (the targets, m·S) are processed in blocks of `row_block`
     (default: as many rows as keep a block's logits within 2^24 elements,
-    64 MiB in fp32; all rows when C is small), so no [m·S, C] tensor exists:
+    64 MiB in fp32; all rows when C is small; never more than 128 blocks,
+    which the verifier also asks of `row_block`, since each block is
+    unrolled), so no [m·S, C] tensor exists:
     the memory of a language model's output layer over a large vocabulary
     (GPT-2's: [16·1024, 50304] logits, 3.1 GiB per fp32 copy). This is the
     "fused linear cross-entropy" of Liger Kernel (Hsu et al. 2024) and of
@@ -400,7 +408,9 @@ def GAcc_LinearCrossEntropyOp : GAcc_LayerOp<"linear_cross_entropy", [
     or whose in-features differ from the input's, an empty dimension (no
     rows, features or classes), a bias that is not [C],
     labels whose shape is not the input's without its last dimension, a
-    label smoothing outside [0, 1], a `row_block` below 1.
+    label smoothing outside [0, 1], an `ignore_index` that is not a value
+    of the labels' type, a `row_block` below 1 or one that gives more than
+    128 blocks.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        Optional<GAcc_F32Tensor>:$bias,
@@ -490,7 +500,8 @@ def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
     %y = gacc.layer_norm %x, %g, %b : tensor<32x128x64xf32>, tensor<64xf32>, tensor<64xf32>
     ```
 
-    Errors: weight or bias that is not [D], eps not positive.
+    Errors: weight or bias that is not [D], eps not positive and finite in
+    f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias,
@@ -629,15 +640,17 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
     Blockwise, after memory-efficient and flash attention (Rabe and Staats
     2021, "Self-attention does not need O(n²) memory"; Dao 2023,
     "FlashAttention-2"): the queries are cut into blocks of `query_block`
-    rows (default min(T, 128); a value above T is one block; the last
-    block may be shorter), and each block's scores and probabilities
+    rows (default min(T, 128), or T/64 rounded up where that is larger; a
+    value above T is one block; the last block may be shorter), and each
+    block's scores and probabilities
     [m·H, rows, keys] exist only while that block is computed. A causal
     block of rows [r, r + n) reads only the keys [0, r + n): the blocks
     above the diagonal are never computed. Unlike FlashAttention, a block
     holds all the keys its rows see (one softmax per row, no running
     maximum), and the adjoint recomputes the softmax instead of keeping a
     log-sum-exp. The blocks are unrolled at compile time, each with its
-    own product shapes: T / query_block blocks per op.
+    own product shapes: T / query_block blocks per op, at most 64
+    (kMaxQueryBlocks: compile time grows with them).
 
     Decomposition, per block: the (m·H) heads as a batch, the scores
     q·kᵀ by one `linalg.batch_matmul` (kᵀ through its indexing map), a
@@ -666,7 +679,7 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
 
     Errors: operands that are not rank 4, not of one shape or with an empty
     dimension, a scale that is not positive, finite and normal in f32, a
-    `query_block` below 1.
+    `query_block` below 1 or one that cuts T into more than 64 blocks.
   }];
   let arguments = (ins GAcc_F32Tensor:$query, GAcc_F32Tensor:$key,
                        GAcc_F32Tensor:$value, OptionalAttr<F64Attr>:$scale,
@@ -687,6 +700,7 @@ def GAcc_AttentionOp : GAcc_LayerOp<"attention", [
 }
 
 def GAcc_AttentionBackwardOp : GAcc_LayerOp<"attention_backward", [
+    GAcc_BuiltByAutodiff,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "the adjoint of gacc.attention: dq, dk and dv";
   let description = [{
@@ -778,7 +792,9 @@ def GAcc_Conv2DOp : GAcc_LayerOp<"conv2d", [
     dimension, groups < 1 or not
     dividing both channel counts, input channels ≠ weight channels ×
     groups, a bias that is not [O], a stride or dilation < 1, a padding
-    < 0, an empty output, a result that is not the inferred shape.
+    < 0, a kernel of more than 1024 taps (KH·KW, each unrolled as one
+    slice), a padding or dilation whose sizes overflow int64, an empty
+    output, a result that is not the inferred shape.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        Optional<GAcc_F32Tensor>:$bias,
@@ -836,7 +852,8 @@ def GAcc_MaxPool2DOp : GAcc_Pool2DOp<"max_pool2d",
 
     Errors: an input that is not rank 4 or has an empty dimension, a
     kernel or stride < 1, a padding
-    < 0 or above half the kernel, an empty output, a result that is not the
+    < 0 or above half the kernel, a kernel of more than 1024 taps (each
+    unrolled as one slice), an empty output, a result that is not the
     inferred shape.
   }]>;
 
@@ -905,7 +922,7 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
 
     Errors: an input of rank < 2 or with an empty dimension, num_groups < 1
     or not dividing C, a
-    weight or bias that is not [C], eps ≤ 0.
+    weight or bias that is not [C], eps not positive and finite in f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias, I64Attr:$num_groups,
@@ -975,9 +992,12 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     ```
 
     Errors: an input of rank < 2 or with an empty dimension; weight or bias
-    that is not [C]; a sample_mask that is not [m]; eps ≤ 0; momentum
-    outside [0, 1]; running statistics that do not name a `gacc.statistic`
-    of type [C] f32, or name the same one twice.
+    that is not [C]; a sample_mask that is not [m]; eps not positive and
+    finite in f32; momentum outside [0, 1]; running statistics that do not
+    name a `gacc.statistic` of type [C] f32, or name the same one twice; a
+    running_var whose initializer can be negative. gacc-run refuses a
+    window with a micro-batch of one real sample for a [m, C] input (no
+    variance; torch raises), and a loaded running_var below 0.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias,
@@ -1037,7 +1057,7 @@ def GAcc_StatisticOp : GAcc_Op<"statistic", [Symbol]> {
 // Gradient level
 //===----------------------------------------------------------------------===//
 
-def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [
+def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [GAcc_BuiltByAutodiff,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "marks where the backward of a micro-batch begins";
   let description = [{
@@ -1057,6 +1077,7 @@ def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [
 }
 
 def GAcc_RecomputeInputsOp : GAcc_Op<"recompute_inputs", [
+    GAcc_BuiltByAutodiff,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "the kept inputs of ops recomputed in the backward";

@@ -81,6 +81,14 @@ SmallVector<Value> adamUpdate(Scalar s, Value g, Value p, ValueRange state,
 LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               APFloat lr, APFloat momentum, APFloat dampening,
                               APFloat weightDecay, bool nesterov) {
+  if (failed(verifyFiniteF32(emitError, "#gacc.sgd",
+                             {{"lr", lr},
+                              {"momentum", momentum},
+                              {"dampening", dampening},
+                              {"weight_decay", weightDecay}})) ||
+      failed(checkRange(emitError, "#gacc.sgd", "dampening", d(dampening), 0, 1,
+                        true)))
+    return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.sgd needs lr >= 0, got " << d(lr);
   if (!(d(momentum) >= 0.0))
@@ -135,6 +143,10 @@ static LogicalResult verifyAdamLike(function_ref<InFlightDiagnostic()> emitError
                                     StringRef name, APFloat lr, APFloat beta1,
                                     APFloat beta2, APFloat eps,
                                     APFloat weightDecay) {
+  if (failed(verifyFiniteF32(
+          emitError, name,
+          {{"lr", lr}, {"eps", eps}, {"weight_decay", weightDecay}})))
+    return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << name << " needs lr >= 0, got " << d(lr);
   if (failed(checkRange(emitError, name, "beta1", d(beta1), 0, 1, false)) ||
@@ -207,6 +219,9 @@ SmallVector<Value> AdamWAttr::buildUpdate(OpBuilder &b, Location loc, Value g,
 LogicalResult LionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat lr, APFloat beta1, APFloat beta2,
                                APFloat weightDecay) {
+  if (failed(verifyFiniteF32(emitError, "#gacc.lion",
+                             {{"lr", lr}, {"weight_decay", weightDecay}})))
+    return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.lion needs lr >= 0, got " << d(lr);
   if (failed(checkRange(emitError, "#gacc.lion", "beta1", d(beta1), 0, 1,
@@ -265,8 +280,8 @@ LRScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (decay == "constant" && (decaySteps != 0 || !minLr.isZero()))
     return emitError() << "#gacc.lr_schedule: decay_steps and min_lr need "
                           "decay = \"cosine\" or \"linear\"";
-  if (!(d(minLr) >= 0.0))
-    return emitError() << "#gacc.lr_schedule needs min_lr >= 0";
+  if (!(d(minLr) >= 0.0) || !isFiniteF32(d(minLr)))
+    return emitError() << "#gacc.lr_schedule needs a finite min_lr >= 0";
   return success();
 }
 
@@ -278,6 +293,10 @@ LogicalResult
 LossScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         APFloat initScale, APFloat growth, APFloat backoff,
                         int64_t interval) {
+  if (failed(verifyFiniteF32(
+          emitError, "#gacc.loss_scaling",
+          {{"init_scale", initScale}, {"growth_factor", growth}})))
+    return failure();
   if (!(d(initScale) > 0.0) || !(d(growth) > 1.0) ||
       !(d(backoff) > 0.0 && d(backoff) < 1.0) || interval <= 0)
     return emitError() << "#gacc.loss_scaling needs init_scale > 0, "

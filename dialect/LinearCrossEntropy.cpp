@@ -51,6 +51,19 @@ LogicalResult LinearCrossEntropyOp::verify() {
     return emitOpError("labels must have the input's shape without the "
                        "feature dimension, got ")
            << y << " for input " << x;
+  if (failed(verifyIgnoreIndex(*this, getIgnoreIndex(), y)))
+    return failure();
+  int64_t rows = y.getNumElements();
+  if (auto block = getRowBlock();
+      block &&
+      llvm::divideCeilSigned(rows, std::min<int64_t>(rows, int64_t(*block))) >
+          kMaxRowBlocks)
+    return emitOpError("row_block ")
+           << *block << " cuts the " << rows << " rows into "
+           << llvm::divideCeilSigned(rows, int64_t(*block))
+           << " blocks, more than the " << kMaxRowBlocks
+           << " one op unrolls; give row_block ≥ "
+           << llvm::divideCeilSigned(rows, kMaxRowBlocks);
   double smoothing = getLabelSmoothing().convertToDouble();
   if (!(smoothing >= 0.0 && smoothing <= 1.0))
     return emitOpError("label_smoothing must be in [0, 1], got ")
@@ -94,7 +107,10 @@ bool LinearCrossEntropyOp::predictsClassLogits() { return true; }
 int64_t LinearCrossEntropyOp::getRowBlockOrDefault() {
   int64_t rows = getLabels().getType().getNumElements();
   if (!getRowBlock())
-    return getRowsPerBlock(rows, getWeight().getType().getDimSize(0));
+    return std::max(
+        getRowsPerBlock(rows, getWeight().getType().getDimSize(0)),
+        std::min<int64_t>(std::max<int64_t>(rows, 1),
+                          llvm::divideCeilSigned(rows, kMaxRowBlocks)));
   return std::clamp<int64_t>(*getRowBlock(), 1, std::max<int64_t>(rows, 1));
 }
 

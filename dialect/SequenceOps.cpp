@@ -46,11 +46,13 @@ FailureOr<SmallVector<Value>> SoftmaxOp::decomposeOperation(OpBuilder &b) {
 
 /// The checks gacc.attention and its adjoint share: `q` rank 4 [m, H, T,
 /// d] with no empty dimension, every one of `others` (named by `names`) of
-/// q's type, and a scale that is positive, finite and normal in f32.
+/// q's type, a scale that is positive, finite and normal in f32, and a
+/// `query_block` that cuts T into at most kMaxQueryBlocks blocks.
 static LogicalResult verifyAttention(Operation *op, ShapedType q,
                                      ArrayRef<Type> others,
                                      ArrayRef<StringRef> names,
-                                     std::optional<APFloat> scale) {
+                                     std::optional<APFloat> scale,
+                                     std::optional<uint64_t> queryBlock) {
   if (q.getRank() != 4)
     return op->emitOpError("query must be rank 4 [m, heads, positions, "
                            "head size], got ")
@@ -69,6 +71,16 @@ static LogicalResult verifyAttention(Operation *op, ShapedType q,
       return op->emitOpError("scale must be positive and finite in f32, got ")
              << value;
   }
+  int64_t t = q.getDimSize(2);
+  if (queryBlock &&
+      llvm::divideCeilSigned(t, std::min<int64_t>(t, int64_t(*queryBlock))) >
+          kMaxQueryBlocks)
+    return op->emitOpError("query_block ")
+           << *queryBlock << " cuts the " << t << " positions into "
+           << llvm::divideCeilSigned(t, int64_t(*queryBlock))
+           << " blocks, more than the " << kMaxQueryBlocks
+           << " one op unrolls; give query_block ≥ "
+           << llvm::divideCeilSigned(t, kMaxQueryBlocks);
   return success();
 }
 
@@ -82,7 +94,7 @@ static double scaleOrDefault(std::optional<APFloat> scale, ShapedType q) {
 LogicalResult AttentionOp::verify() {
   return verifyAttention(*this, getQuery().getType(),
                          {getKey().getType(), getValue().getType()},
-                         {"key", "value"}, getScale());
+                         {"key", "value"}, getScale(), getQueryBlock());
 }
 
 LogicalResult AttentionOp::inferReturnTypes(
@@ -101,7 +113,8 @@ LogicalResult AttentionBackwardOp::verify() {
   return verifyAttention(*this, getQuery().getType(),
                          {getKey().getType(), getValue().getType(),
                           getOutput().getType(), getOutputGrad().getType()},
-                         {"key", "value", "output", "output_grad"}, getScale());
+                         {"key", "value", "output", "output_grad"}, getScale(),
+                         getQueryBlock());
 }
 
 /// dq, dk and dv: of the query's type.

@@ -8,16 +8,70 @@
 
 #include "dialect/GAccDialect.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace mlir::gacc;
 
+/// in + 2·pad, the padded extent (nothing on int64 overflow).
+static std::optional<int64_t> paddedSize(int64_t in, int64_t pad) {
+  if (auto twice = llvm::checkedMul<int64_t>(2, pad))
+    return llvm::checkedAdd(in, *twice);
+  return std::nullopt;
+}
+
+/// dilation·(kernel − 1) + 1, the dilated window's extent (nothing on
+/// int64 overflow).
+static std::optional<int64_t> dilatedSize(int64_t kernel, int64_t dilation) {
+  return llvm::checkedMulAdd<int64_t>(dilation, kernel - 1, 1);
+}
+
 /// torch's output size of a window sliding over `in` (+ 2·pad) positions:
-/// (in + 2·pad − dilation·(kernel − 1) − 1) / stride + 1, or 0 when the
-/// window does not fit.
-static int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                                int64_t pad, int64_t dilation) {
-  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+/// (in + 2·pad − dilation·(kernel − 1) − 1) / stride + 1, 0 when the
+/// window does not fit, nothing when a size overflows int64.
+static std::optional<int64_t> windowOutputSize(int64_t in, int64_t kernel,
+                                               int64_t stride, int64_t pad,
+                                               int64_t dilation) {
+  std::optional<int64_t> padded = paddedSize(in, pad);
+  std::optional<int64_t> window = dilatedSize(kernel, dilation);
+  if (!padded || !window)
+    return std::nullopt;
+  int64_t span = *padded - *window;
   return span < 0 ? 0 : span / stride + 1;
+}
+
+/// The windows's taps (kh · kw) at most kMaxWindowTaps, each unrolled by
+/// the decomposition; the padded input and the dilated window within int64.
+static LogicalResult checkWindow(Operation *op, int64_t kh, int64_t kw,
+                                 RankedTensorType x, ArrayRef<int64_t> padding,
+                                 ArrayRef<int64_t> dilation) {
+  std::optional<int64_t> taps = llvm::checkedMul(kh, kw);
+  if (!taps || *taps > kMaxWindowTaps)
+    return op->emitOpError("the ")
+           << kh << "×" << kw << " window has more than " << kMaxWindowTaps
+           << " taps, the most one op unrolls (one slice each)";
+  for (int d = 0; d < 2; ++d)
+    if (!paddedSize(x.getDimSize(2 + d), padding[d]) ||
+        !dilatedSize(d ? kw : kh, dilation[d]))
+      return op->emitOpError("padding [")
+             << padding << "] or dilation [" << dilation
+             << "] overflows int64 sizes";
+  return success();
+}
+
+/// "the 5×5 kernel (9×9 dilated) does not fit the padded 6×6 input".
+static LogicalResult windowDoesNotFit(Operation *op, int64_t kh, int64_t kw,
+                                      RankedTensorType x,
+                                      ArrayRef<int64_t> padding,
+                                      ArrayRef<int64_t> dilation) {
+  InFlightDiagnostic diag = op->emitOpError("the ")
+                            << kh << "×" << kw << " kernel";
+  if (dilation[0] != 1 || dilation[1] != 1)
+    diag << " (" << *dilatedSize(kh, dilation[0]) << "×"
+         << *dilatedSize(kw, dilation[1]) << " dilated)";
+  return diag << " does not fit the padded "
+              << *paddedSize(x.getDimSize(2), padding[0]) << "×"
+              << *paddedSize(x.getDimSize(3), padding[1]) << " input";
 }
 
 /// Checks `values` (stride, dilation, kernel: ≥ 1; padding: ≥ 0).
@@ -60,11 +114,13 @@ conv2dResultType(Type input, Type weight, ArrayRef<int64_t> stride,
       stride.size() != 2 || padding.size() != 2 || dilation.size() != 2 ||
       stride[0] < 1 || stride[1] < 1 || dilation[0] < 1 || dilation[1] < 1)
     return std::nullopt;
-  int64_t oh = windowOutputSize(x.getDimSize(2), w.getDimSize(2), stride[0],
-                                padding[0], dilation[0]);
-  int64_t ow = windowOutputSize(x.getDimSize(3), w.getDimSize(3), stride[1],
-                                padding[1], dilation[1]);
-  return RankedTensorType::get({x.getDimSize(0), w.getDimSize(0), oh, ow},
+  auto oh = windowOutputSize(x.getDimSize(2), w.getDimSize(2), stride[0],
+                             padding[0], dilation[0]);
+  auto ow = windowOutputSize(x.getDimSize(3), w.getDimSize(3), stride[1],
+                             padding[1], dilation[1]);
+  if (!oh || !ow)
+    return std::nullopt;
+  return RankedTensorType::get({x.getDimSize(0), w.getDimSize(0), *oh, *ow},
                                x.getElementType());
 }
 
@@ -98,15 +154,15 @@ LogicalResult Conv2DOp::verify() {
   }
   if (failed(checkAtLeast(*this, "stride", getStride(), 1)) ||
       failed(checkAtLeast(*this, "dilation", getDilation(), 1)) ||
-      failed(checkAtLeast(*this, "padding", getPadding(), 0)))
+      failed(checkAtLeast(*this, "padding", getPadding(), 0)) ||
+      failed(checkWindow(*this, w.getDimSize(2), w.getDimSize(3), x,
+                         getPadding(), getDilation())))
     return failure();
   RankedTensorType expected = *conv2dResultType(x, w, getStride(),
                                                 getPadding(), getDilation());
   if (expected.getDimSize(2) == 0 || expected.getDimSize(3) == 0)
-    return emitOpError("the ")
-           << w.getDimSize(2) << "×" << w.getDimSize(3)
-           << " kernel (dilated) does not fit the padded " << x.getDimSize(2)
-           << "×" << x.getDimSize(3) << " input";
+    return windowDoesNotFit(*this, w.getDimSize(2), w.getDimSize(3), x,
+                            getPadding(), getDilation());
   return checkResultType(*this, expected);
 }
 
@@ -135,11 +191,13 @@ pool2dResultType(Type input, ArrayRef<int64_t> kernel,
   if (!x || x.getRank() != 4 || kernel.size() != 2 || stride.size() != 2 ||
       padding.size() != 2 || stride[0] < 1 || stride[1] < 1)
     return std::nullopt;
-  int64_t oh =
+  auto oh =
       windowOutputSize(x.getDimSize(2), kernel[0], stride[0], padding[0], 1);
-  int64_t ow =
+  auto ow =
       windowOutputSize(x.getDimSize(3), kernel[1], stride[1], padding[1], 1);
-  return RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), oh, ow},
+  if (!oh || !ow)
+    return std::nullopt;
+  return RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), *oh, *ow},
                                x.getElementType());
 }
 
@@ -156,15 +214,16 @@ static LogicalResult verifyPool2D(PoolOp op) {
       failed(checkAtLeast(op, "padding", padding, 0)))
     return failure();
   for (int d = 0; d < 2; ++d)
-    if (2 * padding[d] > kernel[d])
+    if (padding[d] > kernel[d] / 2)
       return op.emitOpError("padding must be at most half the kernel, got [")
              << padding << "] for a kernel of [" << kernel << "]";
+  int64_t unit[2] = {1, 1};
+  if (failed(checkWindow(op, kernel[0], kernel[1], x, padding, unit)))
+    return failure();
   RankedTensorType expected =
       *pool2dResultType(x, kernel, op.getStrideOrKernel(), padding);
   if (expected.getDimSize(2) == 0 || expected.getDimSize(3) == 0)
-    return op.emitOpError("the kernel [")
-           << kernel << "] does not fit the padded " << x.getDimSize(2)
-           << "×" << x.getDimSize(3) << " input";
+    return windowDoesNotFit(op, kernel[0], kernel[1], x, padding, unit);
   return checkResultType(op, expected);
 }
 
@@ -254,8 +313,9 @@ LogicalResult GroupNormOp::verify() {
       return emitOpError() << name << " must be [" << channels << "], got "
                            << t;
   }
-  if (!(getEps().convertToDouble() > 0.0))
-    return emitOpError("eps must be positive");
+  if (!isNormEps(getEps()))
+    return emitOpError("eps must be positive and finite in f32, got ")
+           << getEps().convertToDouble();
   return checkResultType(*this, x);
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/StepSignature.h"
+#include "passes/analysis/MemoryPlan.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -52,6 +53,12 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   sig.numTrainable = sig.trainable.size();
   llvm::SmallDenseSet<Attribute> seen;
   WalkResult walk = op.getBody().walk([&](BatchStatisticsOpInterface stats) {
+    if (stats.getStatisticValuesPerSample() == 1 &&
+        sig.oneValuePerSampleStatistics.empty()) {
+      llvm::raw_string_ostream os(sig.oneValuePerSampleStatistics);
+      os << "'" << stats->getName() << "' at "
+         << describeLocation(stats->getLoc());
+    }
     for (FlatSymbolRefAttr ref : stats.getRunningStatistics()) {
       if (!seen.insert(ref).second)
         continue;

@@ -43,6 +43,10 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   /// Per statistic: whether it is a variance, whose values are never
   /// negative (BatchStatisticsOpInterface::getNonNegativeRunningStatistics).
   llvm::SmallVector<bool> statisticNonNegative;
+  /// The first op whose statistics take one value per sample (a
+  /// batch_norm over [m, C]), "'gacc.batch_norm' at LOC", or "" when none:
+  /// a micro-batch of one real sample has no variance for it.
+  std::string oneValuePerSampleStatistics;
   /// One micro-batch's inputs (leading dimension m).
   llvm::SmallVector<RankedTensorType> inputTypes;
   /// The predict function's output type ([m, ...] model output).

@@ -1001,7 +1001,7 @@ func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
 
 // conv2d: a kernel larger than the padded input.
 func.func @f(%x: tensor<2x4x2x2xf32>, %w: tensor<6x4x3x3xf32>) {
-  // expected-error @below {{the 3×3 kernel (dilated) does not fit the padded 2×2 input}}
+  // expected-error @below {{the 3×3 kernel does not fit the padded 2×2 input}}
   %y = gacc.conv2d %x, %w : tensor<2x4x2x2xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x0x0xf32>
   return
 }
@@ -1285,7 +1285,7 @@ gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batc
 // -----
 
 // A misspelt unit attribute is an error, not a trainable parameter.
-// expected-error @below {{'gacc.param' op has no attribute 'frozn' (it takes no_weight_decay and frozen)}}
+// expected-error @below {{'gacc.param' op has no attribute 'frozn' (it takes frozen, initializer, no_weight_decay, sym_name, type)}}
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros {frozn}
 
 // -----
@@ -1358,4 +1358,185 @@ func.func @f(%x: tensor<0x4xf32>, %w: tensor<7x4xf32>, %y: tensor<0xi32>) {
   // expected-error @below {{needs at least one row, feature and class, got input 'tensor<0x4xf32>' and weight 'tensor<7x4xf32>'}}
   %l = gacc.linear_cross_entropy %x, %w, %y : tensor<0x4xf32>, tensor<7x4xf32>, tensor<0xi32> -> tensor<f32>
   return
+}
+
+// -----
+
+// A dilated kernel larger than the padded input: the message gives both
+// sizes.
+func.func @f(%x: tensor<2x4x6x6xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{the 3×3 kernel (7×7 dilated) does not fit the padded 6×6 input}}
+  %y = gacc.conv2d %x, %w {dilation = array<i64: 3, 3>} : tensor<2x4x6x6xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x0x0xf32>
+  return
+}
+
+// -----
+
+// Sizes that overflow int64 are refused, not wrapped into a shape.
+func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @below {{padding [9223372036854775807, 0] or dilation [1, 1] overflows int64 sizes}}
+  %y = gacc.conv2d %x, %w {padding = array<i64: 9223372036854775807, 0>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x6x6xf32>
+  return
+}
+
+// -----
+
+// A pooling window's taps are unrolled one slice each: at most 1024.
+func.func @f(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @below {{the 9223372036854775807×2 window has more than 1024 taps, the most one op unrolls (one slice each)}}
+  %y = gacc.max_pool2d %x {kernel = array<i64: 9223372036854775807, 2>, padding = array<i64: 4611686018427387903, 0>} : tensor<2x4x8x8xf32> -> tensor<2x4x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x1x1x1xf32>) {
+  // expected-error @below {{the 100000×1 window has more than 1024 taps}}
+  %y = gacc.avg_pool2d %x {kernel = array<i64: 100000, 1>, padding = array<i64: 50000, 0>} : tensor<2x1x1x1xf32> -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+// Attention's query blocks are unrolled: at most 64 per op.
+func.func @f(%q: tensor<1x1x128x8xf32>) {
+  // expected-error @below {{query_block 1 cuts the 128 positions into 128 blocks, more than the 64 one op unrolls; give query_block ≥ 2}}
+  %o = gacc.attention %q, %q, %q {causal, query_block = 1 : i64} : tensor<1x1x128x8xf32>, tensor<1x1x128x8xf32>, tensor<1x1x128x8xf32>
+  return
+}
+
+// -----
+
+// linear_cross_entropy's row blocks: at most 128 per op.
+func.func @f(%x: tensor<2048x4xf32>, %w: tensor<3x4xf32>, %y: tensor<2048xi32>) {
+  // expected-error @below {{row_block 8 cuts the 2048 rows into 256 blocks, more than the 128 one op unrolls; give row_block ≥ 16}}
+  %l = gacc.linear_cross_entropy %x, %w, %y {row_block = 8 : i64} : tensor<2048x4xf32>, tensor<3x4xf32>, tensor<2048xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// A misspelt attribute is an error on every gacc op, not a no-op.
+func.func @f(%q: tensor<1x1x4x8xf32>) {
+  // expected-error @below {{'gacc.attention' op has no attribute 'casual' (it takes causal, query_block, scale)}}
+  %o = gacc.attention %q, %q, %q {casual} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+  return
+}
+
+// -----
+
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// expected-error @below {{has no attribute 'max_grad_nrom'}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, max_grad_nrom = 1.0 : f64} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// ignore_index is compared in the labels' type: it must be one of its
+// values (2^32 would wrap onto class 0).
+func.func @f(%z: tensor<2x3xf32>, %y: tensor<2xi32>) {
+  // expected-error @below {{ignore_index 4294967296 is not a value of the labels' element type 'i32'}}
+  %l = gacc.cross_entropy %z, %y {ignore_index = 4294967296 : i64} : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// gacc.loss_scale is the scale of a step with loss_scaling.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  // expected-error @below {{reads the dynamic loss scale of a step with loss_scaling; this step has none}}
+  %s = gacc.loss_scale : tensor<f32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The backward is gacc-autodiff's: a model's body does not mark it.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  // expected-error @below {{is built by gacc-autodiff into the backward; a model does not write it}}
+  gacc.backward_begin
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A body yields its loss (the generic form can yield nothing).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  // expected-error @below {{must yield the micro-batch loss (tensor<f32>), got no values}}
+  "gacc.yield"() : () -> ()
+}
+
+// -----
+
+// accum_steps × micro_batch within int64.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// expected-error @below {{accum_steps × micro_batch (4611686018427387904 × 4) overflows int64}}
+gacc.train_step @s params [@w] attributes {accum_steps = 4611686018427387904 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A window of inputs is one buffer: within the size limit too.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// expected-error @below {{the window of input #0 ('tensor<1099511627776x4x4xf32>') is larger than 1024 GiB}}
+gacc.train_step @s params [@w] attributes {accum_steps = 1099511627776 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Values applied in f32 are finite there.
+func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>) {
+  // expected-error @below {{eps must be positive and finite in f32, got 1.000000e+300}}
+  %y = gacc.layer_norm %x, %g, %g {eps = 1.0e300 : f64} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+// expected-error @below {{#gacc.constant needs a finite value (in f32), got 1.000000e+300}}
+gacc.param @p : tensor<2xf32> = #gacc.constant<value = 1.0e300>
+
+// -----
+
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// expected-error @below {{#gacc.sgd needs a finite lr (in f32), got 1.000000e+300}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 1.0e300>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// expected-error @below {{#gacc.sgd needs dampening in [0.000000e+00, 1.000000e+00], got 2.000000e+00}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1, momentum = 0.9, dampening = 2.0>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
 }

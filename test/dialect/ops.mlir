@@ -209,7 +209,8 @@ func.func @optimizer_attrs(%p: tensor<4xf32>, %acc: tensor<4xf32>, %m: tensor<4x
   return %p1, %p2 : tensor<4xf32>, tensor<4xf32>
 }
 
-// Mixed precision and loss scaling.
+// Mixed precision and loss scaling; gacc.loss_scale as gacc-autodiff
+// seeds the backward with it (a body that yields its gradients).
 gacc.param @mp : tensor<4xf32> = #gacc.zeros
 // CHECK-LABEL: gacc.train_step @fp16_step
 // CHECK-SAME: loss_scaling = #gacc.loss_scaling<init_scale = 1.024000e+03, growth_interval = 100>
@@ -224,7 +225,7 @@ gacc.train_step @fp16_step params [@mp] attributes {
   %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   %s = gacc.loss_scale : tensor<f32>
-  gacc.yield %l : tensor<f32>
+  gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
 }
 // CHECK: #gacc.precision<bf16>
 func.func private @bf16_attr() attributes {p = #gacc.precision<bf16>}
