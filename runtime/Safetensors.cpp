@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -231,10 +232,12 @@ llvm::Error gaccrt::checkFinite(const std::string &path,
     const float *p = t.f32();
     for (int64_t i = 0, n = t.numElements(); i < n; ++i)
       if (p[i] < 0.0f)
-        return fail(path, "tensor '" + name + "' holds " +
-                              llvm::formatv("{0:g}", p[i]).str() +
-                              " at index " + t.indexString(i) +
-                              ", but it is a variance (never negative)");
+        return fail(
+            path,
+            "tensor '" + name + "' holds " +
+                llvm::formatv("{0}", llvm::format("%g", double(p[i]))).str() +
+                " at index " + t.indexString(i) +
+                ", but it is a variance (never negative)");
   }
   if (bad < 0)
     return llvm::Error::success();

@@ -204,9 +204,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   if (undetermined)
     llvm::outs() << "  updated parameters left out: " << undetermined
                  << " elements whose update the two runs' gradient "
-                    "difference could move by more than the tolerance (an "
-                    "adaptive step lr·g/(|g| + eps) near g = 0, or a sign "
-                    "that may flip)\n";
+                    "difference could move by more than the tolerance "
+                    "through the optimizer's first step (SGD: lr times that "
+                    "difference; Adam, AdamW: lr·g/(|g| + eps) near g = 0; "
+                    "Lion: a sign that may flip)\n";
   if (sig.numStatistics)
     llvm::outs() << llvm::format("  running statistics: %.3e\n", statDiff);
   if (ok) {

@@ -15,11 +15,14 @@
 #include "runtime/Safetensors.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -374,6 +377,12 @@ readStateFile(const std::string &dir, const llvm::json::Array *files,
   uint64_t checksum = m.fingerprint(entry, "xxh3");
   if (llvm::Error e = m.takeError())
     return std::move(e);
+  // A state file lies in the checkpoint directory, under a plain name.
+  if (name.empty() || llvm::sys::path::filename(name) != name || name == "." ||
+      name == "..")
+    return error("--resume " + dir + ": " + kManifest + ": corrupt: rank " +
+                 llvm::Twine(rank) + "'s state file '" + name +
+                 "' is not a file name in the checkpoint directory");
   std::string path = joinPath(dir, name);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -470,8 +479,15 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   if (std::string d = difference(c, identity); !d.empty())
     return error("--resume " + dir + ": " + d);
   if (p.microBatch < 0 || p.microBatch >= c.accumSteps || p.window < 0 ||
-      p.epoch < 0)
+      p.epoch < 0 || p.globalStep < 0 || p.optimizerSteps < 0 ||
+      p.optimizerSteps > p.globalStep || p.skippedSteps < 0 ||
+      p.skippedSteps > p.globalStep || p.cleanSteps < 0 || p.samplesSeen < 0)
     return error(where + ": corrupt: position out of range");
+  if (!(std::isfinite(p.lossScale) && p.lossScale > 0.0f))
+    return error(
+        where + ": corrupt: loss_scale " +
+        llvm::formatv("{0}", llvm::format("%g", double(p.lossScale))).str() +
+        " is not a positive finite number");
 
   auto file = readStateFile(dir, root->getArray("files"), rank);
   if (!file)

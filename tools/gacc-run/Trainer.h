@@ -64,6 +64,7 @@ private:
   /// optimizer step pos.globalStep has reached. Returns the exit status
   /// (an epoch without a window under --drop-last is bad input).
   int planWindows();
+  int checkSingleSampleMicroBatches(int64_t firstStep);
   /// Reports that epoch `epoch`, starting at optimizer step `firstStep`
   /// (0-based), holds no window; returns the exit status.
   int reportEmptyEpoch(int64_t epoch, int64_t firstStep);

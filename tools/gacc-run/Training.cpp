@@ -219,9 +219,39 @@ int Trainer::planWindows() {
   int64_t firstStep = pos.globalStep - pos.window;
   windows = planEpochWindows(schedule, firstStep, perEpoch, sig.microBatch,
                              perRank, settings.ranks, settings.dropLast);
-  if (windows.size() > 0 || pos.epoch >= settings.epochs)
+  if (windows.size() == 0 && pos.epoch < settings.epochs)
+    return reportEmptyEpoch(pos.epoch, firstStep);
+  return checkSingleSampleMicroBatches(firstStep);
+}
+
+/// A micro-batch of one real sample has no variance where the step keeps
+/// statistics of one value per sample (batch_norm over [m, C]): torch
+/// raises "Expected more than 1 value per channel when training"; so does
+/// gacc-run, before the epoch, instead of normalizing by a variance of 0.
+int Trainer::checkSingleSampleMicroBatches(int64_t firstStep) {
+  if (sig.oneValuePerSampleStatistics.empty())
     return 0;
-  return reportEmptyEpoch(pos.epoch, firstStep);
+  for (size_t w = 0; w + 1 < windows.starts.size(); ++w) {
+    int64_t samples = windows.starts[w + 1] - windows.starts[w];
+    int64_t rankSize = rankWindowSamples(
+        schedule.accumStepsAt(firstStep + int64_t(w)), sig.microBatch, perRank);
+    for (int64_t r = 0; r < settings.ranks; ++r) {
+      int64_t slice = std::clamp<int64_t>(samples - r * rankSize, 0, rankSize);
+      if (slice % sig.microBatch != 1)
+        continue;
+      reportError(llvm::formatv(
+          "window {0} of epoch {1} ends{2} with a micro-batch of 1 sample, "
+          "and {3} keeps statistics of one value per sample, which one "
+          "sample has no variance for (torch raises \"Expected more than 1 "
+          "value per channel when training\"); give --drop-last or a "
+          "micro-batch size that leaves no single sample",
+          w + 1, pos.epoch + 1,
+          settings.ranks > 1 ? " on rank " + std::to_string(r) : "",
+          sig.oneValuePerSampleStatistics));
+      return kExitBadInput;
+    }
+  }
+  return 0;
 }
 
 int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
@@ -293,15 +323,37 @@ bool Trainer::ranksAgree() {
   for (int64_t i : fixedOrder)
     run += " " + std::to_string(i);
   uint64_t runHash = llvm::xxh3_64bits(run);
+  // Where checkpoints go and come from: one manifest names every rank's
+  // state file, so they must be one directory.
+  uint64_t checkpointHash = llvm::xxh3_64bits(
+      llvm::formatv("{0}\n{1}\n{2}", settings.checkpointDir,
+                    settings.checkpointEvery, settings.resumeDir)
+          .str());
+  // The starting parameters and statistics (initialized, --load-params or
+  // --resume): replicas must start equal.
+  uint64_t stateHash = 0;
+  for (const auto *group : {&st.params, &st.statistics})
+    for (const HostTensor &t : *group)
+      stateHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+                      static_cast<const uint8_t *>(t.data()), t.numBytes())) ^
+                  (stateHash * 0x9E3779B97F4A7C15ull);
   std::vector<uint64_t> models = collectives::allGather(modelHash);
   std::vector<uint64_t> runs = collectives::allGather(runHash);
+  std::vector<uint64_t> checkpoints = collectives::allGather(checkpointHash);
+  std::vector<uint64_t> states = collectives::allGather(stateHash);
   for (size_t r = 1; r < models.size(); ++r) {
     const char *what =
         models[r] != models[0]
             ? "a different model (after the command line's schedule)"
         : runs[r] != runs[0] ? "different run settings (epochs, steps, "
                                "order, data, seed, lr, flags)"
-                             : nullptr;
+        : checkpoints[r] != checkpoints[0]
+            ? "different checkpoint settings (--checkpoint-dir, "
+              "--checkpoint-every, --resume)"
+        : states[r] != states[0]
+            ? "different starting parameters or running statistics "
+              "(--load-params)"
+            : nullptr;
     if (!what)
       continue;
     if (lead)
@@ -663,11 +715,16 @@ int Trainer::finish() {
   // counts from where it resumed).
   double samplesPerS =
       total > 0 ? (pos.samplesSeen - samplesAtStart) / (total / 1000.0) : 0;
-  out << llvm::format(
-      "summary: %lld optimizer step%s, median %.2f ms/step, %.0f samples/s, "
-      "peak RSS %.1f MB",
-      (long long)pos.globalStep, pos.globalStep == 1 ? "" : "s", median,
-      samplesPerS, peakRssMb());
+  out << llvm::format("summary: %lld optimizer step%s, ",
+                      (long long)pos.globalStep,
+                      pos.globalStep == 1 ? "" : "s");
+  // A resumed run that had nothing left to do has no step time.
+  if (stepMs.empty())
+    out << "none run by this process";
+  else
+    out << llvm::format("median %.2f ms/step, %.0f samples/s", median,
+                        samplesPerS);
+  out << llvm::format(", peak RSS %.1f MB", peakRssMb());
   if (settings.ranks > 1)
     out << " (rank 0 of " << settings.ranks << ")";
   if (onDevice)
@@ -720,7 +777,9 @@ int Trainer::finish() {
     for (unsigned q = 0; q < sig.numStatistics; ++q)
       named.push_back({sig.statisticNames[q], &st.statistics[q]});
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
-      return reportFailure(std::move(e));
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-params " + llvm::toString(std::move(e))));
   }
   if (!settings.saveEma.empty()) {
     if (emaWeights.empty())
@@ -731,7 +790,9 @@ int Trainer::finish() {
     for (unsigned i = 0; i < sig.numParams; ++i)
       named.push_back({sig.paramNames[i], &emaWeights[i]});
     if (llvm::Error e = saveSafetensors(settings.saveEma, named))
-      return reportFailure(std::move(e));
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-ema " + llvm::toString(std::move(e))));
   }
   // The gradient of this run's last step (none after a resume that ran no
   // step: the accumulators then hold no applied gradient).
@@ -744,7 +805,9 @@ int Trainer::finish() {
   if (!settings.saveGradients.empty() && !stepMs.empty())
     if (llvm::Error e = saveGradients(
             last.count, sig.lossScaling ? last.lossScale : 1.0f))
-      return reportFailure(std::move(e));
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-gradients " + llvm::toString(std::move(e))));
   return 0;
 }
 

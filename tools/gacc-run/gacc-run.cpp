@@ -20,15 +20,16 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -86,7 +87,9 @@ static cl::opt<int64_t> microBatch(
 static cl::opt<int64_t> accumSteps(
     "accum-steps",
     cl::desc("Accumulation steps N per optimizer step (default: the "
-             "model's accum_steps)"),
+             "model's accum_steps; alone it keeps the declared effective "
+             "batch E, so the micro-batch becomes E / N, and must divide "
+             "it)"),
     cl::init(0), cl::cat(cat));
 static cl::opt<std::string> accumSchedule(
     "accum-schedule",
@@ -591,12 +594,26 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   return 0;
 }
 
+/// The absolute path of a file, its links and dots resolved where it
+/// exists (`path` made absolute otherwise): what tells two names of one
+/// file apart.
+static std::string canonicalPath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    return std::string(real);
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return std::string(absolute);
+}
+
 /// Checks before any work that `path` can be written: a stream (FIFO,
 /// device, /dev/stdout) as it is; a regular file (or the target of the
-/// link it names) in a directory that exists and is writable.
-static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
-  if (path.empty())
-    return true;
+/// link it names) in a directory that exists and where a file can be
+/// created (probed with one, removed at once). Sets `file` to the file
+/// written ("" for a stream).
+static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path,
+                            std::string &file) {
   auto target = resolveOutputPath(path);
   if (!target) {
     reportError(flag + " " + llvm::toString(target.takeError()));
@@ -612,10 +629,57 @@ static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path) {
     reportError(flag + " " + path + ": directory " + dir + " does not exist");
     return false;
   }
-  if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write)) {
-    reportError(flag + " " + path + ": directory " + dir +
-                " is not writable");
+  llvm::SmallString<256> probe(dir);
+  llvm::sys::path::append(probe, ".gacc-run-probe-%%%%%%%%");
+  int fd = -1;
+  llvm::SmallString<256> probePath;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(probe, fd, probePath)) {
+    reportError(flag + " " + path + ": no file can be created in " + dir +
+                ": " + ec.message());
     return false;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  llvm::sys::fs::remove(probePath);
+  file = canonicalPath(target->path);
+  return true;
+}
+
+/// Every output file, checked before any work (checkOutputPath): a flag
+/// given an empty name, an output that is the model itself or another
+/// output (the last writer would win) are errors.
+static bool checkOutputPaths() {
+  std::vector<std::pair<std::string, std::string>> taken = {
+      {canonicalPath(inputFile), "the model " + inputFile}};
+  for (auto [flag, option] :
+       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
+           {"-o", &outFile},
+           {"--metrics", &metrics},
+           {"--save-params", &saveParams},
+           {"--save-ema", &saveEma},
+           {"--save-gradients", &saveGradients},
+           {"--memory-plan-svg", &memoryPlanSvg}}) {
+    const std::string &path = *option;
+    if (path.empty()) {
+      if (option->getNumOccurrences()) {
+        reportError(llvm::Twine(flag) + " needs a file name, got an empty "
+                                        "one");
+        return false;
+      }
+      continue;
+    }
+    std::string file;
+    if (!checkOutputPath(flag, path, file))
+      return false;
+    if (file.empty())
+      continue;
+    for (const auto &[other, owner] : taken)
+      if (other == file) {
+        reportError(llvm::Twine(flag) + " " + path + " is also " + owner +
+                    ": give each output a file of its own");
+        return false;
+      }
+    taken.push_back({file, (llvm::Twine(flag) + " " + path).str()});
   }
   return true;
 }
@@ -690,12 +754,28 @@ static bool checkFlagScopes() {
                 " (it applies to " + where + ")");
     return false;
   }
+  if (chip.getNumOccurrences() && emitKind == "llvm") {
+    reportError("--chip does not apply to --emit llvm (the CPU's LLVM IR); "
+                "it applies to --emit ptx and cubin");
+    return false;
+  }
   return true;
 }
 
 /// --checkpoint-dir, --checkpoint-every, --resume and the pause: what
 /// goes together. Returns false after reporting an error.
 static bool checkCheckpointFlags() {
+  for (auto [flag, option] :
+       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
+           {"--checkpoint-dir", &checkpointDir},
+           {"--resume", &resumeDir},
+           {"--load-params", &loadParams},
+           {"--order-file", &orderFile},
+           {"--data", &dataDir}})
+    if (option->getNumOccurrences() && option->empty()) {
+      reportError(llvm::Twine(flag) + " needs a path, got an empty one");
+      return false;
+    }
   if (!isKnownParamsLayout(paramsLayout)) {
     reportError("--params-layout must be gacc or gpt2, got '" +
                 paramsLayout + "'");
@@ -776,12 +856,7 @@ static int run(int argc, char **argv) {
     reportError("--seed must be >= 0");
     return kExitBadInput;
   }
-  if (!checkOutputPath("-o", outFile) ||
-      !checkOutputPath("--metrics", metrics) ||
-      !checkOutputPath("--save-params", saveParams) ||
-      !checkOutputPath("--save-ema", saveEma) ||
-      !checkOutputPath("--save-gradients", saveGradients) ||
-      !checkOutputPath("--memory-plan-svg", memoryPlanSvg))
+  if (!checkOutputPaths())
     return kExitBadInput;
   if (!checkFlagScopes())
     return kExitBadInput;
