@@ -66,15 +66,16 @@ inline bool isFiniteF32(double v) {
          std::fabs(v) <= double(std::numeric_limits<float>::max());
 }
 
-/// Whether a normalization's `eps` is positive and finite once rounded to
-/// f32 (1e-300 is 0 there, 1e300 inf).
+/// Whether a normalization's `eps` is positive, finite and normal in f32
+/// (1e-300 is 0 there, 1e-40 subnormal, which kernels that flush them make
+/// 0, 1e300 inf), as attention's scale.
 inline bool isNormEps(const llvm::APFloat &eps) {
   double v = eps.convertToDouble();
-  return v > 0.0 && isFiniteF32(v) && float(v) > 0.0f;
+  return v >= double(std::numeric_limits<float>::min()) && isFiniteF32(v);
 }
 
 /// Verifies that every named value of attribute `attr` is finite in f32
-/// (isFiniteF32): "#gacc.sgd needs a finite lr, got inf".
+/// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf".
 LogicalResult
 verifyFiniteF32(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
                 ArrayRef<std::pair<StringRef, llvm::APFloat>> values);

@@ -76,9 +76,12 @@ LogicalResult mlir::gacc::verifyNoUnknownAttributes(Operation *op) {
       continue;
     InFlightDiagnostic diag = op->emitOpError("has no attribute '")
                               << attr.getName().getValue() << "'";
-    ArrayRef<StringAttr> known =
-        op->getRegisteredInfo() ? op->getRegisteredInfo()->getAttributeNames()
-                                : ArrayRef<StringAttr>();
+    SmallVector<StringAttr> known;
+    if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+      for (StringAttr name : info->getAttributeNames())
+        if (name.getValue() != "operandSegmentSizes" &&
+            name.getValue() != "resultSegmentSizes")
+          known.push_back(name);
     if (known.empty()) {
       diag << " (it takes none)";
       return diag;
@@ -550,7 +553,7 @@ LogicalResult LayerNormOp::verify() {
       return emitOpError("weight and bias must be [") << d << "], got " << t;
   }
   if (!isNormEps(getEps()))
-    return emitOpError("eps must be positive and finite in f32, got ")
+    return emitOpError("eps must be positive, finite and normal in f32, got ")
            << getEps().convertToDouble();
   if (getType() != x)
     return emitOpError("result type must be the input type ") << x;
@@ -595,7 +598,7 @@ LogicalResult BatchNormOp::verify() {
              << x.getDimSize(0) << "], got " << t;
   }
   if (!isNormEps(getEps()))
-    return emitOpError("eps must be positive and finite in f32, got ")
+    return emitOpError("eps must be positive, finite and normal in f32, got ")
            << getEps().convertToDouble();
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0.0 && momentum <= 1.0))

@@ -500,8 +500,8 @@ def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
     %y = gacc.layer_norm %x, %g, %b : tensor<32x128x64xf32>, tensor<64xf32>, tensor<64xf32>
     ```
 
-    Errors: weight or bias that is not [D], eps not positive and finite in
-    f32.
+    Errors: weight or bias that is not [D], eps not positive, finite and
+    normal in f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias,
@@ -922,7 +922,7 @@ def GAcc_GroupNormOp : GAcc_LayerOp<"group_norm", [
 
     Errors: an input of rank < 2 or with an empty dimension, num_groups < 1
     or not dividing C, a
-    weight or bias that is not [C], eps not positive and finite in f32.
+    weight or bias that is not [C], eps not positive, finite and normal in f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias, I64Attr:$num_groups,
@@ -992,8 +992,8 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     ```
 
     Errors: an input of rank < 2 or with an empty dimension; weight or bias
-    that is not [C]; a sample_mask that is not [m]; eps not positive and
-    finite in f32; momentum outside [0, 1]; running statistics that do not
+    that is not [C]; a sample_mask that is not [m]; eps not positive, finite
+    and normal in f32; momentum outside [0, 1]; running statistics that do not
     name a `gacc.statistic` of type [C] f32, or name the same one twice; a
     running_var whose initializer can be negative. gacc-run refuses a
     window with a micro-batch of one real sample for a [m, C] input (no

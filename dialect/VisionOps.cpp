@@ -40,7 +40,7 @@ static std::optional<int64_t> windowOutputSize(int64_t in, int64_t kernel,
   return span < 0 ? 0 : span / stride + 1;
 }
 
-/// The windows's taps (kh · kw) at most kMaxWindowTaps, each unrolled by
+/// The window's taps (kh · kw) at most kMaxWindowTaps, each unrolled by
 /// the decomposition; the padded input and the dilated window within int64.
 static LogicalResult checkWindow(Operation *op, int64_t kh, int64_t kw,
                                  RankedTensorType x, ArrayRef<int64_t> padding,
@@ -314,7 +314,7 @@ LogicalResult GroupNormOp::verify() {
                            << t;
   }
   if (!isNormEps(getEps()))
-    return emitOpError("eps must be positive and finite in f32, got ")
+    return emitOpError("eps must be positive, finite and normal in f32, got ")
            << getEps().convertToDouble();
   return checkResultType(*this, x);
 }

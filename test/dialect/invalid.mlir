@@ -1509,7 +1509,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 1099511627776 : i64, mi
 
 // Values applied in f32 are finite there.
 func.func @f(%x: tensor<4x3xf32>, %g: tensor<3xf32>) {
-  // expected-error @below {{eps must be positive and finite in f32, got 1.000000e+300}}
+  // expected-error @below {{eps must be positive, finite and normal in f32, got 1.000000e+300}}
   %y = gacc.layer_norm %x, %g, %g {eps = 1.0e300 : f64} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
   return
 }

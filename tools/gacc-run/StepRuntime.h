@@ -53,15 +53,14 @@ struct DeviceMirror {
         continue;
       }
       size_t bytes = std::max<size_t>(a.tensor->numBytes(), 4);
-      void *p = hostWritten(args.size())
-                    ? gaccrt::cuda::mallocHostWritten(bytes)
-                    : gacc_cuda_malloc(bytes);
-      if (!p) {
-        std::string cause = gaccrt::cuda::lastError();
+      bool ownRange = hostWritten(args.size());
+      void *p = ownRange ? gaccrt::cuda::mallocHostWritten(bytes)
+                         : gacc_cuda_malloc(bytes);
+      if (!p)
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
-            "cuda: " + (cause.empty() ? "device memory exhausted" : cause));
-      }
+            "cuda: " + (ownRange ? gaccrt::cuda::lastError()
+                                 : std::string("device memory exhausted")));
       std::memcpy(p, a.tensor->data(), a.tensor->numBytes());
       blocks.push_back(p);
       tensors.push_back(a.tensor);

@@ -64,6 +64,9 @@ private:
   /// optimizer step pos.globalStep has reached. Returns the exit status
   /// (an epoch without a window under --drop-last is bad input).
   int planWindows();
+  /// Refuses (one error, kExitBadInput) a window of this epoch, up to
+  /// --max-steps, with a micro-batch of one real sample where the step
+  /// keeps statistics of one value per sample.
   int checkSingleSampleMicroBatches(int64_t firstStep);
   /// Reports that epoch `epoch`, starting at optimizer step `firstStep`
   /// (0-based), holds no window; returns the exit status.

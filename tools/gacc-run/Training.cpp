@@ -16,6 +16,7 @@
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudnnAttention.h"
+#include "runtime/DeviceArena.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 #include "runtime/StepArena.h"
@@ -232,6 +233,9 @@ int Trainer::checkSingleSampleMicroBatches(int64_t firstStep) {
   if (sig.oneValuePerSampleStatistics.empty())
     return 0;
   for (size_t w = 0; w + 1 < windows.starts.size(); ++w) {
+    // Windows past --max-steps never run.
+    if (settings.maxSteps >= 0 && firstStep + int64_t(w) >= settings.maxSteps)
+      break;
     int64_t samples = windows.starts[w + 1] - windows.starts[w];
     int64_t rankSize = rankWindowSamples(
         schedule.accumStepsAt(firstStep + int64_t(w)), sig.microBatch, perRank);
@@ -277,7 +281,18 @@ int Trainer::reportEmptyEpoch(int64_t epoch, int64_t firstStep) {
 /// carved for every buffer; cuBLAS or cuBLASLt (cuDNN loads with the
 /// compiled step that calls it: compileStep).
 int Trainer::prepareDevice() {
+  // The window's inputs get managed ranges of their own
+  // (cuda::mallocHostWritten): the arena leaves room for them.
+  uint64_t inputs = 0;
+  for (unsigned j = 0; j < sig.numInputs; ++j) {
+    MemRefType window = sig.windowInputType(j);
+    inputs += (uint64_t(window.getNumElements()) *
+                   (window.getElementTypeBitWidth() / 8) +
+               DeviceArena::kAlignment - 1) /
+              DeviceArena::kAlignment * DeviceArena::kAlignment;
+  }
   uint64_t reserve = cuda::stepMemoryBytes();
+  reserve -= std::min(reserve, inputs);
   std::string problem = cuda::reserveManagedArena(reserve);
   if (problem.empty() && settings.blas)
     problem = settings.cublasLt ? cuda::loadCublasLt() : cuda::loadCublas();
@@ -329,14 +344,14 @@ bool Trainer::ranksAgree() {
       llvm::formatv("{0}\n{1}\n{2}", settings.checkpointDir,
                     settings.checkpointEvery, settings.resumeDir)
           .str());
-  // The starting parameters and statistics (initialized, --load-params or
-  // --resume): replicas must start equal.
+  // The starting parameters (initialized, --load-params or --resume):
+  // replicas must start equal. Not the running statistics, which each
+  // rank moves from its own micro-batches (as DDP without SyncBatchNorm).
   uint64_t stateHash = 0;
-  for (const auto *group : {&st.params, &st.statistics})
-    for (const HostTensor &t : *group)
-      stateHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-                      static_cast<const uint8_t *>(t.data()), t.numBytes())) ^
-                  (stateHash * 0x9E3779B97F4A7C15ull);
+  for (const HostTensor &t : st.params)
+    stateHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+                    static_cast<const uint8_t *>(t.data()), t.numBytes())) ^
+                (stateHash * 0x9E3779B97F4A7C15ull);
   std::vector<uint64_t> models = collectives::allGather(modelHash);
   std::vector<uint64_t> runs = collectives::allGather(runHash);
   std::vector<uint64_t> checkpoints = collectives::allGather(checkpointHash);
@@ -351,8 +366,7 @@ bool Trainer::ranksAgree() {
             ? "different checkpoint settings (--checkpoint-dir, "
               "--checkpoint-every, --resume)"
         : states[r] != states[0]
-            ? "different starting parameters or running statistics "
-              "(--load-params)"
+            ? "different starting parameters (--load-params)"
             : nullptr;
     if (!what)
       continue;

@@ -649,8 +649,9 @@ static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path,
 /// given an empty name, an output that is the model itself or another
 /// output (the last writer would win) are errors.
 static bool checkOutputPaths() {
-  std::vector<std::pair<std::string, std::string>> taken = {
-      {canonicalPath(inputFile), "the model " + inputFile}};
+  std::vector<std::pair<std::string, std::string>> taken;
+  if (inputFile != "-") // not standard input
+    taken.push_back({canonicalPath(inputFile), "the model " + inputFile});
   for (auto [flag, option] :
        std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
            {"-o", &outFile},
@@ -668,6 +669,8 @@ static bool checkOutputPaths() {
       }
       continue;
     }
+    if (option == &outFile && path == "-") // standard output
+      continue;
     std::string file;
     if (!checkOutputPath(flag, path, file))
       return false;
