@@ -645,9 +645,37 @@ static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path,
   return true;
 }
 
-/// Every output file, checked before any work (checkOutputPath): a flag
-/// given an empty name, an output that is the model itself or another
-/// output (the last writer would win) are errors.
+/// A file or directory flag given an empty name is an error (it would
+/// mean "none" and silently drop the output or the input).
+static bool checkPathsNotEmpty() {
+  struct PathFlag {
+    const char *flag;
+    cl::opt<std::string> *option;
+    const char *what;
+  };
+  for (const PathFlag &p : std::initializer_list<PathFlag>{
+           {"-o", &outFile, "a file name"},
+           {"--metrics", &metrics, "a file name"},
+           {"--save-params", &saveParams, "a file name"},
+           {"--save-ema", &saveEma, "a file name"},
+           {"--save-gradients", &saveGradients, "a file name"},
+           {"--memory-plan-svg", &memoryPlanSvg, "a file name"},
+           {"--checkpoint-dir", &checkpointDir, "a path"},
+           {"--resume", &resumeDir, "a path"},
+           {"--load-params", &loadParams, "a path"},
+           {"--order-file", &orderFile, "a path"},
+           {"--data", &dataDir, "a path"}})
+    if (p.option->getNumOccurrences() && p.option->empty()) {
+      reportError(llvm::Twine(p.flag) + " needs " + p.what +
+                  ", got an empty one");
+      return false;
+    }
+  return true;
+}
+
+/// Every output file, checked before any work (checkOutputPath): an output
+/// that is the model itself or another output (the last writer would win)
+/// is an error.
 static bool checkOutputPaths() {
   std::vector<std::pair<std::string, std::string>> taken;
   if (inputFile != "-") // not standard input
@@ -661,14 +689,8 @@ static bool checkOutputPaths() {
            {"--save-gradients", &saveGradients},
            {"--memory-plan-svg", &memoryPlanSvg}}) {
     const std::string &path = *option;
-    if (path.empty()) {
-      if (option->getNumOccurrences()) {
-        reportError(llvm::Twine(flag) + " needs a file name, got an empty "
-                                        "one");
-        return false;
-      }
+    if (path.empty())
       continue;
-    }
     if (option == &outFile && path == "-") // standard output
       continue;
     std::string file;
@@ -768,17 +790,6 @@ static bool checkFlagScopes() {
 /// --checkpoint-dir, --checkpoint-every, --resume and the pause: what
 /// goes together. Returns false after reporting an error.
 static bool checkCheckpointFlags() {
-  for (auto [flag, option] :
-       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
-           {"--checkpoint-dir", &checkpointDir},
-           {"--resume", &resumeDir},
-           {"--load-params", &loadParams},
-           {"--order-file", &orderFile},
-           {"--data", &dataDir}})
-    if (option->getNumOccurrences() && option->empty()) {
-      reportError(llvm::Twine(flag) + " needs a path, got an empty one");
-      return false;
-    }
   if (!isKnownParamsLayout(paramsLayout)) {
     reportError("--params-layout must be gacc or gpt2, got '" +
                 paramsLayout + "'");
@@ -859,7 +870,7 @@ static int run(int argc, char **argv) {
     reportError("--seed must be >= 0");
     return kExitBadInput;
   }
-  if (!checkOutputPaths())
+  if (!checkPathsNotEmpty() || !checkOutputPaths())
     return kExitBadInput;
   if (!checkFlagScopes())
     return kExitBadInput;
