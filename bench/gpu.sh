@@ -28,7 +28,9 @@
 #    ones for an epoch, with test accuracy), with the GEMMs through
 #    cuBLASLt (--cuda-gemm=cublaslt); where each step's device time goes
 #    (GACC_CUDA_PROFILE); the arena kernels over 100M-element arenas
-#    against the device's measured copy bandwidth.
+#    against the device's measured copy bandwidth. First of all, in every
+#    mode: gacc-bench-gemm, one micro-batch's GEMMs alone with the operands
+#    in device, managed and arena memory (where their host time goes).
 # Each step runs under a time limit (STEP_LIMIT seconds, default 240).
 # Prints a short table last; record it in docs/benchmarks.md. Exit status:
 # 0 when every step ran and passed, 1 when one failed, 2 when something
@@ -81,14 +83,15 @@ else
 fi
 if [ ${#missing[@]} -gt 0 ]; then printf 'gpu.sh: missing: %s\n' "${missing[@]}"; fi
 
-# Tools as the tests see them: BIN (gacc-run, gacc-bench-arena), TESTS (the
+# Tools as the tests see them: BIN (gacc-run, gacc-bench-arena,
+# gacc-bench-gemm), TESTS (the
 # lit exec root), LIT (the lit command), KJV (the data flag for kjv_char).
 BIN="" TESTS="" LIT=() KJV=()
 if [ "$mode" = build ]; then
   echo "== build"
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null \
-    && ninja -C build gacc-run gacc-opt gacc-bench-arena gacc_runtime_c | tail -1 \
+    && ninja -C build gacc-run gacc-opt gacc-bench-arena gacc-bench-gemm gacc_runtime_c | tail -1 \
     && { BIN=build/bin; TESTS=build/test; LIT=(/usr/lib/llvm-22/bin/lit); }
 elif [ "$mode" = bundle ]; then
   echo "== unpack .device/gacc-bundle.tar.xz"
@@ -96,7 +99,7 @@ elif [ "$mode" = bundle ]; then
   rm -rf "$U" && mkdir -p "$U" && tar -C "$U" -xJf .device/gacc-bundle.tar.xz
   # Wrappers give the bundled tools their libraries, and nothing else them.
   mkdir -p "$U/wrap" "$U/test/integration/gpu" "$U/test/tools"
-  for t in gacc-run gacc-bench-arena; do
+  for t in gacc-run gacc-bench-arena gacc-bench-gemm; do
     printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/lib:%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s/bin/%s "$@"\n' \
       "$U" "$cublas_dir" "$U" "$t" > "$U/wrap/$t"
   done
@@ -132,6 +135,13 @@ steps_of() { [ "$1" = kjv_gpt ] && echo 30 || echo 100; }
 failed=0
 
 declare -A row step_ms
+# First, in every mode (a few seconds): one micro-batch's GEMMs alone with
+# their operands in device, managed and arena memory (issue 15: the GEMMs'
+# host time, and the first kernel after the host wrote the input).
+if [ -n "$BIN" ] && [ "$gpu" = 1 ]; then
+  echo "== gacc-bench-gemm (the GEMMs' host time by memory kind)"
+  step "$BIN/gacc-bench-gemm" --rounds 200 || failed=1
+fi
 # GPU_GPT2=1: only the GPT-2-small-shaped step (scripts/make-gpt.py --preset
 # gpt2-small on random tokens) against PyTorch eager and torch.compile
 # (bench/torch_gpt_step.py), in this run.

@@ -62,6 +62,7 @@ void loadOnce() {
       !bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
       !bind(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||
       !bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") ||
+      !bind(lib, d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
       !bind(lib, d.cuMemsetD32Async, "cuMemsetD32Async") ||
       !bind(lib, d.cuEventCreate, "cuEventCreate") ||
       !bind(lib, d.cuEventRecord, "cuEventRecord") ||

@@ -2,8 +2,9 @@
 //
 // The managed-memory arena behind gacc_cuda_malloc/free (one
 // cuMemAllocManaged reservation carved by DeviceArena, with peak
-// accounting, a host-preferred pool for scalars, and ranges of their own
-// for the buffers the host writes every step), prefetching, and
+// accounting, a host-preferred pool for scalars and the small buffers the
+// host reads or writes between steps, and ranges of their own for the
+// window's inputs, which copyToDevice fills), prefetching, and
 // the GEMMs over libcublas (gacc_cublas_sgemm) or libcublasLt
 // (gacc_cublaslt_sgemm), both opened at run time.
 //
@@ -230,6 +231,40 @@ void *gaccrt::cuda::mallocHostWritten(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(arenaMutex);
   hostWrittenBytes += rounded;
   return reinterpret_cast<void *>(p);
+}
+
+void *gaccrt::cuda::mallocHostShared(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(arenaMutex);
+  if (!scalars) {
+    recordFailure("no device memory arena (host-shared block of " +
+                  std::to_string(bytes) + " bytes)");
+    return nullptr;
+  }
+  auto p = scalars->allocate(bytes);
+  if (!p) {
+    recordFailure("the host-shared pool is full (" + std::to_string(bytes) +
+                  " bytes requested, " + std::to_string(scalars->inUse()) +
+                  " of " + std::to_string(scalars->capacity()) + " in use)");
+    return nullptr;
+  }
+  if (recording)
+    recorded[0].push_back({*p, roundedSize(bytes)});
+  return reinterpret_cast<void *>(*p);
+}
+
+void gaccrt::cuda::copyToDevice(void *dst, const void *src, uint64_t bytes) {
+  std::string reason;
+  const Driver *d = load(reason);
+  if (!d) {
+    recordFailure(reason);
+    return;
+  }
+  if (!bytes)
+    return;
+  if (CUresult r =
+          d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes,
+                               static_cast<CUstream>(processStream())))
+    recordFailure(describe("cuMemcpyHtoDAsync (a window input)", r));
 }
 
 void gaccrt::cuda::prefetchToDevice(const void *p, uint64_t bytes) {

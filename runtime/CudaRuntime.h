@@ -133,14 +133,31 @@ std::string reserveManagedArena(uint64_t bytes);
 /// whole); and the arena's reservation.
 uint64_t managedPeakBytes();
 uint64_t managedCapacityBytes();
-/// Managed memory for a buffer the host writes before every step (the
-/// window's inputs): a cuMemAllocManaged range of its own, outside the
-/// arena, so that the pages the host's writes pull to host memory (with
-/// the driver's prefetching around them) are never pages of the device's
-/// own buffers, which the next kernels would fault back one by one. Its
-/// bytes count in managedPeakBytes. Null, with the reason recorded
-/// (lastError), when the driver refuses it.
+/// Managed memory for a buffer the host fills before every step (the
+/// window's inputs, copied in with copyToDevice): a cuMemAllocManaged
+/// range of its own, outside the arena, so that whatever the host does
+/// with it (the eager step's host code may read it) migrates no page of
+/// the device's own buffers. Its bytes count in managedPeakBytes. Null, with
+/// the reason recorded (lastError), when the driver refuses it.
 void *mallocHostWritten(uint64_t bytes);
+/// Managed memory for a small buffer the host reads or writes between
+/// steps (the graph step's results and scalars, the arena update's count
+/// and flag): a block of the scalar pool, whose preferred location is host
+/// memory mapped for the device, whatever its size (the pool is
+/// kDeviceScalarPoolBytes). A block of the arena instead would share pages
+/// with the device's own buffers, and each host access would migrate them
+/// to host memory for the next kernels to fault back. Null, with the reason
+/// recorded (lastError), when the pool is full or there is no arena;
+/// gacc_cuda_free takes it back.
+void *mallocHostShared(uint64_t bytes);
+/// Queues a copy of `bytes` from host memory `src` into device-visible
+/// memory `dst` (device or managed) on the process's stream
+/// (cuMemcpyHtoDAsync): the copy engine writes the pages where they are,
+/// so managed pages on the device stay there, where a host write would
+/// fault each one back to host memory for the next kernel to fault in
+/// again. `src` may be reused on return (a pageable source is staged
+/// before the call returns). A failure is recorded (lastError).
+void copyToDevice(void *dst, const void *src, uint64_t bytes);
 /// Queues the migration of managed memory [p, p + bytes) to the device on
 /// the process's stream, so that the kernels after it do not fault it in
 /// page by page (nothing where the driver cannot prefetch).

@@ -7,7 +7,8 @@
 #   bash scripts/device-bundle.sh [BUILD_DIR]     # default build-device
 #
 # The bundle holds
-#   bin/   gacc-run, gacc-bench-arena: MLIR and LLVM linked statically
+#   bin/   gacc-run, gacc-bench-arena, gacc-bench-gemm: MLIR and LLVM linked
+#          statically
 #          (CMake option GACC_STATIC_LLVM), stripped;
 #   lib/   libgacc_runtime_c.so and every library it loads that is not the
 #          C/C++ runtime (OpenBLAS, OpenMPI, ...);
@@ -25,19 +26,20 @@ if [ ! -f "$B/build.ninja" ]; then
   cmake -G Ninja -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DGACC_STATIC_LLVM=ON \
     -DMLIR_DIR=$LLVM/lib/cmake/mlir -DLLVM_EXTERNAL_LIT=$LLVM/bin/lit >/dev/null
 fi
-echo "device-bundle: building gacc-run and gacc-bench-arena (static LLVM) in $B"
-ninja -C "$B" gacc-run gacc-bench-arena gacc_runtime_c | tail -1
+echo "device-bundle: building gacc-run, gacc-bench-arena and gacc-bench-gemm (static LLVM) in $B"
+ninja -C "$B" gacc-run gacc-bench-arena gacc-bench-gemm gacc_runtime_c | tail -1
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,lib,llvm/bin,llvm/lib,data/fashion-mnist}
 strip -o "$stage/bin/gacc-run" "$B/bin/gacc-run"
 strip -o "$stage/bin/gacc-bench-arena" "$B/bin/gacc-bench-arena"
+strip -o "$stage/bin/gacc-bench-gemm" "$B/bin/gacc-bench-gemm"
 cp "$B/lib/libgacc_runtime_c.so" "$stage/lib/"
 
 # The libraries the tools load, less the C/C++ runtime every Linux has.
 system='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
-for f in "$B/bin/gacc-run" "$B/lib/libgacc_runtime_c.so"; do
+for f in "$B/bin/gacc-run" "$B/bin/gacc-bench-gemm" "$B/lib/libgacc_runtime_c.so"; do
   ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $system ]] || cp -L "$path" "$stage/lib/$name"

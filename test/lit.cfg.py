@@ -19,7 +19,7 @@ config.substitutions.append(("%python", sys.executable))
 llvm_config.with_system_environment(["HOME", "PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["gacc-opt", "gacc-run", "gacc-unittests", "gacc-bench-arena"], [config.gacc_tools_dir])
+    ["gacc-opt", "gacc-run", "gacc-unittests", "gacc-bench-arena", "gacc-bench-gemm"], [config.gacc_tools_dir])
 llvm_config.add_tool_substitutions(
     ["mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "split-file"], [config.llvm_tools_dir])
 

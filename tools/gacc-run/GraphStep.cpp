@@ -37,17 +37,19 @@ llvm::Error GraphStep::bind(const std::vector<JitArg> &eager,
       args.push_back(a);
       continue;
     }
-    void *p = gacc_cuda_malloc(8);
+    // The host writes them before every step: host-shared blocks.
+    void *p = cuda::mallocHostShared(8);
     if (!p)
-      return failure("device memory exhausted");
+      return failure(cuda::lastError());
     scalars.push_back(p);
     args.push_back(JitArg::buffer(p, std::vector<int64_t>{}));
   }
   if (numResults) {
-    resultsBuffer =
-        static_cast<float *>(gacc_cuda_malloc(numResults * sizeof(float)));
+    // The host reads it after every step.
+    resultsBuffer = static_cast<float *>(
+        cuda::mallocHostShared(numResults * sizeof(float)));
     if (!resultsBuffer)
-      return failure("device memory exhausted");
+      return failure(cuda::lastError());
     args.push_back(JitArg::buffer(resultsBuffer, int64_t(numResults)));
   }
   std::string reason;

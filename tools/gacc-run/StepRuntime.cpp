@@ -383,7 +383,7 @@ std::unique_ptr<DataSource> sourceForStep(const StepSignature &sig,
 }
 
 llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
-                             const std::function<void *(size_t)> &alloc) {
+                             const std::function<void *(size_t, bool)> &alloc) {
   unsigned S = sig.statePerParam;
   // The trainable parameters only: the frozen ones are not updated.
   members.assign(sig.trainable.begin(), sig.trainable.end());
@@ -398,16 +398,18 @@ llvm::Error StepArenas::bind(const StepSignature &sig, StepState &st,
   decayEnd = layout.decayEnd;
   ArenaBuffers &a = buffers;
   a.length = layout.length;
-  auto floats = [&](size_t n) { return static_cast<float *>(alloc(n * 4)); };
+  auto floats = [&](size_t n) {
+    return static_cast<float *>(alloc(n * 4, false));
+  };
   a.params = floats(a.length);
   a.accs = floats(a.length);
   a.states.clear();
   for (unsigned s = 0; s < S; ++s)
     a.states.push_back(floats(a.length));
-  a.partials = static_cast<double *>(alloc(abi::kPartials * 8));
-  a.sumSquares = static_cast<double *>(alloc(8));
-  a.count = floats(1);
-  a.nonfinite = static_cast<int32_t *>(alloc(4));
+  a.partials = static_cast<double *>(alloc(abi::kPartials * 8, false));
+  a.sumSquares = static_cast<double *>(alloc(8, false));
+  a.count = static_cast<float *>(alloc(4, true));
+  a.nonfinite = static_cast<int32_t *>(alloc(4, true));
   if (!a.params || !a.accs || !a.partials || !a.sumSquares || !a.count ||
       !a.nonfinite || llvm::is_contained(a.states, nullptr))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -36,8 +36,9 @@ struct StepState {
 /// The step's memref arguments in device-visible (managed) memory: each
 /// tensor argument mirrored into a block of the managed arena, so the
 /// kernels, cuBLAS and the host code all reach it. The arguments the host
-/// writes before every step (`hostWritten`: the window's inputs) get
-/// managed ranges of their own instead (cuda::mallocHostWritten).
+/// fills before every step (`hostWritten`: the window's inputs) get
+/// managed ranges of their own instead (cuda::mallocHostWritten), filled
+/// by the copy engine (cuda::copyToDevice).
 struct DeviceMirror {
   std::vector<void *> blocks; // per argument, null for scalars
   std::vector<HostTensor *> tensors;
@@ -68,11 +69,11 @@ struct DeviceMirror {
     }
     return llvm::Error::success();
   }
-  /// Copies argument k between its host tensor and the device (the
-  /// device's copy migrated ahead of the step's kernels).
+  /// Copies argument k between its host tensor and the device (to the
+  /// device: queued on the process's stream, ahead of the step's kernels).
   void toDevice(size_t k) {
-    std::memcpy(blocks[k], tensors[k]->data(), tensors[k]->numBytes());
-    gaccrt::cuda::prefetchToDevice(blocks[k], tensors[k]->numBytes());
+    gaccrt::cuda::copyToDevice(blocks[k], tensors[k]->data(),
+                               tensors[k]->numBytes());
   }
   void toHost(size_t k) {
     std::memcpy(tensors[k]->data(), blocks[k], tensors[k]->numBytes());
@@ -109,11 +110,13 @@ struct StepArenas {
   std::vector<unsigned> members; // the parameter of each slot (trainable)
   std::vector<int64_t> offsets; // per slot, in elements
 
-  /// Lays out and allocates the arenas (`alloc` returns 64-byte-aligned,
-  /// zeroed memory: host or managed), copies the parameters, accumulators
-  /// and state in and points the step's arguments for them at the arenas.
+  /// Lays out and allocates the arenas (`alloc(bytes, hostTouched)`
+  /// returns 64-byte-aligned, zeroed memory: host or managed; `hostTouched`
+  /// marks the small buffers the host writes before every update, the count
+  /// and the non-finite flag), copies the parameters, accumulators and
+  /// state in and points the step's arguments for them at the arenas.
   llvm::Error bind(const mlir::gacc::StepSignature &sig, StepState &st,
-                   const std::function<void *(size_t)> &alloc);
+                   const std::function<void *(size_t, bool)> &alloc);
   /// Copies the parameters back into the host tensors.
   void paramsToHost(std::vector<HostTensor> &params) const;
   /// Copies parameters, accumulators and optimizer state back into `st`'s

@@ -304,12 +304,14 @@ int Trainer::prepareDevice() {
 }
 
 /// --arena-update: parameters, accumulators and state in flat arenas (host
-/// memory, or managed memory on the cuda target).
+/// memory, or managed memory on the cuda target, where the buffers the
+/// host writes before every update are host-shared blocks).
 int Trainer::bindArenas() {
-  auto alloc = [&](size_t bytes) -> void * {
+  auto alloc = [&](size_t bytes, bool hostTouched) -> void * {
     size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-    void *p = onDevice ? gacc_cuda_malloc(rounded)
-                       : std::aligned_alloc(64, rounded);
+    void *p = !onDevice     ? std::aligned_alloc(64, rounded)
+              : hostTouched ? cuda::mallocHostShared(rounded)
+                            : gacc_cuda_malloc(rounded);
     if (p && !onDevice)
       hostBlocks.emplace_back(p, &std::free);
     if (p)
@@ -448,9 +450,14 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
       std::min(windowBegin + (settings.rank + 1) * rankSize, windowEnd);
   int64_t begin = std::min(windowBegin + settings.rank * rankSize, end);
   fillWindow(*data, sig, order, begin, end, st.windows);
-  if (onDevice)
+  if (onDevice) {
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
       mirror.toDevice(sig.inputArg(j));
+    // The copies are queued on the stream; the eager step's host code may
+    // read an input before its first wait (the graph form's never does).
+    if (!settings.cudaGraph)
+      gacc_cuda_synchronize();
+  }
   std::vector<JitArg> &args = onDevice ? mirror.args : st.args;
   int64_t stepIndex = pos.optimizerSteps;
   args[sig.stepArg()].i = stepIndex;
