@@ -710,7 +710,12 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     ConversionTarget on which both memref forms are illegal. OpenBLAS is the
     project's choice for CPU GEMMs: accumulate-into (beta = 1) is part of
     the BLAS contract, and with beta = 0 BLAS never reads C, so the first
-    micro-batch writes its accumulator without a zero-fill.
+    micro-batch writes its accumulator without a zero-fill. For the same
+    reason a `linalg.matmul` into a fresh buffer that a `linalg.fill` with
+    zeros set for it alone (`getInitializingFill`: the fill is the last op
+    of the block to touch the `memref.alloc` before the product, which no
+    other operand views) becomes a call with β = 0, and the fill is erased:
+    no zero-fill kernel (or loop) before the GEMM.
 
     With `gacc_sgemm`, an fp32 `linalg.batch_matmul` on memrefs whose maps
     are a plain product per batch index (either operand may be transposed
@@ -1379,7 +1384,8 @@ def GAccLinalgToParallelLoopsPass
     : Pass<"gacc-linalg-to-parallel-loops", "func::FuncOp"> {
   let summary = "Lower linalg ops on buffers to one-dimensional scf.parallel "
                 "loops for the GPU (coalesced, reductions in registers, "
-                "split sums, scalars on the device)";
+                "split sums, scalars on the device, fills folded, "
+                "consecutive ops fused)";
   let description = [{
     Lowers every `linalg` op on buffers with static, non-empty shapes whose
     outputs are indexed by parallel dimensions only to `scf.parallel`
@@ -1430,6 +1436,29 @@ def GAccLinalgToParallelLoopsPass
       rank-0 computation) becomes a one-thread (or split) parallel loop, so
       its kernel runs where its operands live instead of the host reading
       device memory.
+    - **Initializing fills folded.** Bufferization leaves a reduction into
+      a fresh buffer behind a `linalg.fill` of it with the reduction's
+      identity (a row maximum's -inf, a sum's zero). Where that fill is the
+      last op of the block to touch the buffer before the op, the buffer is
+      a `memref.alloc` of the function that no other operand of the op
+      views, and the op writes every element of it
+      (`getInitializingFill`, `writesEveryElement`), each thread starts
+      from the fill's value in a register instead of loading it, and the
+      fill is erased: one kernel less per such output (ten per micro-batch
+      of examples/fashion_mlp.mlir, with the GEMMs' fills that
+      `convert-gacc-to-blas` folds). The values are the same.
+    - **Consecutive ops in one kernel.** Ops lowered in place (not split)
+      with the same output positions (parallel sizes) share one parallel
+      loop, each thread doing its work for each op in program order, when
+      every buffer two of them share and one writes is accessed through
+      the same memref value at the same element by every access, an element
+      that is each parallel coordinate once (a different element for each
+      thread), and only allocations, frees and memory-free ops lie between
+      them (`classifyCrossing`; a free of a buffer an earlier op views
+      moves after the kernel). A bias added in place and its activation, a
+      row maximum and the sums that read it, a bias gradient and the
+      accumulate of it: each one kernel. A thread reads back what it
+      stored, so the values are the same.
 
     ```mlir
     // Σ_i x[i, j] over 8432 rows into out[128]:
@@ -1509,6 +1538,42 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::gpu::GPUDialect"];
+}
+
+def GAccMergeSingleThreadLoopsPass
+    : Pass<"gacc-merge-single-thread-loops", "func::FuncOp"> {
+  let summary = "Merge runs of one-iteration scf.parallel loops into one "
+                "(one one-thread kernel instead of several)";
+  let description = [{
+    On the cuda target's host code at the `scf.parallel` level (after
+    `gacc-linalg-to-parallel-loops` and `gacc-device-resident-scalars`,
+    before the GPU mapping), the device's scalar work is one-iteration
+    parallel loops: a loss summed to a scalar, its conversion to f32, the
+    micro-batch loop's carried values. The GPU mapping makes each one a
+    kernel of one thread, and a launch costs far more than the few
+    arithmetic ops inside. This pass merges, in every block of the host
+    code, each run of one-dimensional one-iteration loops without
+    reductions that only these separate: an allocation (the moved body
+    cannot use its buffer), a free, or an op without memory effects and
+    regions. Each loop's body is
+    put at the start of the next one's (its induction variable replaced by
+    its one value), so the one thread runs the bodies in their program
+    order: the same loads and stores in the same order, the same results.
+    A free of a buffer an earlier loop views moves after the merged loop
+    (`classifyCrossing`). Anything else between two loops (a host read, a
+    GEMM call, another kernel) ends the run. examples/fashion_mlp.mlir's
+    step in graph form launches six kernels fewer per micro-batch.
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c1) step (%c1) { A(%i) }
+    %b = memref.alloc() : memref<f32>
+    scf.parallel (%j) = (%c0) to (%c1) step (%c1) { B(%j, %b) }
+    // becomes
+    %b = memref.alloc() : memref<f32>
+    scf.parallel (%j) = (%c0) to (%c1) step (%c1) { A(%c0); B(%j, %b) }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def GAccDeviceResidentScalarsPass

@@ -183,6 +183,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   if (options.cudaGraph)
     pm.addPass(createGAccDeviceResidentScalarsPass());
+  pm.addNestedPass<func::FuncOp>(createGAccMergeSingleThreadLoopsPass());
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
   // Fixed-size tiles with an in-bounds check inside: the inner tile loop

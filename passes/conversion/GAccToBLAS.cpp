@@ -2,8 +2,9 @@
 //
 // Conversion patterns that lower memref gacc.matmul_accumulate and fp32
 // linalg.matmul to calls of the runtime's gacc_sgemm (OpenBLAS cblas_sgemm
-// with beta = 0 or 1) or, on the cuda target, gacc_cublas_sgemm (cuBLAS) or
-// gacc_cublaslt_sgemm (cuBLASLt), and fp32 linalg.batch_matmul to
+// with beta = 0 or 1; 0 also where a fill of zeros only this GEMM reads
+// set C, and the fill goes) or, on the cuda target, gacc_cublas_sgemm (cuBLAS)
+// or gacc_cublaslt_sgemm (cuBLASLt), and fp32 linalg.batch_matmul to
 // gacc_sgemm_batched or gacc_cublaslt_sgemm_batched, applied with a
 // ConversionTarget on which they are illegal. cuBLASLt's calls also say
 // what their operands hold: bf16 or fp16 values where gacc-mark-gemm-inputs
@@ -17,8 +18,9 @@
 #include "passes/Passes.h"
 
 #include "abi/RuntimeABI.h"
-#include "passes/conversion/RuntimeCalls.h"
 #include "dialect/LinalgBuilders.h"
+#include "passes/analysis/InitializingFill.h"
+#include "passes/conversion/RuntimeCalls.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -189,6 +191,9 @@ struct MatmulAccumulateToCall
 /// linalg.matmul (memref, fp32): C += op(A)·op(B), β = 1; and
 /// linalg.batch_matmul: C[b] += op(A[b])·op(B[b]) through the batched GEMM
 /// (OpenBLAS's or cuBLASLt's; with cuBLAS, batch products stay loops).
+/// Where C is a fresh buffer that a fill with zeros set for the product
+/// alone (getInitializingFill), β = 0 and the fill is erased: the GEMM
+/// writes C without reading it, and no fill kernel or loop runs before it.
 template <typename ProductOp>
 struct ProductToCall : public OpConversionPattern<ProductOp> {
   using Adaptor = typename OpConversionPattern<ProductOp>::OpAdaptor;
@@ -207,9 +212,15 @@ struct ProductToCall : public OpConversionPattern<ProductOp> {
       return rewriter.notifyMatchFailure(op, "its entry point's name is "
                                              "taken");
     auto [ta, tb] = *getMatmulTransposes(op);
-    Value one = arith::ConstantOp::create(rewriter, op.getLoc(),
-                                          rewriter.getF32FloatAttr(1.0));
-    emitCall(rewriter, op, *f, a, b, c, ta, tb, one);
+    linalg::FillOp zeros =
+        getInitializingFill(op, op.getDpsInits()[0], /*writesAll=*/true);
+    if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
+      zeros = nullptr;
+    Value beta = arith::ConstantOp::create(
+        rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
+    emitCall(rewriter, op, *f, a, b, c, ta, tb, beta);
+    if (zeros)
+      rewriter.eraseOp(zeros);
     rewriter.eraseOp(op);
     return success();
   }

@@ -2,12 +2,15 @@
 //
 // Lowers the linalg ops on buffers to one-dimensional scf.parallel loops for
 // the GPU mapping: consecutive threads on consecutive elements, reductions
-// carried in registers (unrolled), a deterministic split of long sums, and
-// device threads for scalar work that would otherwise run on the host.
+// carried in registers (unrolled), a deterministic split of long sums,
+// device threads for scalar work that would otherwise run on the host, and
+// an output's initializing fill folded into the op's threads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/InitializingFill.h"
+#include "passes/analysis/KernelOrder.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -200,22 +203,37 @@ SmallVector<Value> outputCoords(OpBuilder &b, Location loc, const Shape &s,
                     SmallVector<Value>(s.reduction.size(), index(b, loc, 0)));
 }
 
+/// An op to lower, its loops, and per output the value every element
+/// starts from where a fill that only this op reads set it (null where the
+/// output is read from memory).
+struct Lowering {
+  linalg::LinalgOp op;
+  Shape s;
+  SmallVector<Value> starts;
+  int64_t split = 1; // chooseSplit
+};
+
 /// The op's outputs at one output position (parallel coordinates `par`):
 /// their indices, and their values where `reads` says the body needs them
-/// (null elsewhere).
+/// (the output's start value where it has one, a load elsewhere; null
+/// where the body does not read it).
 struct OutputsAt {
   SmallVector<SmallVector<Value>> indices;
   SmallVector<Value> values;
 
-  OutputsAt(OpBuilder &b, Location loc, linalg::LinalgOp op, const Shape &s,
-            ValueRange par, function_ref<bool(OpOperand &)> reads) {
-    SmallVector<Value> ivs = outputCoords(b, loc, s, par);
-    for (OpOperand &init : op.getDpsInitsMutable()) {
+  OutputsAt(OpBuilder &b, Location loc, const Lowering &l, ValueRange par,
+            function_ref<bool(OpOperand &)> reads) {
+    linalg::LinalgOp op = l.op;
+    SmallVector<Value> ivs = outputCoords(b, loc, l.s, par);
+    for (auto [init, start] : llvm::zip(op.getDpsInitsMutable(), l.starts)) {
       indices.push_back(
           applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
-      values.push_back(reads(init) ? Value(memref::LoadOp::create(
-                                         b, loc, init.get(), indices.back()))
-                                   : Value());
+      Value value;
+      if (reads(init))
+        value = start ? start
+                      : Value(memref::LoadOp::create(b, loc, init.get(),
+                                                     indices.back()));
+      values.push_back(value);
     }
   }
   /// Stores `results` (one per output) at the position.
@@ -273,30 +291,42 @@ SmallVector<Value> sequentialLoops(OpBuilder &b, Location loc,
 /// the body reads it), carried through the reduction loops in a register
 /// and stored once; the terms are added in the op's own order
 /// (bit-identical to the loops convert-linalg-to-loops gives the CPU). An
-/// element-wise op is the case without reduction loops.
-void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
-                  SmallVectorImpl<scf::ForOp> &toUnroll) {
-  Location loc = op.getLoc();
-  parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
-    SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
-    SmallVector<Value> ivs0 = outputCoords(pb, pl, s, par);
-    OutputsAt outputs(pb, pl, op, s, par, [&](OpOperand &init) {
-      return !s.reduction.empty() ||
-             !op.getMatchingBlockArgument(&init).use_empty();
-    });
-    SmallVector<Value> accs = outputs.values;
-    SmallVector<Value> results =
-        s.reduction.empty()
-            ? emitBody(pb, pl, op, ivs0, accs)
-            : sequentialLoops(pb, pl, s.reductionSizes, accs,
-                              [&](OpBuilder &lb, Location ll, ValueRange red,
-                                  ValueRange a) {
-                                return emitBody(lb, ll, op,
-                                                loopCoords(s, par, red), a);
-                              },
-                              toUnroll);
-    outputs.store(pb, pl, op, results);
+/// element-wise op is the case without reduction loops. This is thread
+/// `p`'s work for `l`.
+void emitThread(OpBuilder &pb, Location pl, const Lowering &l, Value p,
+                SmallVectorImpl<scf::ForOp> &toUnroll) {
+  linalg::LinalgOp op = l.op;
+  const Shape &s = l.s;
+  SmallVector<Value> par = delinearize(pb, pl, p, s.parallelSizes);
+  SmallVector<Value> ivs0 = outputCoords(pb, pl, s, par);
+  OutputsAt outputs(pb, pl, l, par, [&](OpOperand &init) {
+    return !s.reduction.empty() ||
+           !op.getMatchingBlockArgument(&init).use_empty();
   });
+  SmallVector<Value> accs = outputs.values;
+  SmallVector<Value> results =
+      s.reduction.empty()
+          ? emitBody(pb, pl, op, ivs0, accs)
+          : sequentialLoops(
+                pb, pl, s.reductionSizes, accs,
+                [&](OpBuilder &lb, Location ll, ValueRange red, ValueRange a) {
+                  return emitBody(lb, ll, op, loopCoords(s, par, red), a);
+                },
+                toUnroll);
+  outputs.store(pb, pl, op, results);
+}
+
+/// One kernel for the ops of `group` (one op, or several with the same
+/// output positions, fuseable): each thread does its work for each op in
+/// turn.
+void lowerInPlace(OpBuilder &b, ArrayRef<const Lowering *> group,
+                  SmallVectorImpl<scf::ForOp> &toUnroll) {
+  const Lowering &last = *group.back();
+  parallelLoop(b, linalg::LinalgOp(last.op).getLoc(), last.s.outputs,
+               [&](OpBuilder &pb, Location pl, Value p) {
+                 for (const Lowering *l : group)
+                   emitThread(pb, pl, *l, p, toUnroll);
+               });
 }
 
 /// Sums split in two stages. Stage 1: `split` threads per output position,
@@ -310,8 +340,10 @@ void lowerInPlace(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
 /// contiguous blocks, whose reads would be strided across the threads of a
 /// warp; here the split is decided on buffers, per op, and interleaved so
 /// that consecutive threads read consecutive terms.
-void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
-                int64_t split, SmallVectorImpl<scf::ForOp> &toUnroll) {
+void lowerSplit(OpBuilder &b, const Lowering &l, int64_t split,
+                SmallVectorImpl<scf::ForOp> &toUnroll) {
+  linalg::LinalgOp op = l.op;
+  const Shape &s = l.s;
   Location loc = op.getLoc();
   int64_t chunk = s.terms / split;
   SmallVector<Value> partials, zeros;
@@ -348,7 +380,7 @@ void lowerSplit(OpBuilder &b, linalg::LinalgOp op, const Shape &s,
           memref::StoreOp::create(pb, pl, sum, partial, t);
       });
   parallelLoop(b, loc, s.outputs, [&](OpBuilder &pb, Location pl, Value p) {
-    OutputsAt outputs(pb, pl, op, s, delinearize(pb, pl, p, s.parallelSizes),
+    OutputsAt outputs(pb, pl, l, delinearize(pb, pl, p, s.parallelSizes),
                       [](OpOperand &) { return true; });
     SmallVector<Value> totals = sequentialLoops(
         pb, pl, {split}, outputs.values,
@@ -394,56 +426,193 @@ int64_t chooseSplit(linalg::LinalgOp op, const Shape &s) {
   return split >= 2 ? split : 1;
 }
 
+/// The loops of `op` when this pass lowers it: static loop ranges, each
+/// output indexed by parallel dimensions only (one thread per output
+/// element) and work to do; anything else is left to the upstream
+/// lowering.
+std::optional<Shape> shapeOf(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (!llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return llvm::all_of(op.getMatchingIndexingMap(&init).getResults(),
+                            [&](AffineExpr e) {
+                              auto dim = dyn_cast<AffineDimExpr>(e);
+                              return dim && iterators[dim.getPosition()] ==
+                                                utils::IteratorType::parallel;
+                            });
+      }))
+    return std::nullopt;
+  Shape s;
+  for (auto [d, kind] : llvm::enumerate(iterators)) {
+    bool parallel = kind == utils::IteratorType::parallel;
+    (parallel ? s.parallel : s.reduction).push_back(unsigned(d));
+    (parallel ? s.parallelSizes : s.reductionSizes).push_back(ranges[d]);
+    (parallel ? s.outputs : s.terms) *= ranges[d];
+  }
+  if (s.outputs == 0 || s.terms == 0)
+    return std::nullopt;
+  return s;
+}
+
+/// Where `operand` of `l` is read or written, as a function of the
+/// parallel coordinates: the position among them of each index, when the
+/// indices are every parallel coordinate once (one element per thread,
+/// a different one for each thread), else nullopt.
+std::optional<SmallVector<unsigned>> elementOfThread(const Lowering &l,
+                                                     OpOperand &operand) {
+  AffineMap map = linalg::LinalgOp(l.op).getMatchingIndexingMap(&operand);
+  SmallVector<unsigned> positions;
+  for (AffineExpr e : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    const unsigned *at =
+        dim ? llvm::find(l.s.parallel, dim.getPosition()) : nullptr;
+    if (!dim || at == l.s.parallel.end())
+      return std::nullopt;
+    positions.push_back(unsigned(at - l.s.parallel.begin()));
+  }
+  if (positions.size() != l.s.parallel.size() ||
+      llvm::SmallDenseSet<unsigned>(positions.begin(), positions.end())
+              .size() != positions.size())
+    return std::nullopt;
+  return positions;
+}
+
+/// Whether thread p of `later` touches the buffers it shares with
+/// `earlier` (where either writes them) only at the element thread p of
+/// `earlier` touches, the same one for every such access: then each thread
+/// doing `earlier`'s work and then `later`'s reads and writes what the two
+/// kernels did.
+bool sameElements(const Lowering &earlier, const Lowering &later) {
+  auto isInit = [](const Lowering &l, OpOperand &o) {
+    return linalg::LinalgOp(l.op).isDpsInit(&o);
+  };
+  for (OpOperand &x : earlier.op->getOpOperands())
+    for (OpOperand &y : later.op->getOpOperands()) {
+      Value bx = bufferOf(x.get());
+      if (!bx || bx != bufferOf(y.get()) ||
+          (!isInit(earlier, x) && !isInit(later, y)))
+        continue;
+      std::optional<SmallVector<unsigned>> ex = elementOfThread(earlier, x);
+      std::optional<SmallVector<unsigned>> ey = elementOfThread(later, y);
+      if (x.get() != y.get() || !ex || !ey || *ex != *ey)
+        return false;
+      // Every other access of `earlier` to that buffer, too.
+      for (OpOperand &z : earlier.op->getOpOperands())
+        if (bufferOf(z.get()) == bx &&
+            (z.get() != x.get() || elementOfThread(earlier, z) != ex))
+          return false;
+    }
+  return true;
+}
+
 struct LinalgToParallelLoopsPass
     : public mlir::gacc::impl::GAccLinalgToParallelLoopsPassBase<
           LinalgToParallelLoopsPass> {
+  /// Ops lowered to one kernel, and the frees between them that move after
+  /// it (classifyCrossing).
+  struct Group {
+    SmallVector<const Lowering *> members;
+    SmallVector<Operation *> delayedFrees;
+  };
+
+  /// Whether `next` may join `group`: in place (no split), the same output
+  /// positions, the same elements of every shared buffer, and only ops
+  /// between them that the group's work may run after (`erased`: folded
+  /// fills, which go). The frees to delay are added to the group.
+  static bool mayJoin(Group &group, const Lowering &next,
+                      const DenseSet<Operation *> &erased) {
+    const Lowering &first = *group.members.front();
+    Operation *last = group.members.back()->op;
+    if (next.split != 1 || first.split != 1 ||
+        next.op->getBlock() != last->getBlock() ||
+        next.s.parallelSizes != first.s.parallelSizes ||
+        !llvm::all_of(group.members, [&](const Lowering *m) {
+          return sameElements(*m, next);
+        }))
+      return false;
+    auto groupViews = [&](Value buffer) {
+      return llvm::any_of(group.members, [&](const Lowering *m) {
+        return llvm::any_of(m->op->getOperands(),
+                            [&](Value v) { return bufferOf(v) == buffer; });
+      });
+    };
+    SmallVector<Operation *> frees;
+    for (Operation *p = last->getNextNode(); p != next.op;
+         p = p->getNextNode()) {
+      if (!p)
+        return false;
+      if (erased.contains(p))
+        continue;
+      Crossing c = classifyCrossing(*p, groupViews);
+      if (c == Crossing::Blocks)
+        return false;
+      if (c == Crossing::DelayFree)
+        frees.push_back(p);
+    }
+    llvm::append_range(group.delayedFrees, frees);
+    return true;
+  }
+
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    // Decided on the whole function before anything is lowered: which ops
+    // are lowered here, which of their outputs start from a fill that only
+    // they read (that fill is then erased, not lowered: one kernel less),
+    // and which consecutive ops share one kernel.
+    std::vector<Lowering> lowerings;
+    DenseSet<Operation *> folded;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics())
-        ops.push_back(op);
-    });
-    IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (llvm::any_of(ranges, ShapedType::isDynamic))
-        continue; // convert-linalg-to-parallel-loops takes it
-      // Each output indexed by parallel dimensions only (one thread per
-      // output element); anything else is left to the upstream lowering.
-      SmallVector<utils::IteratorType> iterators =
-          op.getIteratorTypesArray();
-      if (!llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-            return llvm::all_of(
-                op.getMatchingIndexingMap(&init).getResults(),
-                [&](AffineExpr e) {
-                  auto dim = dyn_cast<AffineDimExpr>(e);
-                  return dim && iterators[dim.getPosition()] ==
-                                    utils::IteratorType::parallel;
-                });
-          }))
-        continue;
-      Shape s;
-      for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray())) {
-        bool parallel = kind == utils::IteratorType::parallel;
-        (parallel ? s.parallel : s.reduction).push_back(unsigned(d));
-        (parallel ? s.parallelSizes : s.reductionSizes).push_back(ranges[d]);
-        (parallel ? s.outputs : s.terms) *= ranges[d];
+      if (!op.hasPureBufferSemantics())
+        return;
+      std::optional<Shape> s = shapeOf(op);
+      if (!s)
+        return;
+      Lowering l{op, *s, {}, chooseSplit(op, *s)};
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        linalg::FillOp fill =
+            isa<linalg::FillOp>(op)
+                ? nullptr
+                : getInitializingFill(op, init.get(),
+                                      writesEveryElement(op, init));
+        l.starts.push_back(fill ? fill.getInputs()[0] : Value());
+        if (fill)
+          folded.insert(fill);
       }
-      if (s.outputs == 0 || s.terms == 0)
+      lowerings.push_back(std::move(l));
+    });
+    std::vector<Group> groups;
+    for (const Lowering &l : lowerings) {
+      if (folded.contains(l.op))
         continue;
-      rewriter.setInsertionPoint(op);
-      int64_t split = chooseSplit(op, s);
-      SmallVector<scf::ForOp> toUnroll;
-      if (split > 1)
-        lowerSplit(rewriter, op, s, split, toUnroll);
+      if (groups.empty() || !mayJoin(groups.back(), l, folded))
+        groups.push_back({{&l}, {}});
       else
-        lowerInPlace(rewriter, op, s, toUnroll);
-      rewriter.eraseOp(op);
+        groups.back().members.push_back(&l);
+    }
+    IRRewriter rewriter(&getContext());
+    for (Operation *fill : folded)
+      rewriter.eraseOp(fill);
+    for (Group &g : groups) {
+      const Lowering &last = *g.members.back();
+      rewriter.setInsertionPoint(last.op);
+      SmallVector<scf::ForOp> toUnroll;
+      if (last.split > 1)
+        lowerSplit(rewriter, last, last.split, toUnroll);
+      else
+        lowerInPlace(rewriter, g.members, toUnroll);
       for (scf::ForOp loop : toUnroll)
         if (failed(loopUnrollByFactor(loop, kUnroll))) {
           loop.emitOpError("could not be unrolled");
           return signalPassFailure();
         }
+      Operation *after = last.op;
+      for (Operation *free : g.delayedFrees) {
+        free->moveAfter(after);
+        after = free;
+      }
+      for (const Lowering *m : g.members)
+        rewriter.eraseOp(m->op);
     }
   }
 };

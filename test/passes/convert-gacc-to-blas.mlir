@@ -175,3 +175,77 @@ func.func @strided_inner(%a: memref<4x3xf32, strided<[1, 4]>>, %b: memref<4x2xf3
   linalg.batch_matmul ins(%q, %k : memref<4x8x2xf32, strided<[16, 1, 8]>>, memref<4x2x8xf32>) outs(%s : memref<4x8x8xf32>)
   return
 }
+
+// -----
+
+// A product into a fresh buffer that a fill of zeros set for it alone: the
+// call has beta = 0 and the fill is gone (no zero-fill before the GEMM),
+// for a plain and a batched product, with views and other buffers' fills
+// between them. A fill of another value, a fill read by something else
+// before the product, a fill of a function argument (the caller's memory)
+// and a buffer the product also reads stay, with beta = 1.
+
+// CHECK-LABEL: func.func @zero_fill_folded(
+// LT-STRIDED-LABEL: func.func @zero_fill_folded(
+// CHECK: %[[C:.+]] = memref.alloc() : memref<4x3xf32>
+// CHECK: %[[S:.+]] = memref.alloc() : memref<2x4x4xf32>
+// CHECK-NOT: outs(%[[S]]
+// CHECK-NOT: outs(%[[C]]
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%arg4 : memref<8xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[B1:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @gacc_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B1]])
+// CHECK: %[[B2:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @gacc_sgemm_batched(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B2]])
+// CHECK: memref.dealloc %[[C]]
+func.func @zero_fill_folded(%a: memref<4x2xf32>, %b: memref<2x3xf32>, %q: memref<2x4x2xf32>, %k: memref<2x2x4xf32>,
+                            %other: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x3xf32>
+  %s = memref.alloc() : memref<2x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x4x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x3xf32>)
+  linalg.fill ins(%zero : f32) outs(%other : memref<8xf32>)
+  %view = memref.cast %c : memref<4x3xf32> to memref<4x3xf32, strided<[3, 1]>>
+  linalg.matmul ins(%a, %b : memref<4x2xf32>, memref<2x3xf32>) outs(%view : memref<4x3xf32, strided<[3, 1]>>)
+  linalg.batch_matmul ins(%q, %k : memref<2x4x2xf32>, memref<2x2x4xf32>) outs(%s : memref<2x4x4xf32>)
+  memref.dealloc %c : memref<4x3xf32>
+  memref.dealloc %s : memref<2x4x4xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fills_kept(
+// CHECK-COUNT-4: linalg.fill
+// CHECK: %[[B1:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @gacc_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B1]])
+// CHECK: memref.load
+// CHECK: %[[B2:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @gacc_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B2]])
+// CHECK: %[[B3:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @gacc_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B3]])
+// CHECK: %[[B4:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @gacc_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[B4]])
+func.func @fills_kept(%a: memref<4x4xf32>, %arg: memref<4x4xf32>) -> f32 {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = memref.alloc() : memref<4x4xf32>
+  %c2 = memref.alloc() : memref<4x4xf32>
+  %c3 = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%half : f32) outs(%c1 : memref<4x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%c2 : memref<4x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%arg : memref<4x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%c3 : memref<4x4xf32>)
+  // Not zeros.
+  linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c1 : memref<4x4xf32>)
+  // Read before the product.
+  %x = memref.load %c2[%c0, %c0] : memref<4x4xf32>
+  linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c2 : memref<4x4xf32>)
+  // The caller's buffer.
+  linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%arg : memref<4x4xf32>)
+  // The product reads its own output.
+  linalg.matmul ins(%c3, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c3 : memref<4x4xf32>)
+  return %x : f32
+}

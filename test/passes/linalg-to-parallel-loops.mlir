@@ -69,18 +69,20 @@ func.func @row_max(%x: memref<32x10xf32>, %out: memref<32xf32>) {
 }
 
 // A short sum to a scalar (32 terms, too few to split), a rank-0 op and a
-// fill of a scalar: each a parallel loop of one iteration, so that the GPU
-// mapping makes it a kernel instead of host code reading device memory.
-// (Canonicalization folds one-iteration loops: the second RUN line checks
-// the pass's own output.)
+// fill of a scalar: a parallel loop of one iteration, so that the GPU
+// mapping makes it a kernel instead of host code reading device memory;
+// the three have the same one output position and share no buffer, so
+// one thread does all three, in order. (Canonicalization folds
+// one-iteration loops: the second RUN line checks the pass's own output.)
 // ONE-THREAD-LABEL: func.func @scalars
 // ONE-THREAD: %[[ONE:.*]] = arith.constant 1 : index
 // ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[ONE]])
 // ONE-THREAD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}})
+// ONE-THREAD: memref.store %{{.*}}, %arg1[]
 // ONE-THREAD: arith.mulf
-// ONE-THREAD: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}})
+// ONE-THREAD: memref.store %{{.*}}, %arg2[]
 // ONE-THREAD: memref.store %{{.*}}, %arg3[]
+// ONE-THREAD-NOT: scf.parallel
 // ONE-THREAD-NOT: linalg
 func.func @scalars(%x: memref<32xf32>, %sum: memref<f32>, %a: memref<f32>, %z: memref<f64>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
@@ -228,6 +230,183 @@ func.func @left_alone(%x: memref<8xf32>, %y: memref<?xf32>, %s: memref<f32>) {
   ^bb0(%in: f32, %acc: f32):
     %t = arith.addf %acc, %in : f32
     linalg.yield %t : f32
+  }
+  return
+}
+
+// A row maximum and a two-output sum into fresh buffers that fills set
+// for them alone (other buffers' fills between): no loop for those
+// fills, and each thread starts from the fill's value in a register
+// instead of loading it. The fill of the function's argument stays; it,
+// the maximum and the sums have the same 32 output positions and share no
+// buffer, so one kernel does all three.
+// CHECK-LABEL: func.func @fills_folded
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[MAX:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: %[[S:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: %[[T:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: scf.parallel (%[[R:.*]]) =
+// CHECK: memref.store %[[ZERO]], %arg1[%[[R]]]
+// CHECK-NOT: memref.load %[[MAX]]
+// CHECK: memref.store %{{.*}}, %[[MAX]][%[[R]]]
+// CHECK-NOT: memref.load %[[S]]
+// CHECK-NOT: memref.load %[[T]]
+// CHECK: arith.addf %{{.*}}, %[[ZERO]]
+// CHECK: memref.store %{{.*}}, %[[S]][%[[R]]]
+// CHECK: memref.store %{{.*}}, %[[T]][%[[R]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @fills_folded(%x: memref<32x10xf32>, %arg: memref<32xf32>) -> (memref<32xf32>, memref<32xf32>, memref<32xf32>) {
+  %neginf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%neginf : f32) outs(%max : memref<32xf32>)
+  linalg.fill ins(%zero : f32) outs(%arg : memref<32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x10xf32>) outs(%max : memref<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  }
+  %s = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<32xf32>)
+  %t = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x10xf32>) outs(%s, %t : memref<32xf32>, memref<32xf32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32):
+    %na = arith.addf %a, %in : f32
+    %e = math.exp %in : f32
+    %nb = arith.addf %b, %e : f32
+    linalg.yield %na, %nb : f32, f32
+  }
+  return %max, %s, %t : memref<32xf32>, memref<32xf32>, memref<32xf32>
+}
+
+// A split sum to a scalar from a fill: the second stage (one thread, its
+// loop folded by -canonicalize) starts from the fill's value.
+// CHECK-LABEL: func.func @split_from_fill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<f64>
+// CHECK: %[[PART:.*]] = memref.alloc() : memref<512xf64>
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[OUT]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c8 iter_args(%{{.*}} = %[[ZERO]])
+// CHECK: memref.store %{{.*}}, %[[OUT]][]
+func.func @split_from_fill(%x: memref<256x784xf32>) -> memref<f64> {
+  %zero = arith.constant 0.0 : f64
+  %out = memref.alloc() : memref<f64>
+  linalg.fill ins(%zero : f64) outs(%out : memref<f64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<256x784xf32>) outs(%out : memref<f64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %e = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %e : f64
+    linalg.yield %s : f64
+  }
+  return %out : memref<f64>
+}
+
+// Fills that stay: one read before the op, one whose buffer the op also
+// reads (through another view), one of a view the op does not write, one
+// of the whole buffer where the op writes a view of it.
+// CHECK-LABEL: func.func @fills_kept
+// CHECK-COUNT-4: memref.store %cst,
+// CHECK-NOT: memref.store %cst,
+// CHECK: return
+func.func @fills_kept(%x: memref<32x10xf32>) -> (f32, memref<32xf32>, memref<32xf32>, memref<32x10xf32>, memref<32x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<32xf32>)
+  %v = memref.load %a[%c0] : memref<32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x10xf32>) outs(%a : memref<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  %b = memref.alloc() : memref<32xf32>
+  %bv = memref.subview %b[0] [16] [1] : memref<32xf32> to memref<16xf32, strided<[1]>>
+  %bw = memref.subview %b[16] [16] [1] : memref<32xf32> to memref<16xf32, strided<[1], offset: 16>>
+  linalg.fill ins(%zero : f32) outs(%bw : memref<16xf32, strided<[1], offset: 16>>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%bv : memref<16xf32, strided<[1]>>) outs(%bw : memref<16xf32, strided<[1], offset: 16>>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  %c = memref.alloc() : memref<32x10xf32>
+  %cv = memref.subview %c[0, 0] [16, 10] [1, 1] : memref<32x10xf32> to memref<16x10xf32, strided<[10, 1]>>
+  linalg.fill ins(%zero : f32) outs(%cv : memref<16x10xf32, strided<[10, 1]>>)
+  %cw = memref.subview %c[16, 0] [16, 10] [1, 1] : memref<32x10xf32> to memref<16x10xf32, strided<[10, 1], offset: 160>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%cw : memref<16x10xf32, strided<[10, 1], offset: 160>>) {
+  ^bb0(%o: f32):
+    %s = arith.addf %o, %o : f32
+    linalg.yield %s : f32
+  }
+  %d = memref.alloc() : memref<32x10xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<32x10xf32>)
+  %dv = memref.subview %d[0, 0] [16, 10] [1, 1] : memref<32x10xf32> to memref<16x10xf32, strided<[10, 1]>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%dv : memref<16x10xf32, strided<[10, 1]>>) {
+  ^bb0(%o: f32):
+    %s = arith.addf %o, %o : f32
+    linalg.yield %s : f32
+  }
+  return %v, %b, %b, %c, %d : f32, memref<32xf32>, memref<32xf32>, memref<32x10xf32>, memref<32x10xf32>
+}
+
+// A bias added in place and the ReLU that reads the sum (64 × 64 threads
+// each, every thread on its own element of the sum): one kernel, each
+// thread adding, storing, then loading its element back for the ReLU. A
+// transposed read of the ReLU's output (another thread's element) is a
+// kernel of its own, and so is a free of the sum between them that moves
+// after the fused kernel.
+// CHECK-LABEL: func.func @fused_chain
+// CHECK: scf.parallel
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[H:.*]][
+// CHECK: memref.load %[[H]][
+// CHECK: arith.maximumf
+// CHECK: }
+// CHECK-NEXT: memref.dealloc %[[H]]
+// CHECK-NEXT: scf.parallel
+// CHECK: arith.negf
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @fused_chain(%b: memref<64xf32>, %y: memref<64x64xf32>, %t: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<64xf32>) outs(%h : memref<64x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %a = arith.addf %o, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%h : memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %h : memref<64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<64x64xf32>) outs(%t : memref<64x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
   }
   return
 }

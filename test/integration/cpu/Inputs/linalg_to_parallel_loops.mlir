@@ -85,6 +85,51 @@ func.func @kernel_scalar(%a: memref<f32>, %out: memref<f32>) {
 }
 
 // A pseudo-random value in [-0.5, 0.5) from an index (a 32-bit LCG step).
+// Row maxima into a fresh buffer that a fill of -inf sets (folded: each
+// thread starts from -inf), copied out (the same thread: one kernel with
+// the maxima); their sum from a fill of zero
+// (folded) to a scalar, one thread, and its square, one thread:
+// gacc-merge-single-thread-loops makes one loop of the two, the free of
+// the maxima between them moved after it.
+func.func @kernel_fill_folded(%x: memref<200x96xf32>, %out: memref<200xf32>, %total: memref<f32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %m = memref.alloc() : memref<200xf32>
+  linalg.fill ins(%ninf : f32) outs(%m : memref<200xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<200x96xf32>) outs(%m : memref<200xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %n = arith.maximumf %acc, %in : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%m : memref<200xf32>) outs(%out : memref<200xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %s = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%m : memref<200xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %n = arith.addf %acc, %in : f32
+    linalg.yield %n : f32
+  }
+  memref.dealloc %m : memref<200xf32>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>],
+                  iterator_types = []}
+      ins(%s : memref<f32>) outs(%total : memref<f32>) {
+  ^bb0(%in: f32, %o: f32):
+    %q = arith.mulf %in, %in : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %s : memref<f32>
+  return
+}
+
 func.func @value(%i: index) -> f32 {
   %a = arith.constant 1103515245 : i64
   %c = arith.constant 12345 : i64
@@ -305,5 +350,38 @@ func.func @main() {
   %eq = arith.cmpf oeq, %got, %want : f32
   %cbad = arith.select %eq, %c0, %one : index
   func.call @report(%cbad) : (index) -> ()
+  // --- row maxima from a folded fill, and the square of their sum: the
+  // same bits as float32 loops in the ops' order.
+  %fx = memref.alloc() : memref<19200xf32>
+  %fxd = memref.cast %fx : memref<19200xf32> to memref<?xf32>
+  %seed5 = arith.constant 7919 : index
+  func.call @fill(%fxd, %seed5) : (memref<?xf32>, index) -> ()
+  %fx2 = memref.expand_shape %fx [[0, 1]] output_shape [200, 96] : memref<19200xf32> into memref<200x96xf32>
+  %fo = memref.alloc() : memref<200xf32>
+  %ft = memref.alloc() : memref<f32>
+  func.call @kernel_fill_folded(%fx2, %fo, %ft) : (memref<200x96xf32>, memref<200xf32>, memref<f32>) -> ()
+  %c200 = arith.constant 200 : index
+  %fzero = arith.constant 0.0 : f32
+  %fres:2 = scf.for %r = %c0 to %c200 step %c1 iter_args(%bad = %c0, %sum = %fzero) -> (index, f32) {
+    %fm = scf.for %k = %c0 to %c96 step %c1 iter_args(%acc = %ninf) -> f32 {
+      %base = arith.muli %r, %c96 : index
+      %at = arith.addi %base, %k : index
+      %v = memref.load %fx[%at] : memref<19200xf32>
+      %n = arith.maximumf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    %fg = memref.load %fo[%r] : memref<200xf32>
+    %ok = arith.cmpf oeq, %fg, %fm : f32
+    %inc = arith.select %ok, %c0, %one : index
+    %nb = arith.addi %bad, %inc : index
+    %ns = arith.addf %sum, %fm : f32
+    scf.yield %nb, %ns : index, f32
+  }
+  %fsq = arith.mulf %fres#1, %fres#1 : f32
+  %fgot = memref.load %ft[] : memref<f32>
+  %fok = arith.cmpf oeq, %fgot, %fsq : f32
+  %finc = arith.select %fok, %c0, %one : index
+  %fbad = arith.addi %fres#0, %finc : index
+  func.call @report(%fbad) : (index) -> ()
   return
 }

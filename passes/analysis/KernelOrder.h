@@ -1,0 +1,38 @@
+//===- KernelOrder.h - moving a kernel's work past the ops after it -*- C++
+//-*-===//
+//
+// Fusing two kernels (two parallel loops, or two linalg ops lowered to
+// one) runs the earlier one's work at the later one's place. What lies
+// between them decides whether that is allowed: gacc-linalg-to-parallel-
+// loops and gacc-merge-single-thread-loops ask the same question here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_PASSES_ANALYSIS_KERNELORDER_H
+#define GACC_PASSES_ANALYSIS_KERNELORDER_H
+
+#include "mlir/IR/Operation.h"
+
+namespace mlir::gacc {
+
+/// The buffer a memref value views (memref::skipViewLikeOps), or null for a
+/// value that is not a memref.
+Value bufferOf(Value v);
+
+/// How an op `between` an earlier kernel and a later one relates to running
+/// the earlier kernel's work after it:
+///   - Free: it allocates a buffer (the earlier work cannot use it), frees
+///     one the earlier work does not view, or has no memory effects and no
+///     regions;
+///   - DelayFree: it frees a buffer the earlier work views; the free must
+///     move after the fused kernel (no op of the later kernel uses that
+///     buffer, as none could after its free);
+///   - Blocks: anything else (a host read, a call, another kernel).
+/// `earlierViews(buffer)` says whether the earlier work views `buffer`.
+enum class Crossing { Free, DelayFree, Blocks };
+Crossing classifyCrossing(Operation &between,
+                          function_ref<bool(Value buffer)> earlierViews);
+
+} // namespace mlir::gacc
+
+#endif // GACC_PASSES_ANALYSIS_KERNELORDER_H

@@ -1,0 +1,129 @@
+//===- MergeSingleThreadLoops.cpp - gacc-merge-single-thread-loops --------===//
+//
+// Merges runs of one-iteration scf.parallel loops (the device's scalar
+// work: a loss summed to a scalar, a conversion, the micro-batch loop's
+// carried values) that only allocations, frees and memory-free ops
+// separate (classifyCrossing; a free of a buffer an earlier loop reads
+// moves after the merged loop), so that the GPU mapping makes one
+// one-thread kernel of each run instead of one per loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/analysis/KernelOrder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "gacc-merge-single-thread-loops"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCMERGESINGLETHREADLOOPSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+/// The one value of the loop's induction variable, if the loop is one
+/// iteration of one dimension without reductions.
+std::optional<int64_t> singleIteration(scf::ParallelOp loop) {
+  if (loop.getNumLoops() != 1 || !loop.getInitVals().empty())
+    return std::nullopt;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[0]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[0]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[0]);
+  if (!lb || !ub || !step || *step <= 0 || *ub <= *lb || *ub - *lb > *step)
+    return std::nullopt;
+  return *lb;
+}
+
+/// Whether `loop` or an op nested in it has an operand that views
+/// `buffer`.
+bool views(scf::ParallelOp loop, Value buffer) {
+  return loop
+      .walk([&](Operation *op) {
+        for (Value v : op->getOperands())
+          if (bufferOf(v) == buffer)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Puts `first`'s body at the start of `second`'s (its induction variable
+/// replaced by its one value) and erases `first`.
+void prependBody(scf::ParallelOp first, int64_t firstIv,
+                 scf::ParallelOp second) {
+  OpBuilder b = OpBuilder::atBlockBegin(second.getBody());
+  IRMapping map;
+  map.map(first.getInductionVars()[0],
+          arith::ConstantIndexOp::create(b, first.getLoc(), firstIv));
+  for (Operation &op : first.getBody()->without_terminator())
+    b.clone(op, map);
+  first.erase();
+}
+
+/// Merges the runs of one block.
+void mergeRuns(Block &block) {
+  scf::ParallelOp pending;
+  int64_t pendingIv = 0;
+  // The frees that follow the pending loop, in their order.
+  SmallVector<Operation *> delayed;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (llvm::is_contained(delayed, &op))
+      continue;
+    auto loop = dyn_cast<scf::ParallelOp>(op);
+    std::optional<int64_t> iv = loop ? singleIteration(loop) : std::nullopt;
+    if (iv) {
+      if (pending) {
+        prependBody(pending, pendingIv, loop);
+        Operation *after = loop;
+        for (Operation *free : delayed) {
+          free->moveAfter(after);
+          after = free;
+        }
+      }
+      pending = loop;
+      pendingIv = *iv;
+      continue;
+    }
+    if (!pending)
+      continue;
+    switch (classifyCrossing(
+        op, [&](Value buffer) { return views(pending, buffer); })) {
+    case Crossing::Free:
+      break;
+    case Crossing::DelayFree:
+      delayed.push_back(&op);
+      break;
+    case Crossing::Blocks:
+      pending = nullptr;
+      delayed.clear();
+      break;
+    }
+  }
+}
+
+struct MergeSingleThreadLoopsPass
+    : public mlir::gacc::impl::GAccMergeSingleThreadLoopsPassBase<
+          MergeSingleThreadLoopsPass> {
+  void runOnOperation() override {
+    // The host code's blocks: a parallel loop's own body is one kernel.
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) {
+      Operation *parent = block->getParentOp();
+      if (!isa<scf::ParallelOp>(parent) &&
+          !parent->getParentOfType<scf::ParallelOp>())
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      mergeRuns(*block);
+  }
+};
+
+} // namespace

@@ -1,0 +1,129 @@
+// RUN: gacc-opt %s -gacc-merge-single-thread-loops | FileCheck %s
+
+// Three one-thread loops that an allocation, a free of a buffer the first
+// does not view and a constant separate: one loop, the bodies in their
+// order (the first one's induction variable replaced by its value).
+// CHECK-LABEL: func.func @run
+// CHECK: %[[B:.*]] = memref.alloc() : memref<f32>
+// CHECK: memref.dealloc %arg2
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[ZERO]]]
+// CHECK-NEXT: memref.store %[[X]], %arg1[]
+// CHECK-NEXT: %[[Y:.*]] = memref.load %arg1[]
+// CHECK-NEXT: memref.store %[[Y]], %[[B]][]
+// CHECK-NEXT: %[[Z:.*]] = memref.load %[[B]][]
+// CHECK-NEXT: memref.store %[[Z]], %arg0[%[[I]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @run(%a: memref<4xf32>, %s: memref<f32>, %other: memref<8xf32>) -> memref<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %s[] : memref<f32>
+    scf.reduce
+  }
+  %b = memref.alloc() : memref<f32>
+  memref.dealloc %other : memref<8xf32>
+  scf.parallel (%j) = (%c0) to (%c1) step (%c1) {
+    %y = memref.load %s[] : memref<f32>
+    memref.store %y, %b[] : memref<f32>
+    scf.reduce
+  }
+  %two = arith.constant 2 : index
+  scf.parallel (%k) = (%c0) to (%c1) step (%c1) {
+    %z = memref.load %b[] : memref<f32>
+    memref.store %z, %a[%k] : memref<4xf32>
+    scf.reduce
+  }
+  return %b : memref<f32>
+}
+
+// What ends a run: a host read, a call, a loop of more than one
+// iteration; and loops that are not one thread (two iterations, two
+// dimensions, a reduction) are never merged.
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-7: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func private @use(memref<f32>)
+func.func @kept(%a: memref<4xf32>, %s: memref<f32>, %t: memref<f32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    memref.store %zero, %s[] : memref<f32>
+    scf.reduce
+  }
+  %h = memref.load %s[] : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    memref.store %zero, %t[] : memref<f32>
+    scf.reduce
+  }
+  func.call @use(%s) : (memref<f32>) -> ()
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    memref.store %zero, %s[] : memref<f32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    memref.store %zero, %a[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %c1) step (%c1, %c1) {
+    memref.store %zero, %a[%i] : memref<4xf32>
+    scf.reduce
+  }
+  %r = scf.parallel (%i) = (%c0) to (%c1) step (%c1) init (%zero) -> f32 {
+    scf.reduce(%zero : f32) {
+    ^bb0(%l: f32, %m: f32):
+      %n = arith.addf %l, %m : f32
+      scf.reduce.return %n : f32
+    }
+  }
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    memref.store %zero, %s[] : memref<f32>
+    scf.reduce
+  }
+  %sum = arith.addf %h, %r : f32
+  return %sum : f32
+}
+
+// A free of a buffer the first loop reads, between two one-thread loops:
+// the loops merge and the free follows the merged loop (and the one after
+// it, which reads another freed buffer, both in their order).
+// CHECK-LABEL: func.func @delayed_free
+// CHECK: %[[A:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[B:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[C:.*]] = memref.alloc() : memref<f32>
+// CHECK-NEXT: scf.parallel
+// CHECK: memref.load %[[A]][]
+// CHECK: memref.load %[[B]][]
+// CHECK: memref.store %{{.*}}, %[[C]][]
+// CHECK: }
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK-NEXT: memref.dealloc %[[B]]
+// CHECK-NEXT: return %[[C]]
+func.func @delayed_free(%x: f32) -> memref<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<f32>
+  memref.store %x, %a[] : memref<f32>
+  %b = memref.alloc() : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %a[] : memref<f32>
+    memref.store %v, %b[] : memref<f32>
+    scf.reduce
+  }
+  memref.dealloc %a : memref<f32>
+  %c = memref.alloc() : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %w = memref.load %b[] : memref<f32>
+    memref.store %w, %c[] : memref<f32>
+    scf.reduce
+  }
+  memref.dealloc %b : memref<f32>
+  return %c : memref<f32>
+}
