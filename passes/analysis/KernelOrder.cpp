@@ -1,4 +1,4 @@
-//===- KernelOrder.cpp - moving a kernel's work past the ops after it -----===//
+//===- KernelOrder.cpp - a kernel's work past later ops -------------------===//
 //
 // bufferOf and classifyCrossing (KernelOrder.h).
 //

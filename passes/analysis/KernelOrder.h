@@ -1,5 +1,4 @@
-//===- KernelOrder.h - moving a kernel's work past the ops after it -*- C++
-//-*-===//
+//===- KernelOrder.h - a kernel's work past later ops -----------*- C++ -*-===//
 //
 // Fusing two kernels (two parallel loops, or two linalg ops lowered to
 // one) runs the earlier one's work at the later one's place. What lies
