@@ -155,8 +155,9 @@ void *mallocHostShared(uint64_t bytes);
 /// (cuMemcpyHtoDAsync): the copy engine writes the pages where they are,
 /// so managed pages on the device stay there, where a host write would
 /// fault each one back to host memory for the next kernel to fault in
-/// again. `src` may be reused on return (a pageable source is staged
-/// before the call returns). A failure is recorded (lastError).
+/// again. A pageable `src` (the runtime's host tensors) may be reused on
+/// return, as the driver stages it before returning; a pinned one only
+/// after the stream has run the copy. A failure is recorded (lastError).
 void copyToDevice(void *dst, const void *src, uint64_t bytes);
 /// Queues the migration of managed memory [p, p + bytes) to the device on
 /// the process's stream, so that the kernels after it do not fault it in

@@ -12,12 +12,14 @@
 
 using namespace mlir;
 using mlir::gacc::bufferOf;
+using mlir::gacc::mayAlias;
 
-/// Whether `op` or an op nested in it has an operand that views `buffer`.
+/// Whether `op` or an op nested in it has an operand that may view memory
+/// of `buffer`.
 static bool touches(Operation *op, Value buffer) {
   WalkResult r = op->walk([&](Operation *nested) {
     for (Value v : nested->getOperands())
-      if (bufferOf(v) == buffer)
+      if (mayAlias(v, buffer))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -33,13 +35,14 @@ linalg::FillOp mlir::gacc::getInitializingFill(Operation *op, Value init,
     return nullptr;
   unsigned views = 0;
   for (Value v : op->getOperands())
-    views += bufferOf(v) == buffer;
+    views += mayAlias(v, buffer);
   if (views != 1)
     return nullptr;
+  Type element = cast<MemRefType>(init.getType()).getElementType();
   for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(p))
       if (fill.hasPureBufferSemantics() && fill.getOutputs()[0] == init)
-        return fill;
+        return fill.getInputs()[0].getType() == element ? fill : nullptr;
     // A view made between them, or a constant, touches no memory.
     if (isMemoryEffectFree(p) && p->getNumRegions() == 0)
       continue;

@@ -24,7 +24,10 @@ namespace mlir::gacc {
 ///   - the fill is the last op of `op`'s block before `op` to touch that
 ///     buffer (ops between may touch only other buffers, or be views
 ///     without memory effects), and it fills `init` itself;
-///   - no other operand of `op` is a view of that buffer;
+///   - no other operand of `op` may view memory of that buffer (mayAlias),
+///     and no op between the fill and `op` has such an operand;
+///   - the fill's value has the buffer's element type (it is `op`'s start
+///     value as it is);
 ///   - `op` writes every element of `init` (`writesAll`, the caller's
 ///     claim), so that no later op reads the fill's values.
 /// Then `op` may start from the fill's value instead of reading `init`,

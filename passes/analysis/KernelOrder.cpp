@@ -1,6 +1,6 @@
 //===- KernelOrder.cpp - a kernel's work past later ops -------------------===//
 //
-// bufferOf and classifyCrossing (KernelOrder.h).
+// bufferOf, mayAlias and classifyCrossing (KernelOrder.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -15,6 +16,33 @@ using namespace mlir;
 Value mlir::gacc::bufferOf(Value v) {
   auto memref = dyn_cast<TypedValue<MemRefType>>(v);
   return memref ? Value(memref::skipViewLikeOps(memref)) : Value();
+}
+
+/// Whether `buffer` is memory of its own: an allocation of the function.
+static bool isAllocation(Value buffer) {
+  return buffer.getDefiningOp<memref::AllocOp>() ||
+         buffer.getDefiningOp<memref::AllocaOp>();
+}
+
+/// Whether `buffer` is an argument of the function (not of a nested
+/// region's block).
+static bool isFunctionArgument(Value buffer) {
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  return arg && arg.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+bool mlir::gacc::mayAlias(Value a, Value b) {
+  Value ra = bufferOf(a), rb = bufferOf(b);
+  if (!ra || !rb)
+    return false;
+  if (ra == rb)
+    return true;
+  if (isAllocation(ra))
+    return !isAllocation(rb) && !isFunctionArgument(rb);
+  if (isAllocation(rb))
+    return !isFunctionArgument(ra);
+  return true;
 }
 
 mlir::gacc::Crossing

@@ -18,6 +18,15 @@ namespace mlir::gacc {
 /// value that is not a memref.
 Value bufferOf(Value v);
 
+/// Whether memref values `a` and `b` may share memory: the same buffer
+/// (bufferOf), or buffers that are not both known apart. Two buffers are
+/// known apart when each is a memref.alloc or memref.alloca, or one is and
+/// the other is an argument of the function (the caller's memory); a
+/// function argument, a global, or an alias that is not a view op
+/// (memref.transpose, a memref chosen by arith.select or carried by a loop)
+/// may share memory with anything but an allocation.
+bool mayAlias(Value a, Value b);
+
 /// How an op `between` an earlier kernel and a later one relates to running
 /// the earlier kernel's work after it:
 ///   - Free: it allocates a buffer (the earlier work cannot use it), frees
@@ -27,7 +36,8 @@ Value bufferOf(Value v);
 ///     move after the fused kernel (no op of the later kernel uses that
 ///     buffer, as none could after its free);
 ///   - Blocks: anything else (a host read, a call, another kernel).
-/// `earlierViews(buffer)` says whether the earlier work views `buffer`.
+/// `earlierViews(buffer)` says whether the earlier work may view memory of
+/// `buffer` (mayAlias with any of its operands).
 enum class Crossing { Free, DelayFree, Blocks };
 Crossing classifyCrossing(Operation &between,
                           function_ref<bool(Value buffer)> earlierViews);

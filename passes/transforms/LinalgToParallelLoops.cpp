@@ -462,6 +462,15 @@ std::optional<Shape> shapeOf(linalg::LinalgOp op) {
 /// a different one for each thread), else nullopt.
 std::optional<SmallVector<unsigned>> elementOfThread(const Lowering &l,
                                                      OpOperand &operand) {
+  // Distinct indices are distinct elements only without zero strides.
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(llvm::zip(strides, type.getShape()), [](auto sd) {
+        return std::get<0>(sd) == 0 && std::get<1>(sd) != 1;
+      }))
+    return std::nullopt;
   AffineMap map = linalg::LinalgOp(l.op).getMatchingIndexingMap(&operand);
   SmallVector<unsigned> positions;
   for (AffineExpr e : map.getResults()) {
@@ -483,7 +492,8 @@ std::optional<SmallVector<unsigned>> elementOfThread(const Lowering &l,
 /// `earlier` (where either writes them) only at the element thread p of
 /// `earlier` touches, the same one for every such access: then each thread
 /// doing `earlier`'s work and then `later`'s reads and writes what the two
-/// kernels did.
+/// kernels did. Buffers that may share memory without being the same
+/// buffer (mayAlias) are never fused.
 bool sameElements(const Lowering &earlier, const Lowering &later) {
   auto isInit = [](const Lowering &l, OpOperand &o) {
     return linalg::LinalgOp(l.op).isDpsInit(&o);
@@ -491,16 +501,18 @@ bool sameElements(const Lowering &earlier, const Lowering &later) {
   for (OpOperand &x : earlier.op->getOpOperands())
     for (OpOperand &y : later.op->getOpOperands()) {
       Value bx = bufferOf(x.get());
-      if (!bx || bx != bufferOf(y.get()) ||
+      if (!mayAlias(x.get(), y.get()) ||
           (!isInit(earlier, x) && !isInit(later, y)))
         continue;
+      if (bx != bufferOf(y.get()))
+        return false;
       std::optional<SmallVector<unsigned>> ex = elementOfThread(earlier, x);
       std::optional<SmallVector<unsigned>> ey = elementOfThread(later, y);
       if (x.get() != y.get() || !ex || !ey || *ex != *ey)
         return false;
       // Every other access of `earlier` to that buffer, too.
       for (OpOperand &z : earlier.op->getOpOperands())
-        if (bufferOf(z.get()) == bx &&
+        if (mayAlias(z.get(), bx) &&
             (z.get() != x.get() || elementOfThread(earlier, z) != ex))
           return false;
     }
@@ -535,7 +547,7 @@ struct LinalgToParallelLoopsPass
     auto groupViews = [&](Value buffer) {
       return llvm::any_of(group.members, [&](const Lowering *m) {
         return llvm::any_of(m->op->getOperands(),
-                            [&](Value v) { return bufferOf(v) == buffer; });
+                            [&](Value v) { return mayAlias(v, buffer); });
       });
     };
     SmallVector<Operation *> frees;

@@ -42,13 +42,13 @@ std::optional<int64_t> singleIteration(scf::ParallelOp loop) {
   return *lb;
 }
 
-/// Whether `loop` or an op nested in it has an operand that views
-/// `buffer`.
+/// Whether `loop` or an op nested in it has an operand that may view
+/// memory of `buffer` (mayAlias).
 bool views(scf::ParallelOp loop, Value buffer) {
   return loop
       .walk([&](Operation *op) {
         for (Value v : op->getOperands())
-          if (bufferOf(v) == buffer)
+          if (mayAlias(v, buffer))
             return WalkResult::interrupt();
         return WalkResult::advance();
       })
@@ -75,8 +75,6 @@ void mergeRuns(Block &block) {
   // The frees that follow the pending loop, in their order.
   SmallVector<Operation *> delayed;
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (llvm::is_contained(delayed, &op))
-      continue;
     auto loop = dyn_cast<scf::ParallelOp>(op);
     std::optional<int64_t> iv = loop ? singleIteration(loop) : std::nullopt;
     if (iv) {

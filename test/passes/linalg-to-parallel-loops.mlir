@@ -237,16 +237,18 @@ func.func @left_alone(%x: memref<8xf32>, %y: memref<?xf32>, %s: memref<f32>) {
 // A row maximum and a two-output sum into fresh buffers that fills set
 // for them alone (other buffers' fills between): no loop for those
 // fills, and each thread starts from the fill's value in a register
-// instead of loading it. The fill of the function's argument stays; it,
-// the maximum and the sums have the same 32 output positions and share no
-// buffer, so one kernel does all three.
+// instead of loading it. The fill of the function's argument stays, a
+// kernel of its own (the caller's %arg1 may overlap %x, which the others
+// read); the maximum and the sums have the same 32 output positions and
+// share no buffer: one kernel.
 // CHECK-LABEL: func.func @fills_folded
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[MAX:.*]] = memref.alloc() : memref<32xf32>
+// CHECK: scf.parallel
+// CHECK: memref.store %[[ZERO]], %arg1
 // CHECK: %[[S:.*]] = memref.alloc() : memref<32xf32>
 // CHECK: %[[T:.*]] = memref.alloc() : memref<32xf32>
 // CHECK: scf.parallel (%[[R:.*]]) =
-// CHECK: memref.store %[[ZERO]], %arg1[%[[R]]]
 // CHECK-NOT: memref.load %[[MAX]]
 // CHECK: memref.store %{{.*}}, %[[MAX]][%[[R]]]
 // CHECK-NOT: memref.load %[[S]]
@@ -409,4 +411,50 @@ func.func @fused_chain(%b: memref<64xf32>, %y: memref<64x64xf32>, %t: memref<64x
     linalg.yield %n : f32
   }
   return
+}
+
+// Aliases that are not views (a memref.transpose) and two function
+// arguments (the caller may pass overlapping memory) may share memory:
+// no fill folded into an op that reads the filled buffer through the
+// alias, and no op fused with one that writes memory it may read. Each op
+// is a kernel of its own: five loops, the fill's among them.
+// CHECK-LABEL: func.func @aliases_kept
+// CHECK-COUNT-5: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @aliases_kept(%x: memref<8x8xf32>, %a: memref<8x8xf32>, %b: memref<8x8xf32>) -> memref<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %buf = memref.alloc() : memref<8x8xf32>
+  %t = memref.transpose %buf (d0, d1) -> (d1, d0) : memref<8x8xf32> to memref<8x8xf32, strided<[1, 8]>>
+  linalg.fill ins(%zero : f32) outs(%buf : memref<8x8xf32>)
+  // Reads the filled buffer transposed while it adds to it.
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x8xf32, strided<[1, 8]>>) outs(%buf : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  // Reads, through the alias, what the op before wrote at other elements.
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<8x8xf32, strided<[1, 8]>>) outs(%x : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  // Writes one argument, then reads another.
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%a : memref<8x8xf32>) {
+  ^bb0(%o: f32):
+    %n = arith.negf %o : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<8x8xf32>) outs(%x : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  return %buf : memref<8x8xf32>
 }

@@ -1,11 +1,13 @@
 // RUN: gacc-opt %s -gacc-merge-single-thread-loops | FileCheck %s
 
-// Three one-thread loops that an allocation, a free of a buffer the first
-// does not view and a constant separate: one loop, the bodies in their
-// order (the first one's induction variable replaced by its value).
+// Three one-thread loops that an allocation, a free and a constant
+// separate: one loop, the bodies in their order (the first one's
+// induction variable replaced by its value). The free is of an argument,
+// which may overlap the arguments the first loop reads: it moves after
+// the merged loop.
 // CHECK-LABEL: func.func @run
 // CHECK: %[[B:.*]] = memref.alloc() : memref<f32>
-// CHECK: memref.dealloc %arg2
+// CHECK-NOT: memref.dealloc
 // CHECK: scf.parallel (%[[I:.*]]) =
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
@@ -15,6 +17,8 @@
 // CHECK-NEXT: memref.store %[[Y]], %[[B]][]
 // CHECK-NEXT: %[[Z:.*]] = memref.load %[[B]][]
 // CHECK-NEXT: memref.store %[[Z]], %arg0[%[[I]]]
+// CHECK: }
+// CHECK-NEXT: memref.dealloc %arg2
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @run(%a: memref<4xf32>, %s: memref<f32>, %other: memref<8xf32>) -> memref<f32> {

@@ -453,10 +453,10 @@ int Trainer::runWindow(const std::vector<int64_t> &order, int64_t w,
   if (onDevice) {
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
       mirror.toDevice(sig.inputArg(j));
-    // The copies are queued on the stream; the eager step's host code may
-    // read an input before its first wait (the graph form's never does).
-    if (!settings.cudaGraph)
-      gacc_cuda_synchronize();
+    // The copies are queued on the stream; an eager step's host code may
+    // read an input before its first wait. The step's time starts after
+    // them, as PyTorch's baselines read inputs already on the device.
+    gacc_cuda_synchronize();
   }
   std::vector<JitArg> &args = onDevice ? mirror.args : st.args;
   int64_t stepIndex = pos.optimizerSteps;

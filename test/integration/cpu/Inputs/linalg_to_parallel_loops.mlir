@@ -86,8 +86,9 @@ func.func @kernel_scalar(%a: memref<f32>, %out: memref<f32>) {
 
 // A pseudo-random value in [-0.5, 0.5) from an index (a 32-bit LCG step).
 // Row maxima into a fresh buffer that a fill of -inf sets (folded: each
-// thread starts from -inf), copied out (the same thread: one kernel with
-// the maxima); their sum from a fill of zero
+// thread starts from -inf), copied into a buffer of the function (the
+// same thread's element: one kernel with the maxima) and from there out
+// (a kernel of its own: the caller's %out may overlap %x); their sum from a fill of zero
 // (folded) to a scalar, one thread, and its square, one thread:
 // gacc-merge-single-thread-loops makes one loop of the two, the free of
 // the maxima between them moved after it.
@@ -103,12 +104,20 @@ func.func @kernel_fill_folded(%x: memref<200x96xf32>, %out: memref<200xf32>, %to
     %n = arith.maximumf %acc, %in : f32
     linalg.yield %n : f32
   }
+  %c = memref.alloc() : memref<200xf32>
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
                   iterator_types = ["parallel"]}
-      ins(%m : memref<200xf32>) outs(%out : memref<200xf32>) {
+      ins(%m : memref<200xf32>) outs(%c : memref<200xf32>) {
   ^bb0(%in: f32, %o: f32):
     linalg.yield %in : f32
   }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%c : memref<200xf32>) outs(%out : memref<200xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %c : memref<200xf32>
   %s = memref.alloc() : memref<f32>
   linalg.fill ins(%zero : f32) outs(%s : memref<f32>)
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
