@@ -1455,10 +1455,13 @@ def GAccLinalgToParallelLoopsPass
       that is each parallel coordinate once (a different element for each
       thread), and only allocations, frees and memory-free ops lie between
       them (`classifyCrossing`; a free of a buffer an earlier op views
-      moves after the kernel). A bias added in place and its activation, a
-      row maximum and the sums that read it, a bias gradient and the
-      accumulate of it: each one kernel. A thread reads back what it
-      stored, so the values are the same.
+      moves after the kernel; a call of one of the `gemm-callees`, the
+      runtime's GEMMs, whose operands the earlier ops neither write nor, for
+      its C, read, stays where it is and the earlier ops' work runs after
+      it). A bias added in place and its activation, a row maximum and the
+      sums that read it, a bias gradient and the accumulate of it (across
+      the weight gradient's GEMM): each one kernel. A thread reads back what
+      it stored, so the values are the same.
 
     ```mlir
     // Σ_i x[i, j] over 8432 rows into out[128]:
@@ -1478,6 +1481,14 @@ def GAccLinalgToParallelLoopsPass
     ```
 
   }];
+  let options = [
+    ListOption<"gemmCallees", "gemm-callees", "std::string",
+               "The runtime's GEMM entry points (abi/RuntimeABI.h: A and B "
+               "read, C read and written, no other memory): a call of one "
+               "that touches nothing an op writes, and writes nothing it "
+               "reads, does not keep that op from a kernel with the op after "
+               "the call">,
+  ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

@@ -176,10 +176,27 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createConvertGAccToCuDNNPass());
   pm.addPass(createConvertGAccToRuntimePass());
   pm.addPass(createConvertGAccToSCFPass());
+  // The GEMM entry points the host code calls, each with its entry points
+  // for bf16 and fp16 operands.
+  SmallVector<const char *> gemms;
+  if (options.cublas)
+    gemms.push_back(gemm);
+  if (options.cublas && options.cublasLt)
+    gemms.push_back(::gacc::abi::kCublasLtSgemmBatched);
+  SmallVector<std::string> gemmCallees;
+  for (const char *g : gemms)
+    for (const char *type :
+         {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
+      gemmCallees.push_back(*type ? ::gacc::abi::lowOperandsGemm(g, type)
+                                  : std::string(g));
   // Every static linalg op as one-dimensional parallel loops (coalesced,
-  // reductions in registers, split sums, scalars on the device); the
-  // upstream lowering takes what is left (dynamic shapes).
-  pm.addNestedPass<func::FuncOp>(createGAccLinalgToParallelLoopsPass());
+  // reductions in registers, split sums, scalars on the device, fills
+  // folded, consecutive ops fused); the upstream lowering takes what is
+  // left (dynamic shapes).
+  GAccLinalgToParallelLoopsPassOptions parallelLoops;
+  parallelLoops.gemmCallees = gemmCallees;
+  pm.addNestedPass<func::FuncOp>(
+      createGAccLinalgToParallelLoopsPass(parallelLoops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   if (options.cudaGraph)
     pm.addPass(createGAccDeviceResidentScalarsPass());
@@ -200,17 +217,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // Launches queue on one stream; the host waits only before it touches
   // memory (and before returning).
   GAccAsyncLaunchesPassOptions async;
-  SmallVector<const char *> gemms;
-  if (options.cublas)
-    gemms.push_back(gemm);
-  if (options.cublas && options.cublasLt)
-    gemms.push_back(::gacc::abi::kCublasLtSgemmBatched);
-  // Each with its entry points for bf16 and fp16 operands.
-  for (const char *g : gemms)
-    for (const char *type :
-         {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
-      async.streamOrderedCallees.push_back(
-          *type ? ::gacc::abi::lowOperandsGemm(g, type) : std::string(g));
+  async.streamOrderedCallees = gemmCallees;
   if (options.cudnnAttention)
     for (bool backward : {false, true})
       for (const char *type :

@@ -6,6 +6,7 @@
 
 #include "passes/analysis/KernelOrder.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -45,14 +46,34 @@ bool mlir::gacc::mayAlias(Value a, Value b) {
   return true;
 }
 
+/// Whether a GEMM call's operands and the earlier work may conflict: the
+/// call writes C (its third memref operand), reads A and B.
+static bool conflicts(func::CallOp call,
+                      const mlir::gacc::EarlierWork &earlier) {
+  unsigned memref = 0;
+  for (Value v : call.getOperands()) {
+    if (!isa<MemRefType>(v.getType()))
+      continue;
+    bool written = memref++ == 2;
+    if (earlier.writes(v) || (written && earlier.views(v)))
+      return true;
+  }
+  return memref < 3;
+}
+
 mlir::gacc::Crossing
-mlir::gacc::classifyCrossing(Operation &between,
-                             function_ref<bool(Value)> earlierViews) {
+mlir::gacc::classifyCrossing(Operation &between, const EarlierWork &earlier,
+                             ArrayRef<std::string> gemmCallees) {
   if (isa<memref::AllocOp, memref::AllocaOp>(between))
     return Crossing::Free;
   if (auto free = dyn_cast<memref::DeallocOp>(between))
-    return earlierViews(bufferOf(free.getMemref())) ? Crossing::DelayFree
-                                                    : Crossing::Free;
+    return earlier.views(bufferOf(free.getMemref())) ? Crossing::DelayFree
+                                                     : Crossing::Free;
+  if (auto call = dyn_cast<func::CallOp>(between))
+    return llvm::is_contained(gemmCallees, call.getCallee().str()) &&
+                   !conflicts(call, earlier)
+               ? Crossing::Free
+               : Crossing::Blocks;
   return isMemoryEffectFree(&between) && between.getNumRegions() == 0
              ? Crossing::Free
              : Crossing::Blocks;

@@ -12,6 +12,8 @@
 
 #include "mlir/IR/Operation.h"
 
+#include <string>
+
 namespace mlir::gacc {
 
 /// The buffer a memref value views (memref::skipViewLikeOps), or null for a
@@ -27,20 +29,30 @@ Value bufferOf(Value v);
 /// may share memory with anything but an allocation.
 bool mayAlias(Value a, Value b);
 
+/// What the earlier kernel's work touches, for classifyCrossing: whether it
+/// may view memory of `buffer` (mayAlias with any of its operands), and
+/// whether it may write it (with an output).
+struct EarlierWork {
+  function_ref<bool(Value buffer)> views;
+  function_ref<bool(Value buffer)> writes;
+};
+
 /// How an op `between` an earlier kernel and a later one relates to running
 /// the earlier kernel's work after it:
 ///   - Free: it allocates a buffer (the earlier work cannot use it), frees
-///     one the earlier work does not view, or has no memory effects and no
-///     regions;
+///     one the earlier work does not view, has no memory effects and no
+///     regions, or is a call of one of `gemmCallees` (the runtime's GEMM
+///     entry points, abi/RuntimeABI.h: they read their first two memref
+///     operands A and B and read and write the third, C, and touch no other
+///     memory) that writes nothing the earlier work views and reads nothing
+///     it writes;
 ///   - DelayFree: it frees a buffer the earlier work views; the free must
 ///     move after the fused kernel (no op of the later kernel uses that
 ///     buffer, as none could after its free);
-///   - Blocks: anything else (a host read, a call, another kernel).
-/// `earlierViews(buffer)` says whether the earlier work may view memory of
-/// `buffer` (mayAlias with any of its operands).
+///   - Blocks: anything else (a host read, another call, another kernel).
 enum class Crossing { Free, DelayFree, Blocks };
-Crossing classifyCrossing(Operation &between,
-                          function_ref<bool(Value buffer)> earlierViews);
+Crossing classifyCrossing(Operation &between, const EarlierWork &earlier,
+                          ArrayRef<std::string> gemmCallees = {});
 
 } // namespace mlir::gacc
 

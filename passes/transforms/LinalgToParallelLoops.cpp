@@ -522,6 +522,7 @@ bool sameElements(const Lowering &earlier, const Lowering &later) {
 struct LinalgToParallelLoopsPass
     : public mlir::gacc::impl::GAccLinalgToParallelLoopsPassBase<
           LinalgToParallelLoopsPass> {
+  using Base::Base;
   /// Ops lowered to one kernel, and the frees between them that move after
   /// it (classifyCrossing).
   struct Group {
@@ -532,9 +533,11 @@ struct LinalgToParallelLoopsPass
   /// Whether `next` may join `group`: in place (no split), the same output
   /// positions, the same elements of every shared buffer, and only ops
   /// between them that the group's work may run after (`erased`: folded
-  /// fills, which go). The frees to delay are added to the group.
-  static bool mayJoin(Group &group, const Lowering &next,
-                      const DenseSet<Operation *> &erased) {
+  /// fills, which go; calls of the `gemm-callees` that touch nothing the
+  /// group writes, and write nothing it reads). The frees to delay are
+  /// added to the group.
+  bool mayJoin(Group &group, const Lowering &next,
+               const DenseSet<Operation *> &erased) {
     const Lowering &first = *group.members.front();
     Operation *last = group.members.back()->op;
     if (next.split != 1 || first.split != 1 ||
@@ -550,6 +553,12 @@ struct LinalgToParallelLoopsPass
                             [&](Value v) { return mayAlias(v, buffer); });
       });
     };
+    auto groupWrites = [&](Value buffer) {
+      return llvm::any_of(group.members, [&](const Lowering *m) {
+        return llvm::any_of(linalg::LinalgOp(m->op).getDpsInits(),
+                            [&](Value v) { return mayAlias(v, buffer); });
+      });
+    };
     SmallVector<Operation *> frees;
     for (Operation *p = last->getNextNode(); p != next.op;
          p = p->getNextNode()) {
@@ -557,7 +566,7 @@ struct LinalgToParallelLoopsPass
         return false;
       if (erased.contains(p))
         continue;
-      Crossing c = classifyCrossing(*p, groupViews);
+      Crossing c = classifyCrossing(*p, {groupViews, groupWrites}, gemmCallees);
       if (c == Crossing::Blocks)
         return false;
       if (c == Crossing::DelayFree)

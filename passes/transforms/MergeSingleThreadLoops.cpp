@@ -92,8 +92,8 @@ void mergeRuns(Block &block) {
     }
     if (!pending)
       continue;
-    switch (classifyCrossing(
-        op, [&](Value buffer) { return views(pending, buffer); })) {
+    auto viewed = [&](Value buffer) { return views(pending, buffer); };
+    switch (classifyCrossing(op, {viewed, viewed})) {
     case Crossing::Free:
       break;
     case Crossing::DelayFree:

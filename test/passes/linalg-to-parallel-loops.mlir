@@ -458,3 +458,79 @@ func.func @aliases_kept(%x: memref<8x8xf32>, %a: memref<8x8xf32>, %b: memref<8x8
   }
   return %buf : memref<8x8xf32>
 }
+
+// A bias gradient and its accumulate with the weight gradient's GEMM
+// between them: with the GEMM named among the gemm-callees (it reads A and
+// B, reads and writes C, and none of them is what the gradient writes),
+// one kernel after the GEMM; without it, or where the GEMM writes what the
+// gradient reads, two.
+// GEMM-LABEL: func.func @across_gemm
+// GEMM-NOT: scf.parallel
+// GEMM: call @gacc_cublas_sgemm
+// GEMM: scf.parallel
+// GEMM: arith.addf
+// GEMM: memref.store
+// GEMM: arith.addf
+// GEMM: memref.store
+// GEMM-NOT: scf.parallel
+// GEMM-LABEL: func.func @gemm_writes_input
+// GEMM: scf.parallel
+// GEMM: call @gacc_cublas_sgemm
+// GEMM: scf.parallel
+// CHECK-LABEL: func.func @across_gemm
+// CHECK: scf.parallel
+// CHECK: call @gacc_cublas_sgemm
+// CHECK: scf.parallel
+// RUN: gacc-opt %s -gacc-linalg-to-parallel-loops=gemm-callees=gacc_cublas_sgemm | FileCheck %s --check-prefix=GEMM
+func.func private @gacc_cublas_sgemm(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32)
+func.func @across_gemm(%a: memref<?x?xf32, strided<[?, ?], offset: ?>>, %b: memref<?x?xf32, strided<[?, ?], offset: ?>>, %c: memref<?x?xf32, strided<[?, ?], offset: ?>>, %acc: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i0 = arith.constant 0 : i32
+  // The output gradient, a buffer of the function (the caller's %c may
+  // overlap an argument, never it).
+  %dy = memref.alloc() : memref<32x16xf32>
+  %g = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  func.call @gacc_cublas_sgemm(%a, %b, %c, %i0, %i0, %zero) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%g : memref<16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %g : memref<16xf32>
+  memref.dealloc %dy : memref<32x16xf32>
+  return
+}
+func.func @gemm_writes_input(%dy: memref<32x16xf32>, %a: memref<?x?xf32, strided<[?, ?], offset: ?>>, %b: memref<?x?xf32, strided<[?, ?], offset: ?>>, %acc: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i0 = arith.constant 0 : i32
+  %g = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x16xf32>) outs(%g : memref<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  %dyc = memref.cast %dy : memref<32x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  func.call @gacc_cublas_sgemm(%a, %b, %dyc, %i0, %i0, %zero) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%g : memref<16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %g : memref<16xf32>
+  return
+}
