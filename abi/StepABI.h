@@ -14,6 +14,14 @@
 
 namespace gacc::abi {
 
+/// Every memref argument of a compiled function (the step, its resumable
+/// and graph forms, the predict function, the arena kernels) is memory of
+/// its own: the runtime binds no two arguments of a call to overlapping
+/// memory (gacc-run's mirror blocks, arena slices and host tensors).
+/// gacc-linalg-to-parallel-loops relies on it (`distinct-arguments`) to
+/// fuse kernels that read one argument and write another.
+constexpr bool kDistinctArguments = true;
+
 /// Arguments of `func.func @S`, in order:
 ///   parameters [P] (trainable and frozen, in the step's order),
 ///   accumulators [T] (one per trainable parameter, in order; k indexes

@@ -1455,7 +1455,9 @@ def GAccLinalgToParallelLoopsPass
       that is each parallel coordinate once (a different element for each
       thread), and only allocations, frees and memory-free ops lie between
       them (`classifyCrossing`; a free of a buffer an earlier op views
-      moves after the kernel; a call of one of the `gemm-callees`, the
+      moves after the kernel; two function arguments may share memory
+      unless `distinct-arguments` says the caller never binds them so; a
+      call of one of the `gemm-callees`, the
       runtime's GEMMs, whose operands the earlier ops neither write nor, for
       its C, read, stays where it is and the earlier ops' work runs after
       it). A bias added in place and its activation, a row maximum and the
@@ -1488,6 +1490,12 @@ def GAccLinalgToParallelLoopsPass
                "that touches nothing an op writes, and writes nothing it "
                "reads, does not keep that op from a kernel with the op after "
                "the call">,
+    Option<"distinctArguments", "distinct-arguments", "bool",
+           /*default=*/"false",
+           "The function's memref arguments are memory of their own "
+           "(abi::kDistinctArguments: the caller binds no two to "
+           "overlapping memory), so ops that read one and write another "
+           "may share a kernel">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",

@@ -8,6 +8,8 @@
 #include "passes/Pipelines.h"
 #include "passes/Passes.h"
 
+#include "abi/StepABI.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -195,6 +197,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // left (dynamic shapes).
   GAccLinalgToParallelLoopsPassOptions parallelLoops;
   parallelLoops.gemmCallees = gemmCallees;
+  parallelLoops.distinctArguments = ::gacc::abi::kDistinctArguments;
   pm.addNestedPass<func::FuncOp>(
       createGAccLinalgToParallelLoopsPass(parallelLoops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

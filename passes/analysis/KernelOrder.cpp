@@ -33,14 +33,20 @@ static bool isFunctionArgument(Value buffer) {
          isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
 }
 
-bool mlir::gacc::mayAlias(Value a, Value b) {
+bool mlir::gacc::mayAlias(Value a, Value b, bool distinctArguments) {
   Value ra = bufferOf(a), rb = bufferOf(b);
   if (!ra || !rb)
     return false;
   if (ra == rb)
     return true;
+  bool apartA =
+      isAllocation(ra) || (distinctArguments && isFunctionArgument(ra));
+  bool apartB =
+      isAllocation(rb) || (distinctArguments && isFunctionArgument(rb));
+  if (apartA && apartB)
+    return false;
   if (isAllocation(ra))
-    return !isAllocation(rb) && !isFunctionArgument(rb);
+    return !isFunctionArgument(rb);
   if (isAllocation(rb))
     return !isFunctionArgument(ra);
   return true;

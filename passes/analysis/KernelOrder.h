@@ -26,8 +26,10 @@ Value bufferOf(Value v);
 /// the other is an argument of the function (the caller's memory); a
 /// function argument, a global, or an alias that is not a view op
 /// (memref.transpose, a memref chosen by arith.select or carried by a loop)
-/// may share memory with anything but an allocation.
-bool mayAlias(Value a, Value b);
+/// may share memory with anything but an allocation. With
+/// `distinctArguments` (abi::kDistinctArguments: the caller binds each
+/// argument to memory of its own), two arguments are known apart too.
+bool mayAlias(Value a, Value b, bool distinctArguments = false);
 
 /// What the earlier kernel's work touches, for classifyCrossing: whether it
 /// may view memory of `buffer` (mayAlias with any of its operands), and

@@ -493,15 +493,17 @@ std::optional<SmallVector<unsigned>> elementOfThread(const Lowering &l,
 /// `earlier` touches, the same one for every such access: then each thread
 /// doing `earlier`'s work and then `later`'s reads and writes what the two
 /// kernels did. Buffers that may share memory without being the same
-/// buffer (mayAlias) are never fused.
-bool sameElements(const Lowering &earlier, const Lowering &later) {
+/// buffer (mayAlias; with `distinctArguments`, two function arguments do
+/// not) are never fused.
+bool sameElements(const Lowering &earlier, const Lowering &later,
+                  bool distinctArguments) {
   auto isInit = [](const Lowering &l, OpOperand &o) {
     return linalg::LinalgOp(l.op).isDpsInit(&o);
   };
   for (OpOperand &x : earlier.op->getOpOperands())
     for (OpOperand &y : later.op->getOpOperands()) {
       Value bx = bufferOf(x.get());
-      if (!mayAlias(x.get(), y.get()) ||
+      if (!mayAlias(x.get(), y.get(), distinctArguments) ||
           (!isInit(earlier, x) && !isInit(later, y)))
         continue;
       if (bx != bufferOf(y.get()))
@@ -512,7 +514,7 @@ bool sameElements(const Lowering &earlier, const Lowering &later) {
         return false;
       // Every other access of `earlier` to that buffer, too.
       for (OpOperand &z : earlier.op->getOpOperands())
-        if (mayAlias(z.get(), bx) &&
+        if (mayAlias(z.get(), bx, distinctArguments) &&
             (z.get() != x.get() || elementOfThread(earlier, z) != ex))
           return false;
     }
@@ -544,19 +546,21 @@ struct LinalgToParallelLoopsPass
         next.op->getBlock() != last->getBlock() ||
         next.s.parallelSizes != first.s.parallelSizes ||
         !llvm::all_of(group.members, [&](const Lowering *m) {
-          return sameElements(*m, next);
+          return sameElements(*m, next, distinctArguments);
         }))
       return false;
     auto groupViews = [&](Value buffer) {
       return llvm::any_of(group.members, [&](const Lowering *m) {
-        return llvm::any_of(m->op->getOperands(),
-                            [&](Value v) { return mayAlias(v, buffer); });
+        return llvm::any_of(m->op->getOperands(), [&](Value v) {
+          return mayAlias(v, buffer, distinctArguments);
+        });
       });
     };
     auto groupWrites = [&](Value buffer) {
       return llvm::any_of(group.members, [&](const Lowering *m) {
-        return llvm::any_of(linalg::LinalgOp(m->op).getDpsInits(),
-                            [&](Value v) { return mayAlias(v, buffer); });
+        return llvm::any_of(
+            linalg::LinalgOp(m->op).getDpsInits(),
+            [&](Value v) { return mayAlias(v, buffer, distinctArguments); });
       });
     };
     SmallVector<Operation *> frees;

@@ -534,3 +534,33 @@ func.func @gemm_writes_input(%dy: memref<32x16xf32>, %a: memref<?x?xf32, strided
   memref.dealloc %g : memref<16xf32>
   return
 }
+
+// One op writes an argument, the next reads another at the same elements:
+// two kernels, as the caller might pass overlapping memory; one with
+// distinct-arguments (abi::kDistinctArguments: gacc-run never does).
+// RUN: gacc-opt %s -gacc-linalg-to-parallel-loops=distinct-arguments=true | FileCheck %s --check-prefix=DISTINCT
+// CHECK-LABEL: func.func @two_arguments
+// CHECK-COUNT-2: scf.parallel
+// DISTINCT-LABEL: func.func @two_arguments
+// DISTINCT: scf.parallel
+// DISTINCT: arith.negf
+// DISTINCT: arith.addf
+// DISTINCT-NOT: scf.parallel
+// DISTINCT: return
+func.func @two_arguments(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%a : memref<8x8xf32>) {
+  ^bb0(%o: f32):
+    %n = arith.negf %o : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
