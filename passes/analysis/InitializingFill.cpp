@@ -13,18 +13,7 @@
 using namespace mlir;
 using mlir::gacc::bufferOf;
 using mlir::gacc::mayAlias;
-
-/// Whether `op` or an op nested in it has an operand that may view memory
-/// of `buffer`.
-static bool touches(Operation *op, Value buffer) {
-  WalkResult r = op->walk([&](Operation *nested) {
-    for (Value v : nested->getOperands())
-      if (mayAlias(v, buffer))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return r.wasInterrupted();
-}
+using mlir::gacc::touchesMemoryOf;
 
 linalg::FillOp mlir::gacc::getInitializingFill(Operation *op, Value init,
                                                bool writesAll) {
@@ -46,7 +35,7 @@ linalg::FillOp mlir::gacc::getInitializingFill(Operation *op, Value init,
     // A view made between them, or a constant, touches no memory.
     if (isMemoryEffectFree(p) && p->getNumRegions() == 0)
       continue;
-    if (touches(p, buffer))
+    if (touchesMemoryOf(p, buffer))
       return nullptr;
   }
   return nullptr;

@@ -1,6 +1,6 @@
 //===- KernelOrder.cpp - a kernel's work past later ops -------------------===//
 //
-// bufferOf, mayAlias and classifyCrossing (KernelOrder.h).
+// bufferOf, mayAlias, touchesMemoryOf and classifyCrossing (KernelOrder.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +50,17 @@ bool mlir::gacc::mayAlias(Value a, Value b, bool distinctArguments) {
   if (isAllocation(rb))
     return !isFunctionArgument(ra);
   return true;
+}
+
+bool mlir::gacc::touchesMemoryOf(Operation *op, Value buffer) {
+  return op
+      ->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (mayAlias(v, buffer))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Whether a GEMM call's operands and the earlier work may conflict: the

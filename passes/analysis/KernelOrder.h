@@ -31,6 +31,10 @@ Value bufferOf(Value v);
 /// argument to memory of its own), two arguments are known apart too.
 bool mayAlias(Value a, Value b, bool distinctArguments = false);
 
+/// Whether `op` or an op nested in it has an operand that may view memory
+/// of `buffer` (mayAlias).
+bool touchesMemoryOf(Operation *op, Value buffer);
+
 /// What the earlier kernel's work touches, for classifyCrossing: whether it
 /// may view memory of `buffer` (mayAlias with any of its operands), and
 /// whether it may write it (with an output).

@@ -42,19 +42,6 @@ std::optional<int64_t> singleIteration(scf::ParallelOp loop) {
   return *lb;
 }
 
-/// Whether `loop` or an op nested in it has an operand that may view
-/// memory of `buffer` (mayAlias).
-bool views(scf::ParallelOp loop, Value buffer) {
-  return loop
-      .walk([&](Operation *op) {
-        for (Value v : op->getOperands())
-          if (mayAlias(v, buffer))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// Puts `first`'s body at the start of `second`'s (its induction variable
 /// replaced by its one value) and erases `first`.
 void prependBody(scf::ParallelOp first, int64_t firstIv,
@@ -92,7 +79,9 @@ void mergeRuns(Block &block) {
     }
     if (!pending)
       continue;
-    auto viewed = [&](Value buffer) { return views(pending, buffer); };
+    auto viewed = [&](Value buffer) {
+      return touchesMemoryOf(pending, buffer);
+    };
     switch (classifyCrossing(op, {viewed, viewed})) {
     case Crossing::Free:
       break;
