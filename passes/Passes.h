@@ -35,6 +35,13 @@ enum class RecomputePolicy { None, Marked, Cheap };
 /// default): the CPU pipeline's and gacc-run's default.
 inline constexpr int64_t kDeferWindowBytes = int64_t(64) << 20;
 
+/// What one launch costs on the GPU in gacc-defer-weight-gradients' cost
+/// model (its launch-elements on the cuda target), counted as fp32
+/// elements moved: 2^21 elements (8 MiB) take about 2 µs of an H200's
+/// 4.8 TB/s, the device time of a small kernel or GEMM node in a CUDA
+/// graph. On the CPU a call costs next to nothing (0).
+inline constexpr int64_t kGpuLaunchElements = int64_t(1) << 21;
+
 /// The fp32 logits of one micro-batch from which a classifier head is fused
 /// into its cross-entropy (gacc-fuse-linear-cross-entropy's
 /// min-logits-bytes, its default): 64 MiB.
@@ -87,12 +94,15 @@ unsigned markCheapRecomputation(TrainStepOp step);
 
 /// What the to-buffers pipeline (buildTrainingStepToBuffersPipeline) does
 /// beyond gacc-expand-accumulation's options, as the step that runs:
-/// gacc-defer-weight-gradients within `deferWindowBytes` (0: none), a
+/// gacc-defer-weight-gradients within `deferWindowBytes` (0: none) with
+/// launches worth `launchElements` (kGpuLaunchElements on the GPU), a
 /// bf16/fp16 step's rounded values in fp32 tensors with `fp32Storage` (no
 /// gacc-narrow-stored-values), attention as fused kernels with
 /// `fusedAttention` (gacc-fuse-attention: the cuda target's cuDNN path).
+/// (Set the fields by name: their order is not part of the interface.)
 struct StepToBuffersOptions {
   int64_t deferWindowBytes = 0;
+  int64_t launchElements = 0;
   bool fp32Storage = false;
   bool fusedAttention = false;
 };

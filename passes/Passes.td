@@ -110,7 +110,8 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
            /*default=*/"0",
            "Plan the step with gacc-defer-weight-gradients and this "
            "max-window-bytes (0, the default: without it; gacc-run plans "
-           "with the value of the step it compiles)">,
+           "with the value of the step it compiles), its launch-elements "
+           "the target's">,
     Option<"fp32Storage", "fp32-storage", "bool", /*default=*/"false",
            "Plan a bf16/fp16 step with its rounded values in fp32 tensors "
            "(without gacc-narrow-stored-values)">,
@@ -475,8 +476,16 @@ def GAccDeferWeightGradientsPass
     accumulating, (2N − 1)·M·K (the accumulator written by the first
     micro-batch, read and written by the others); deferring,
     2·N·m·(M + K) + M·K (the operand rows written to the window and read
-    back, the accumulator written once). The pass defers where that is
-    fewer, and where its window buffers, N·m·(M + K)·4 bytes (both
+    back, the accumulator written once). Each launch adds
+    `launch-elements` (0 on the CPU; on the GPU kGpuLaunchElements, 2^21,
+    about the device time of a small kernel in a CUDA graph): N GEMMs
+    accumulating; deferring, one GEMM and N copies per operand that is
+    neither a window input's slice nor computed in the loop by an op
+    writing a fresh tensor (empty-tensor elimination builds such an
+    operand in its window rows, with no copy). On the GPU a weight
+    gradient of a few thousand elements (fashion_mlp's 10 × 256) is then
+    deferred too. The pass defers where deferring costs
+    less, and where its window buffers, N·m·(M + K)·4 bytes (both
     operands counted, copied or not; the limit is per weight gradient),
     fit in `max-window-bytes`: a small
     micro-batch and a wide layer (fashion_mlp's 784 × 256 layer at
@@ -486,11 +495,23 @@ def GAccDeferWeightGradientsPass
     [N, m, K] tensor from before the loop) is not copied: the product reads
     the input collapsed to [N·m, K].
 
+    A bias gradient accumulated in the loop as the column sums of a
+    deferred product's operand (`first ? g : acc + g` of g = the sums over
+    dimension 0 of `%dy` [m, M] from a zero fill, in f64 truncated to f32
+    or in f32) is computed once after the loop too, as the column sums of
+    `%dy`'s window: one reduction over N·m rows instead of one per
+    micro-batch and an accumulate (in f64 the whole window's sum is rounded
+    once).
+
     The window buffers are loop-carried tensors, so bufferization and the
     memory plan see them (they live across the loop, like the
     accumulators). The choice shows in the IR: the accumulator passes
     through the loop unchanged, and its `gacc.matmul_accumulate` follows
     the loop with `first` true.
+
+    A product of a bf16/fp16 step's rounded values keeps accumulating:
+    gacc-narrow-stored-values stores its operands in the compute type for
+    tensor-core GEMMs, which fp32 window buffers would undo.
 
     Applies only to `scf.for` loops with a static trip count of at least
     2 whose accumulator restarts at the first iteration (`first` is
@@ -520,8 +541,13 @@ def GAccDeferWeightGradientsPass
            /*default=*/"::mlir::gacc::kDeferWindowBytes",
            "Bytes that the window buffers of one deferred weight gradient "
            "may take at most">,
+    Option<"launchElements", "launch-elements", "int64_t", /*default=*/"0",
+           "What one launch (a GEMM, a copy kernel) costs in the model, "
+           "as fp32 elements moved: 0 on the CPU, "
+           "::mlir::gacc::kGpuLaunchElements on the GPU">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
@@ -1573,15 +1599,19 @@ def GAccMergeSingleThreadLoopsPass
     arithmetic ops inside. This pass merges, in every block of the host
     code, each run of one-dimensional one-iteration loops without
     reductions that only these separate: an allocation (the moved body
-    cannot use its buffer), a free, or an op without memory effects and
-    regions. Each loop's body is
+    cannot use its buffer), a free, an op without memory effects, or
+    another kernel (an op with regions, a GEMM call) that writes nothing
+    the earlier loops read or write and reads nothing they write (its
+    memory effects, `classifyCrossing`). Each loop's body is
     put at the start of the next one's (its induction variable replaced by
     its one value), so the one thread runs the bodies in their program
     order: the same loads and stores in the same order, the same results.
     A free of a buffer an earlier loop views moves after the merged loop
     (`classifyCrossing`). Anything else between two loops (a host read, a
-    GEMM call, another kernel) ends the run. examples/fashion_mlp.mlir's
-    step in graph form launches six kernels fewer per micro-batch.
+    kernel that conflicts) ends the run. examples/fashion_mlp.mlir's
+    step in graph form launches seven kernels fewer per micro-batch: its
+    loss sum merges with the micro-batch loop's carried values across the
+    backward's kernels and GEMMs.
 
     ```mlir
     scf.parallel (%i) = (%c0) to (%c1) step (%c1) { A(%i) }
@@ -1592,6 +1622,13 @@ def GAccMergeSingleThreadLoopsPass
     scf.parallel (%j) = (%c0) to (%c1) step (%c1) { A(%c0); B(%j, %b) }
     ```
   }];
+  let options = [
+    ListOption<"gemmCallees", "gemm-callees", "std::string",
+               "The runtime's GEMM entry points (abi/RuntimeABI.h: A and B "
+               "read, C read and written, no other memory): a call of one "
+               "that writes nothing the earlier loops read or write, and "
+               "reads nothing they write, does not end a run">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

@@ -59,8 +59,8 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   // A weight gradient computed once per window where that moves fewer
   // bytes than accumulating it per micro-batch.
   if (options.deferWindowBytes > 0)
-    pm.addPass(
-        createGAccDeferWeightGradientsPass({options.deferWindowBytes}));
+    pm.addPass(createGAccDeferWeightGradientsPass(
+        {options.deferWindowBytes, options.launchElements}));
   // Attention as fused kernels, before its decomposition would apply.
   if (options.fusedAttention)
     pm.addPass(createGAccFuseAttentionPass());
@@ -79,6 +79,10 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   // The products of a low-precision step that read its rounded values only.
   pm.addPass(createGAccMarkGemmInputsPass());
   pm.addPass(createGAccPrivatizeInitsPass());
+  // A value built in a fresh tensor and then inserted into a larger one
+  // (a deferred weight gradient's operand rows in their window buffer) is
+  // built in place: no copy.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;
@@ -95,10 +99,11 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
   if (options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
+  StepToBuffersOptions toBuffers;
+  toBuffers.deferWindowBytes = options.deferWindowBytes;
+  toBuffers.fp32Storage = options.fp32Storage;
   buildTrainingStepToBuffersPipeline(
-      pm, {options.unroll, options.arenaUpdate, options.resumable},
-      {options.deferWindowBytes, options.fp32Storage,
-       /*fusedAttention=*/false});
+      pm, {options.unroll, options.arenaUpdate, options.resumable}, toBuffers);
   // The transient buffers at the offsets the memory plan reports.
   if (options.stepArena)
     pm.addPass(createGAccPlaceTransientBuffersPass());
@@ -164,9 +169,13 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // step's own passes consume it) and lowered with the rest.
   if (options.arenaKernels || options.arenaUpdate)
     pm.addPass(createGAccBuildArenaKernelsPass());
+  StepToBuffersOptions toBuffers;
+  toBuffers.deferWindowBytes = options.deferWindowBytes;
+  toBuffers.launchElements = kGpuLaunchElements;
+  toBuffers.fp32Storage = options.fp32Storage;
+  toBuffers.fusedAttention = options.cudnnAttention;
   buildTrainingStepToBuffersPipeline(
-      pm, {options.unroll, options.arenaUpdate, options.resumable},
-      {/*deferWindowBytes=*/0, options.fp32Storage, options.cudnnAttention});
+      pm, {options.unroll, options.arenaUpdate, options.resumable}, toBuffers);
   const char *gemm = options.cublasLt ? ::gacc::abi::kCublasLtSgemm
                                       : ::gacc::abi::kCublasSgemm;
   if (options.cublas) {
@@ -203,7 +212,10 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   if (options.cudaGraph)
     pm.addPass(createGAccDeviceResidentScalarsPass());
-  pm.addNestedPass<func::FuncOp>(createGAccMergeSingleThreadLoopsPass());
+  GAccMergeSingleThreadLoopsPassOptions mergeScalars;
+  mergeScalars.gemmCallees = gemmCallees;
+  pm.addNestedPass<func::FuncOp>(
+      createGAccMergeSingleThreadLoopsPass(mergeScalars));
   // Tile the parallel loops so that the inner tile maps to the threads of
   // a block and the outer loop to the grid.
   // Fixed-size tiles with an in-bounds check inside: the inner tile loop

@@ -103,6 +103,12 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
                      "tensors (no gacc-narrow-stored-values): the same "
                      "values in twice the bytes"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> deferWindowBytes{
+      *this, "defer-window-bytes",
+      llvm::cl::desc("gacc-defer-weight-gradients' max-window-bytes (0: "
+                     "every weight gradient accumulates per micro-batch); "
+                     "its launch-elements is the GPU's"),
+      llvm::cl::init(kDeferWindowBytes)};
   PassOptions::Option<bool> cudnnAttention{
       *this, "cudnn-attention",
       llvm::cl::desc("Run a bf16/fp16 step's attention, forward and "

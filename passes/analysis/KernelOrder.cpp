@@ -78,6 +78,32 @@ static bool conflicts(func::CallOp call,
   return memref < 3;
 }
 
+/// Whether an op with regions (another kernel's loop) and the earlier work
+/// may conflict, from the memory effects of the op and the ops nested in it
+/// (upstream getEffectsRecursively): it writes memory the earlier work
+/// views or reads memory the earlier work writes. Allocations and frees of
+/// buffers made inside the op are its own. Effects that are unknown, or on
+/// no value (an unknown resource), conflict.
+static bool effectsConflict(Operation &op,
+                            const mlir::gacc::EarlierWork &earlier) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(&op);
+  if (!effects)
+    return true;
+  for (const MemoryEffects::EffectInstance &e : *effects) {
+    Value v = e.getValue();
+    if (!v)
+      return true;
+    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()) &&
+        op.isAncestor(v.getParentBlock()->getParentOp()))
+      continue;
+    bool reads = isa<MemoryEffects::Read>(e.getEffect());
+    if (reads ? earlier.writes(v) : earlier.views(v))
+      return true;
+  }
+  return false;
+}
+
 mlir::gacc::Crossing
 mlir::gacc::classifyCrossing(Operation &between, const EarlierWork &earlier,
                              ArrayRef<std::string> gemmCallees) {
@@ -91,7 +117,8 @@ mlir::gacc::classifyCrossing(Operation &between, const EarlierWork &earlier,
                    !conflicts(call, earlier)
                ? Crossing::Free
                : Crossing::Blocks;
-  return isMemoryEffectFree(&between) && between.getNumRegions() == 0
+  return isMemoryEffectFree(&between) || (between.getNumRegions() > 0 &&
+                                          !effectsConflict(between, earlier))
              ? Crossing::Free
              : Crossing::Blocks;
 }

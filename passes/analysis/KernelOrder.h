@@ -46,16 +46,18 @@ struct EarlierWork {
 /// How an op `between` an earlier kernel and a later one relates to running
 /// the earlier kernel's work after it:
 ///   - Free: it allocates a buffer (the earlier work cannot use it), frees
-///     one the earlier work does not view, has no memory effects and no
-///     regions, or is a call of one of `gemmCallees` (the runtime's GEMM
-///     entry points, abi/RuntimeABI.h: they read their first two memref
-///     operands A and B and read and write the third, C, and touch no other
-///     memory) that writes nothing the earlier work views and reads nothing
-///     it writes;
+///     one the earlier work does not view, has no memory effects, is an op
+///     with regions (another kernel's loop) whose known memory effects
+///     (upstream getEffectsRecursively) write nothing the earlier work
+///     views and read nothing it writes, or is a call of one of
+///     `gemmCallees` (the runtime's GEMM entry points, abi/RuntimeABI.h:
+///     they read their first two memref operands A and B and read and write
+///     the third, C, and touch no other memory) under the same condition;
 ///   - DelayFree: it frees a buffer the earlier work views; the free must
 ///     move after the fused kernel (no op of the later kernel uses that
 ///     buffer, as none could after its free);
-///   - Blocks: anything else (a host read, another call, another kernel).
+///   - Blocks: anything else (a host read, another call, a kernel that
+///     conflicts or whose effects are unknown).
 enum class Crossing { Free, DelayFree, Blocks };
 Crossing classifyCrossing(Operation &between, const EarlierWork &earlier,
                           ArrayRef<std::string> gemmCallees = {});

@@ -3,13 +3,18 @@
 // Per weight gradient of the micro-batch loop, a cost model chooses between
 // adding each micro-batch's product into the accumulator (a GEMM with
 // K = m, β = 1) and keeping the product's operands for the window and
-// computing the weight gradient once after the loop (K = N·m).
+// computing the weight gradient once after the loop (K = N·m); a bias
+// gradient of rows the window keeps (their column sums) is then summed once
+// after the loop too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "dialect/LinalgBuilders.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -51,17 +56,16 @@ bool isFirstIteration(Value first, scf::ForOp loop) {
          (cmp.getRhs() == iv && isEqualConstantIntOrValue(cmp.getLhs(), lb));
 }
 
-/// The loop-invariant [N·m, k] window whose rows [i·m, (i + 1)·m) are
-/// `operand` in iteration i: `operand` is `tensor.extract_slice %w[i, 0,
-/// 0] [1, m, k]` of an [N, m, k] tensor defined outside a loop from 0 by 1;
-/// null otherwise.
-Value existingWindow(OpBuilder &b, Value operand, scf::ForOp loop,
-                     int64_t trips) {
+/// The slice that makes `operand` iteration i's rows of a loop-invariant
+/// window: `operand` is `tensor.extract_slice %w[i, 0, 0] [1, m, k]` of an
+/// [N, m, k] tensor defined outside a loop from 0 by 1; null otherwise.
+tensor::ExtractSliceOp windowSlice(Value operand, scf::ForOp loop,
+                                   int64_t trips) {
   auto slice = operand.getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || !loop.isDefinedOutsideOfLoop(slice.getSource()) ||
       getConstantIntValue(loop.getLowerBound()) != 0 ||
       getConstantIntValue(loop.getStep()) != 1)
-    return Value();
+    return {};
   auto source = cast<RankedTensorType>(slice.getSource().getType());
   auto result = cast<RankedTensorType>(operand.getType());
   if (source.getRank() != 3 || !source.hasStaticShape() ||
@@ -70,16 +74,147 @@ Value existingWindow(OpBuilder &b, Value operand, scf::ForOp loop,
       !slice.hasUnitStride() ||
       slice.getStaticSizes() !=
           ArrayRef<int64_t>{1, result.getDimSize(0), result.getDimSize(1)})
-    return Value();
+    return {};
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   if (dyn_cast<Value>(offsets[0]) != loop.getInductionVar() ||
       !isConstantIntValue(offsets[1], 0) || !isConstantIntValue(offsets[2], 0))
+    return {};
+  return slice;
+}
+
+/// True if the loop computes `operand` per micro-batch by an op that
+/// writes a fresh tensor (not a view or reshape of another): bufferization
+/// then builds it in its rows of a window buffer (empty-tensor
+/// elimination), with no copy.
+bool isBuiltInPlace(Value operand, scf::ForOp loop) {
+  Operation *def = operand.getDefiningOp();
+  return def && !loop.isDefinedOutsideOfLoop(operand) &&
+         !isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
+              tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def);
+}
+
+/// True if `v` is a bf16/fp16 step's rounded value: gacc-narrow-stored-values
+/// stores it in the compute type, so that its products run on tensor cores
+/// with narrow operands, which an fp32 window buffer would undo (twice the
+/// bytes, fp32 GEMMs). Such products keep accumulating.
+bool isRounded(Value v) {
+  MLIRContext *ctx = v.getContext();
+  return matchRoundToCompute(v, BFloat16Type::get(ctx)) ||
+         matchRoundToCompute(v, Float16Type::get(ctx));
+}
+
+/// The loop-invariant [N·m, k] window whose rows [i·m, (i + 1)·m) are
+/// `operand` in iteration i (see windowSlice), built before the loop; null
+/// when there is none.
+Value existingWindow(OpBuilder &b, Value operand, scf::ForOp loop,
+                     int64_t trips) {
+  tensor::ExtractSliceOp slice = windowSlice(operand, loop, trips);
+  if (!slice)
     return Value();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop);
   return tensor::CollapseShapeOp::create(
       b, slice.getLoc(), slice.getSource(),
       ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+}
+
+/// The ops of a generic's body before its terminator, when the body yields
+/// one value: the last of them.
+SmallVector<Operation *> bodyOps(linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  if (ops.empty() || body.getTerminator()->getNumOperands() != 1 ||
+      body.getTerminator()->getOperand(0) != ops.back()->getResult(0))
+    return {};
+  return ops;
+}
+
+/// True if `v` is a fill of zero.
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.value(), m_AnyZeroFloat());
+}
+
+/// A bias gradient accumulated in the loop: `first ? g : acc + g` (the
+/// elementwise accumulate of gacc-fuse-accumulation) of g = the column sums
+/// of `rows` [m, M] (a reduction over dimension 0 from a zero fill, in f64
+/// and then truncated to f32, or in f32): once `rows` has a window, the
+/// window's column sums after the loop are the same sum.
+struct ColumnSumDeferral {
+  linalg::GenericOp accumulate, sum, truncate; // truncate may be null
+  unsigned position;
+  Value rows;
+};
+
+/// `acc` as a ColumnSumDeferral of `loop`, or nothing.
+std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
+                                                scf::ForOp loop) {
+  if (acc.getNumDpsInputs() != 1 || acc.getNumDpsInits() != 1 ||
+      acc.getNumResults() != 1 || !acc.getResult(0).hasOneUse())
+    return std::nullopt;
+  auto accArg = dyn_cast<BlockArgument>(acc.getDpsInits()[0]);
+  OpOperand &use = *acc.getResult(0).getUses().begin();
+  if (!accArg || accArg.getOwner() != loop.getBody() ||
+      accArg.getArgNumber() == 0 || !accArg.hasOneUse() ||
+      use.getOwner() != loop.getBody()->getTerminator() ||
+      use.getOperandNumber() != accArg.getArgNumber() - 1)
+    return std::nullopt;
+  // first ? g : acc + g
+  Block &body = acc.getRegion().front();
+  SmallVector<Operation *> ops = bodyOps(acc);
+  auto select = ops.empty() ? nullptr : dyn_cast<arith::SelectOp>(ops.back());
+  if (ops.size() != 2 || !select ||
+      !isFirstIteration(select.getCondition(), loop) ||
+      select.getTrueValue() != body.getArgument(0) ||
+      select.getFalseValue() != ops[0]->getResult(0) ||
+      !isa<arith::AddFOp>(ops[0]) ||
+      !llvm::is_contained(ops[0]->getOperands(), body.getArgument(0)) ||
+      !llvm::is_contained(ops[0]->getOperands(), body.getArgument(1)))
+    return std::nullopt;
+  // The f64 sums truncated, or the sums themselves.
+  Value g = acc.getDpsInputs()[0];
+  linalg::GenericOp truncate = g.getDefiningOp<linalg::GenericOp>();
+  if (truncate) {
+    ops = bodyOps(truncate);
+    if (truncate.getNumDpsInputs() == 1 && ops.size() == 1 &&
+        isa<arith::TruncFOp>(ops[0]) &&
+        ops[0]->getOperand(0) == truncate.getRegion().front().getArgument(0) &&
+        g.hasOneUse())
+      g = truncate.getDpsInputs()[0];
+    else
+      truncate = nullptr;
+  }
+  auto sum = g.getDefiningOp<linalg::GenericOp>();
+  if (!sum || !g.hasOneUse() || sum.getNumDpsInputs() != 1 ||
+      sum.getNumDpsInits() != 1 || !isZeroFill(sum.getDpsInits()[0]) ||
+      sum.getIteratorTypesArray() !=
+          SmallVector<utils::IteratorType>{utils::IteratorType::reduction,
+                                           utils::IteratorType::parallel})
+    return std::nullopt;
+  MLIRContext *ctx = sum.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  if (sum.getIndexingMapsArray() !=
+      SmallVector<AffineMap>{AffineMap::get(2, 0, {d0, d1}, ctx),
+                             AffineMap::get(2, 0, {d1}, ctx)})
+    return std::nullopt;
+  // out + in, or out + extf(in).
+  Block &sumBody = sum.getRegion().front();
+  Value in = sumBody.getArgument(0), out = sumBody.getArgument(1);
+  ops = bodyOps(sum);
+  if (ops.size() == 2 && isa<arith::ExtFOp>(ops[0]) &&
+      ops[0]->getOperand(0) == in)
+    in = ops[0]->getResult(0);
+  else if (ops.size() != 1)
+    return std::nullopt;
+  if (!isa<arith::AddFOp>(ops.back()) ||
+      !llvm::is_contained(ops.back()->getOperands(), in) ||
+      !llvm::is_contained(ops.back()->getOperands(), out))
+    return std::nullopt;
+  return ColumnSumDeferral{acc, sum, truncate, accArg.getArgNumber() - 1,
+                           sum.getDpsInputs()[0]};
 }
 
 struct DeferWeightGradientsPass
@@ -105,7 +240,8 @@ struct DeferWeightGradientsPass
       return std::nullopt;
     auto a = cast<RankedTensorType>(op.getA().getType());
     auto b = cast<RankedTensorType>(op.getB().getType());
-    if (!a.hasStaticShape() || !b.hasStaticShape())
+    if (!a.hasStaticShape() || !b.hasStaticShape() || isRounded(op.getA()) ||
+        isRounded(op.getB()))
       return std::nullopt;
     // Elements moved per window. Accumulating: the accumulator is written
     // by the first micro-batch and read and written by each other one.
@@ -116,6 +252,15 @@ struct DeferWeightGradientsPass
             cols = b.getDimSize(1);
     int64_t accumulating = (2 * trips - 1) * rows * cols;
     int64_t deferring = 2 * trips * m * (rows + cols) + rows * cols;
+    // Launches, each worth `launchElements`: a GEMM per micro-batch, or one
+    // after the loop and a copy per micro-batch of each operand that is not
+    // written where the window keeps it.
+    int64_t copies = 0;
+    for (Value operand : {op.getA(), op.getB()})
+      if (!windowSlice(operand, loop, trips) && !isBuiltInPlace(operand, loop))
+        copies += trips;
+    accumulating += trips * launchElements;
+    deferring += (1 + copies) * launchElements;
     int64_t windowBytes = trips * m * (rows + cols) * 4;
     LLVM_DEBUG(llvm::dbgs() << "gacc-defer-weight-gradients: " << op
                             << ": accumulating " << accumulating
@@ -129,7 +274,8 @@ struct DeferWeightGradientsPass
   /// (or the windows that exist before it), each accumulator passed through
   /// the loop untouched, and one product per accumulator after it.
   void defer(IRRewriter &rewriter, scf::ForOp loop, int64_t trips,
-             MutableArrayRef<Deferral> deferrals) {
+             MutableArrayRef<Deferral> deferrals,
+             ArrayRef<ColumnSumDeferral> columnSums) {
     Location loc = loop.getLoc();
     SmallVector<Value> inits;
     SmallVector<std::pair<unsigned, unsigned>> copied; // deferral, operand
@@ -185,6 +331,13 @@ struct DeferWeightGradientsPass
     for (auto [w, copy] : llvm::enumerate(copied))
       deferrals[copy.first].window[copy.second] =
           newLoop.getResult(firstNew + w);
+    // The window of each column sum's rows, before the products go.
+    SmallVector<Value> sumWindows;
+    for (const ColumnSumDeferral &c : columnSums)
+      for (Deferral &d : deferrals)
+        for (unsigned o = 0; o < 2; ++o)
+          if ((o == 0 ? d.op.getA() : d.op.getB()) == c.rows)
+            sumWindows.push_back(d.window[o]);
     rewriter.setInsertionPointAfter(newLoop);
     Value first = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
     for (Deferral &deferral : deferrals) {
@@ -199,6 +352,43 @@ struct DeferWeightGradientsPass
           /*transpose_b=*/false);
       rewriter.replaceAllUsesExcept(result, product.getResult(), product);
     }
+    for (auto [c, window] : llvm::zip_equal(columnSums, sumWindows))
+      deferColumnSum(rewriter, newLoop, c, window);
+  }
+
+  /// Replaces the accumulated column sums `c` in `loop` by the column sums
+  /// of `window`, its rows' window, after the loop (the accumulator
+  /// restarts at the first micro-batch, so the window's sums are its
+  /// value).
+  static void deferColumnSum(IRRewriter &rewriter, scf::ForOp loop,
+                             ColumnSumDeferral c, Value window) {
+    Location loc = c.accumulate.getLoc();
+    // A fresh init of `v`'s type, filled with zero where `v` is a fill.
+    auto freshInit = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                            type.getElementType());
+      if (!isZeroFill(v))
+        return empty;
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+      return linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    };
+    IRMapping map;
+    map.map(c.rows, window);
+    map.map(c.sum.getDpsInits()[0], freshInit(c.sum.getDpsInits()[0]));
+    Value sums = rewriter.clone(*c.sum, map)->getResult(0);
+    if (c.truncate) {
+      map.map(c.truncate.getDpsInits()[0],
+              freshInit(c.truncate.getDpsInits()[0]));
+      sums = rewriter.clone(*c.truncate, map)->getResult(0);
+    }
+    // The accumulator goes through the loop unchanged.
+    rewriter.replaceAllUsesWith(loop.getResult(c.position), sums);
+    rewriter.replaceOp(c.accumulate, c.accumulate.getDpsInits()[0]);
+    if (c.truncate)
+      rewriter.eraseOp(c.truncate);
+    rewriter.eraseOp(c.sum);
   }
 
   void runOnOperation() override {
@@ -214,8 +404,17 @@ struct DeferWeightGradientsPass
       for (auto op : loop.getBody()->getOps<MatmulAccumulateOp>())
         if (std::optional<Deferral> d = match(op, loop, trips))
           deferrals.push_back(*d);
-      if (!deferrals.empty())
-        defer(rewriter, loop, trips, deferrals);
+      if (deferrals.empty())
+        continue;
+      // Bias gradients of rows that the window keeps anyway.
+      SmallVector<ColumnSumDeferral> columnSums;
+      for (auto g : loop.getBody()->getOps<linalg::GenericOp>())
+        if (std::optional<ColumnSumDeferral> c = matchColumnSum(g, loop))
+          if (llvm::any_of(deferrals, [&](Deferral &d) {
+                return d.op.getA() == c->rows || d.op.getB() == c->rows;
+              }))
+            columnSums.push_back(*c);
+      defer(rewriter, loop, trips, deferrals, columnSums);
     }
   }
 };

@@ -2,10 +2,11 @@
 //
 // Merges runs of one-iteration scf.parallel loops (the device's scalar
 // work: a loss summed to a scalar, a conversion, the micro-batch loop's
-// carried values) that only allocations, frees and memory-free ops
-// separate (classifyCrossing; a free of a buffer an earlier loop reads
-// moves after the merged loop), so that the GPU mapping makes one
-// one-thread kernel of each run instead of one per loop.
+// carried values) that only allocations, frees, memory-free ops and
+// kernels that do not conflict with them separate (classifyCrossing; a
+// free of a buffer an earlier loop reads moves after the merged loop), so
+// that the GPU mapping makes one one-thread kernel of each run instead of
+// one per loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "gacc-merge-single-thread-loops"
 
@@ -55,8 +57,22 @@ void prependBody(scf::ParallelOp first, int64_t firstIv,
   first.erase();
 }
 
+/// Whether `op` (a loop) may write memory of `buffer`: a write effect of
+/// it or a nested op on a value that may alias it, or an effect it cannot
+/// place.
+bool writesMemoryOf(Operation *op, Value buffer) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return true;
+  return llvm::any_of(*effects, [&](const MemoryEffects::EffectInstance &e) {
+    return !isa<MemoryEffects::Read>(e.getEffect()) &&
+           (!e.getValue() || mayAlias(e.getValue(), buffer));
+  });
+}
+
 /// Merges the runs of one block.
-void mergeRuns(Block &block) {
+void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
   scf::ParallelOp pending;
   int64_t pendingIv = 0;
   // The frees that follow the pending loop, in their order.
@@ -82,7 +98,10 @@ void mergeRuns(Block &block) {
     auto viewed = [&](Value buffer) {
       return touchesMemoryOf(pending, buffer);
     };
-    switch (classifyCrossing(op, {viewed, viewed})) {
+    auto written = [&](Value buffer) {
+      return writesMemoryOf(pending, buffer);
+    };
+    switch (classifyCrossing(op, {viewed, written}, gemmCallees)) {
     case Crossing::Free:
       break;
     case Crossing::DelayFree:
@@ -99,6 +118,7 @@ void mergeRuns(Block &block) {
 struct MergeSingleThreadLoopsPass
     : public mlir::gacc::impl::GAccMergeSingleThreadLoopsPassBase<
           MergeSingleThreadLoopsPass> {
+  using Base::Base;
   void runOnOperation() override {
     // The host code's blocks: a parallel loop's own body is one kernel.
     SmallVector<Block *> blocks;
@@ -109,7 +129,7 @@ struct MergeSingleThreadLoopsPass
         blocks.push_back(block);
     });
     for (Block *block : blocks)
-      mergeRuns(*block);
+      mergeRuns(*block, gemmCallees);
   }
 };
 

@@ -36,7 +36,12 @@ struct PlanMemoryPass
 
   /// The to-buffers pipeline's options of this pass's.
   StepToBuffersOptions toBuffersOptions() const {
-    return {deferWindowBytes, fp32Storage, fusedAttention};
+    StepToBuffersOptions options;
+    options.deferWindowBytes = deferWindowBytes;
+    options.launchElements = target == "cuda" ? kGpuLaunchElements : 0;
+    options.fp32Storage = fp32Storage;
+    options.fusedAttention = fusedAttention;
+    return options;
   }
 
   void runOnOperation() override {

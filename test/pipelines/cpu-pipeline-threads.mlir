@@ -3,12 +3,16 @@
 
 // With threads=2 the step's large loops run on an OpenMP team of two
 // (gacc-parallelize-loops, then upstream convert-scf-to-openmp): in
-// fashion_mlp, the SGD update of the 256 x 784 weight (200704 elements).
+// fashion_mlp, the first layer's bias gradient (the column sums of its
+// deferred [256, 256] output-gradient window, 65536 elements read) and the
+// SGD update of the 256 x 784 weight (200704 elements).
 // Each thread calls the outlined update with its slab's first row; the
 // outlined function still takes whole buffers, marked noalias, so its
 // loops vectorize as the serial step's do.
 // CHECK-LABEL: llvm.func @fashion_mlp(
 // CHECK: %[[TWO:.+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: omp.parallel num_threads(%[[TWO]] : i32) {
+// CHECK: omp.terminator
 // CHECK: omp.parallel num_threads(%[[TWO]] : i32) {
 // CHECK-NEXT: omp.wsloop {
 // CHECK-NEXT: omp.loop_nest (%[[SLAB:.+]]) : i64 =

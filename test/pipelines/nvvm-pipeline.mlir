@@ -1,11 +1,13 @@
-// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa" | FileCheck %s
-// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa chip=sm_80 features=+ptx70" | FileCheck %s --check-prefix=SM80
+// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa defer-window-bytes=0" | FileCheck %s
+// RUN: gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-nvvm-pipeline="format=isa chip=sm_80 features=+ptx70 defer-window-bytes=0" | FileCheck %s --check-prefix=SM80
 
 // The NVVM pipeline: every loop becomes a kernel in one gpu.module,
 // serialized to PTX for sm_90 by default; the host launches one accumulate
 // kernel per parameter per micro-batch (inside the loop) and one update
 // kernel per parameter per optimizer step (after it), a buffer freed after
-// its last launch (stream-ordered reuse). All launches queue
+// its last launch (stream-ordered reuse). (defer-window-bytes=0: every
+// gradient accumulates per micro-batch; nvvm-pipeline-cublas.mlir shows
+// the weight and bias gradients computed once per window instead.) All launches queue
 // on one stream without waiting (gacc-async-launches); the host waits
 // before it reads the micro-batch's loss and count, and before returning.
 

@@ -59,6 +59,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.chip = chip.str();
     options.format = kind == "ptx" ? "isa" : "bin";
     options.fp32Storage = fp32Storage;
+    options.deferWindowBytes = deferWindowBytes;
     std::string problem = mlir::gacc::validateNVVMPipelineOptions(options);
     if (!problem.empty()) {
       reportError(problem);

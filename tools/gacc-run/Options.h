@@ -51,7 +51,7 @@ struct RunSettings {
   bool stepArena = true;
   /// CPU threads of the step's loops (CPUPipelineOptions::threads).
   int64_t threads = 1;
-  /// gacc-defer-weight-gradients' max-window-bytes for the CPU step (0:
+  /// gacc-defer-weight-gradients' max-window-bytes for the step (0:
   /// every weight gradient accumulates per micro-batch).
   int64_t deferWindowBytes = 0;
   /// --fp32-storage: a bf16/fp16 step's rounded values in fp32 buffers.

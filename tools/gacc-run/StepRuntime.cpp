@@ -329,6 +329,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.resumable = settings.resumable();
     options.cudaGraph = settings.cudaGraph;
     options.fp32Storage = settings.fp32Storage;
+    options.deferWindowBytes = settings.deferWindowBytes;
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;

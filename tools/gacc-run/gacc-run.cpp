@@ -323,9 +323,10 @@ static cl::opt<int> threadsOption(
     cl::value_desc("N"), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
-    cl::desc("On the CPU, compute a weight gradient once per window from "
-             "the micro-batches' kept operands where a cost model finds that "
-             "moves fewer bytes than accumulating it per micro-batch "
+    cl::desc("Compute a weight gradient once per window from the "
+             "micro-batches' kept operands where a cost model finds that "
+             "moves fewer bytes (on the GPU, counting launches) than "
+             "accumulating it per micro-batch "
              "(gacc-defer-weight-gradients; default true; off with "
              "--memory-budget, which keeps memory smallest, and with "
              "checkpoints, --resume or --accum-schedule, whose windows span "
@@ -455,8 +456,13 @@ static void applyRecomputePolicy(ModuleOp model, TrainStepOp step,
 /// --cuda-attention=cudnn's fused attention.
 static StepToBuffersOptions toBuffersOptions(StringRef target,
                                              int64_t deferWindowBytes) {
-  return {deferWindowBytes, fp32Storage,
-          target == "cuda" && cudaAttention == CudaAttention::Cudnn};
+  StepToBuffersOptions options;
+  options.deferWindowBytes = deferWindowBytes;
+  options.launchElements = target == "cuda" ? kGpuLaunchElements : 0;
+  options.fp32Storage = fp32Storage;
+  options.fusedAttention =
+      target == "cuda" && cudaAttention == CudaAttention::Cudnn;
+  return options;
 }
 
 /// --memory-budget's choice: the largest micro-batch that fits with the
@@ -1058,14 +1064,12 @@ static int run(int argc, char **argv) {
   std::optional<MemoryPlan> plan;
   bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
                    rampSchedule.has_value();
-  // Weight gradients deferred to the end of the window: on the CPU, where
-  // the whole window runs in one call, and not where memory comes first.
-  int64_t deferWindowBytes = deferWeightGradients && !resumable &&
-                                     memoryBudget.empty() &&
-                                     (!emitKind.empty() ? emitKind == "llvm"
-                                                        : resolvedTarget == "cpu")
-                                 ? kDeferWindowBytes
-                                 : 0;
+  // Weight gradients deferred to the end of the window, where the whole
+  // window runs in one call, and not where memory comes first.
+  int64_t deferWindowBytes =
+      deferWeightGradients && !resumable && memoryBudget.empty()
+          ? kDeferWindowBytes
+          : 0;
   if (emitKind.empty()) {
     bool arena = useArenaUpdate(step, resolvedTarget);
     if (int status = planMemory(*model, step, resolvedTarget,
