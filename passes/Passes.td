@@ -509,9 +509,10 @@ def GAccDeferWeightGradientsPass
     through the loop unchanged, and its `gacc.matmul_accumulate` follows
     the loop with `first` true.
 
-    A product of a bf16/fp16 step's rounded values keeps accumulating:
-    gacc-narrow-stored-values stores its operands in the compute type for
-    tensor-core GEMMs, which fp32 window buffers would undo.
+    A product of a bf16/fp16 step's rounded values keeps accumulating
+    (unless `narrow-storage` is false): gacc-narrow-stored-values stores
+    its operands in the compute type for tensor-core GEMMs, which fp32
+    window buffers would undo.
 
     Applies only to `scf.for` loops with a static trip count of at least
     2 whose accumulator restarts at the first iteration (`first` is
@@ -545,6 +546,10 @@ def GAccDeferWeightGradientsPass
            "What one launch (a GEMM, a copy kernel) costs in the model, "
            "as fp32 elements moved: 0 on the CPU, "
            "::mlir::gacc::kGpuLaunchElements on the GPU">,
+    Option<"narrowStorage", "narrow-storage", "bool", /*default=*/"true",
+           "A bf16/fp16 step's rounded values are stored in the compute "
+           "type (gacc-narrow-stored-values runs): products of them keep "
+           "accumulating. False with fp32-storage">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
@@ -1411,7 +1416,7 @@ def GAccLinalgToParallelLoopsPass
   let summary = "Lower linalg ops on buffers to one-dimensional scf.parallel "
                 "loops for the GPU (coalesced, reductions in registers, "
                 "split sums, scalars on the device, fills folded, "
-                "consecutive ops fused)";
+                "ops of the same positions fused)";
   let description = [{
     Lowers every `linalg` op on buffers with static, non-empty shapes whose
     outputs are indexed by parallel dimensions only to `scf.parallel`
@@ -1473,23 +1478,26 @@ def GAccLinalgToParallelLoopsPass
       fill is erased: one kernel less per such output (ten per micro-batch
       of examples/fashion_mlp.mlir, with the GEMMs' fills that
       `convert-gacc-to-blas` folds). The values are the same.
-    - **Consecutive ops in one kernel.** Ops lowered in place (not split)
-      with the same output positions (parallel sizes) share one parallel
-      loop, each thread doing its work for each op in program order, when
+    - **Ops of the same positions in one kernel.** Ops lowered in place
+      (not split) with the same output positions (parallel sizes) share one
+      parallel loop, placed where the last of them was, each thread doing
+      its work for each op in program order, when
       every buffer two of them share and one writes is accessed through
       the same memref value at the same element by every access, an element
       that is each parallel coordinate once (a different element for each
-      thread), and only allocations, frees and memory-free ops lie between
-      them (`classifyCrossing`; a free of a buffer an earlier op views
-      moves after the kernel; two function arguments may share memory
-      unless `distinct-arguments` says the caller never binds them so; a
-      call of one of the `gemm-callees`, the
-      runtime's GEMMs, whose operands the earlier ops neither write nor, for
-      its C, read, stays where it is and the earlier ops' work runs after
-      it). A bias added in place and its activation, a row maximum and the
-      sums that read it, a bias gradient and the accumulate of it (across
-      the weight gradient's GEMM): each one kernel. A thread reads back what
-      it stored, so the values are the same.
+      thread), and what lies between them lets the earlier ops' work run
+      after it (`classifyCrossing`): allocations, frees (a free of a buffer
+      an earlier op views moves after the kernel), memory-free ops, and
+      other ops or kernels, a call of one of the `gemm-callees` (the
+      runtime's GEMMs) included, that write nothing the earlier ops read
+      or write and read nothing they write (two function arguments may
+      share memory unless `distinct-arguments` says the caller never binds
+      them so). An op joins the latest of the last 8 kernels it may join. A
+      bias added in place and its activation, a row maximum and the sums
+      that read it, a bias gradient and the accumulate of it (across the
+      weight gradient's GEMM), two chains of elementwise ops of different
+      sizes that interleave: each chain one kernel. A thread reads back
+      what it stored, so the values are the same.
 
     ```mlir
     // Σ_i x[i, j] over 8432 rows into out[128]:

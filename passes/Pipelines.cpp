@@ -58,9 +58,13 @@ void mlir::gacc::buildTrainingStepToBuffersPipeline(
   pm.addPass(createGAccFuseAccumulationPass());
   // A weight gradient computed once per window where that moves fewer
   // bytes than accumulating it per micro-batch.
-  if (options.deferWindowBytes > 0)
-    pm.addPass(createGAccDeferWeightGradientsPass(
-        {options.deferWindowBytes, options.launchElements}));
+  if (options.deferWindowBytes > 0) {
+    GAccDeferWeightGradientsPassOptions defer;
+    defer.maxWindowBytes = options.deferWindowBytes;
+    defer.launchElements = options.launchElements;
+    defer.narrowStorage = !options.fp32Storage;
+    pm.addPass(createGAccDeferWeightGradientsPass(defer));
+  }
   // Attention as fused kernels, before its decomposition would apply.
   if (options.fusedAttention)
     pm.addPass(createGAccFuseAttentionPass());

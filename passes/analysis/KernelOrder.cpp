@@ -1,6 +1,7 @@
 //===- KernelOrder.cpp - a kernel's work past later ops -------------------===//
 //
-// bufferOf, mayAlias, touchesMemoryOf and classifyCrossing (KernelOrder.h).
+// bufferOf, mayAlias, touchesMemoryOf, collectAccesses and classifyCrossing
+// (KernelOrder.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,30 +79,37 @@ static bool conflicts(func::CallOp call,
   return memref < 3;
 }
 
+bool mlir::gacc::collectAccesses(Operation *op, SmallVectorImpl<Value> &reads,
+                                 SmallVectorImpl<Value> &writes) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return false;
+  for (const MemoryEffects::EffectInstance &e : *effects) {
+    Value buffer = e.getValue() ? bufferOf(e.getValue()) : Value();
+    if (!buffer)
+      return false;
+    // A buffer allocated (and freed) inside `op` is its own.
+    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()) &&
+        isAllocation(buffer) && op->isProperAncestor(buffer.getDefiningOp()))
+      continue;
+    (isa<MemoryEffects::Read>(e.getEffect()) ? reads : writes)
+        .push_back(buffer);
+  }
+  return true;
+}
+
 /// Whether an op with regions (another kernel's loop) and the earlier work
-/// may conflict, from the memory effects of the op and the ops nested in it
-/// (upstream getEffectsRecursively): it writes memory the earlier work
-/// views or reads memory the earlier work writes. Allocations and frees of
-/// buffers made inside the op are its own. Effects that are unknown, or on
-/// no value (an unknown resource), conflict.
+/// may conflict: it writes memory the earlier work views or reads memory
+/// the earlier work writes (collectAccesses); effects it cannot place
+/// conflict.
 static bool effectsConflict(Operation &op,
                             const mlir::gacc::EarlierWork &earlier) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-      getEffectsRecursively(&op);
-  if (!effects)
+  SmallVector<Value> reads, writes;
+  if (!mlir::gacc::collectAccesses(&op, reads, writes))
     return true;
-  for (const MemoryEffects::EffectInstance &e : *effects) {
-    Value v = e.getValue();
-    if (!v)
-      return true;
-    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()) &&
-        op.isAncestor(v.getParentBlock()->getParentOp()))
-      continue;
-    bool reads = isa<MemoryEffects::Read>(e.getEffect());
-    if (reads ? earlier.writes(v) : earlier.views(v))
-      return true;
-  }
-  return false;
+  return llvm::any_of(reads, [&](Value v) { return earlier.writes(v); }) ||
+         llvm::any_of(writes, [&](Value v) { return earlier.views(v); });
 }
 
 mlir::gacc::Crossing

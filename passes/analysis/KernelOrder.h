@@ -35,6 +35,15 @@ bool mayAlias(Value a, Value b, bool distinctArguments = false);
 /// of `buffer` (mayAlias).
 bool touchesMemoryOf(Operation *op, Value buffer);
 
+/// The buffers (bufferOf) that `op` and the ops nested in it read and
+/// write (other effects, allocations and frees, count as writes), from
+/// their memory effects (upstream getEffectsRecursively); allocations and
+/// frees of buffers allocated inside `op` are left out. False when an
+/// effect cannot be placed: an op whose effects are unknown, or an effect
+/// on no value or on a value that is not a memref.
+bool collectAccesses(Operation *op, SmallVectorImpl<Value> &reads,
+                     SmallVectorImpl<Value> &writes);
+
 /// What the earlier kernel's work touches, for classifyCrossing: whether it
 /// may view memory of `buffer` (mayAlias with any of its operands), and
 /// whether it may write it (with an output).

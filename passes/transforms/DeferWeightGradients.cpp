@@ -82,15 +82,15 @@ tensor::ExtractSliceOp windowSlice(Value operand, scf::ForOp loop,
   return slice;
 }
 
-/// True if the loop computes `operand` per micro-batch by an op that
-/// writes a fresh tensor (not a view or reshape of another): bufferization
-/// then builds it in its rows of a window buffer (empty-tensor
-/// elimination), with no copy.
+/// True if the loop computes `operand` per micro-batch by a linalg op or a
+/// gacc op (which convert-gacc-to-linalg makes one), whose result starts as
+/// a fresh tensor: bufferization then builds it in its rows of a window
+/// buffer (empty-tensor elimination), with no copy. A heuristic of the cost
+/// model: views, reshapes and the results of other ops count as copied.
 bool isBuiltInPlace(Value operand, scf::ForOp loop) {
   Operation *def = operand.getDefiningOp();
   return def && !loop.isDefinedOutsideOfLoop(operand) &&
-         !isa<ViewLikeOpInterface, tensor::ExtractSliceOp,
-              tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def);
+         (isa<linalg::LinalgOp>(def) || isa<GAccDialect>(def->getDialect()));
 }
 
 /// True if `v` is a bf16/fp16 step's rounded value: gacc-narrow-stored-values
@@ -146,7 +146,16 @@ struct ColumnSumDeferral {
   linalg::GenericOp accumulate, sum, truncate; // truncate may be null
   unsigned position;
   Value rows;
+  /// The deferral whose operand `operand` (0: A, 1: B) is `rows`.
+  unsigned deferral = 0, operand = 0;
 };
+
+/// Whether `g` is elementwise: every loop parallel, every map the identity.
+bool isElementwise(linalg::GenericOp g) {
+  return g.getNumReductionLoops() == 0 &&
+         llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
 
 /// `acc` as a ColumnSumDeferral of `loop`, or nothing.
 std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
@@ -158,6 +167,7 @@ std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
   OpOperand &use = *acc.getResult(0).getUses().begin();
   if (!accArg || accArg.getOwner() != loop.getBody() ||
       accArg.getArgNumber() == 0 || !accArg.hasOneUse() ||
+      !isElementwise(acc) ||
       use.getOwner() != loop.getBody()->getTerminator() ||
       use.getOperandNumber() != accArg.getArgNumber() - 1)
     return std::nullopt;
@@ -178,8 +188,9 @@ std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
   linalg::GenericOp truncate = g.getDefiningOp<linalg::GenericOp>();
   if (truncate) {
     ops = bodyOps(truncate);
-    if (truncate.getNumDpsInputs() == 1 && ops.size() == 1 &&
-        isa<arith::TruncFOp>(ops[0]) &&
+    if (truncate.getNumDpsInputs() == 1 && isElementwise(truncate) &&
+        truncate.getResult(0).getType() == acc.getResult(0).getType() &&
+        ops.size() == 1 && isa<arith::TruncFOp>(ops[0]) &&
         ops[0]->getOperand(0) == truncate.getRegion().front().getArgument(0) &&
         g.hasOneUse())
       g = truncate.getDpsInputs()[0];
@@ -240,8 +251,8 @@ struct DeferWeightGradientsPass
       return std::nullopt;
     auto a = cast<RankedTensorType>(op.getA().getType());
     auto b = cast<RankedTensorType>(op.getB().getType());
-    if (!a.hasStaticShape() || !b.hasStaticShape() || isRounded(op.getA()) ||
-        isRounded(op.getB()))
+    if (!a.hasStaticShape() || !b.hasStaticShape() ||
+        (narrowStorage && (isRounded(op.getA()) || isRounded(op.getB()))))
       return std::nullopt;
     // Elements moved per window. Accumulating: the accumulator is written
     // by the first micro-batch and read and written by each other one.
@@ -278,39 +289,46 @@ struct DeferWeightGradientsPass
              ArrayRef<ColumnSumDeferral> columnSums) {
     Location loc = loop.getLoc();
     SmallVector<Value> inits;
-    SmallVector<std::pair<unsigned, unsigned>> copied; // deferral, operand
+    // The operands copied into window buffers, one buffer per value (two
+    // products may share an operand), and the buffer of each.
+    SmallVector<Value> copied;
+    DenseMap<Value, unsigned> windowOf;
     rewriter.setInsertionPoint(loop);
-    for (auto [d, deferral] : llvm::enumerate(deferrals)) {
+    for (Deferral &deferral : deferrals) {
       Value operands[2] = {deferral.op.getA(), deferral.op.getB()};
       for (unsigned o = 0; o < 2; ++o) {
         deferral.window[o] = existingWindow(rewriter, operands[o], loop, trips);
-        if (deferral.window[o])
+        if (deferral.window[o] || windowOf.count(operands[o]))
           continue;
+        windowOf[operands[o]] = copied.size();
         auto type = cast<RankedTensorType>(operands[o].getType());
         inits.push_back(tensor::EmptyOp::create(
             rewriter, loc,
             SmallVector<int64_t>{trips * type.getDimSize(0),
                                  type.getDimSize(1)},
             type.getElementType()));
-        copied.push_back({unsigned(d), o});
+        copied.push_back(operands[o]);
       }
     }
     unsigned firstNew = loop.getNumResults();
+    SmallVector<Operation *> offsetOps;
     auto newYields = [&](OpBuilder &b, Location loc,
                          ArrayRef<BlockArgument> windows) {
-      // Row offset of this micro-batch: (iv − lb) / step · m.
+      // Row offset of this micro-batch: (iv − lb) / step · m (moved to the
+      // start of the body below).
       Value iv = loop.getInductionVar();
       Value index = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
           loop.getStep());
+      offsetOps.push_back(index.getDefiningOp()->getOperand(0).getDefiningOp());
+      offsetOps.push_back(index.getDefiningOp());
       SmallVector<Value> yields;
-      for (auto [w, copy] : llvm::enumerate(copied)) {
-        MatmulAccumulateOp op = deferrals[copy.first].op;
-        Value operand = copy.second == 0 ? op.getA() : op.getB();
+      for (auto [w, operand] : llvm::enumerate(copied)) {
         auto type = cast<RankedTensorType>(operand.getType());
-        Value row = arith::MulIOp::create(
-            b, loc, index,
-            arith::ConstantIndexOp::create(b, loc, type.getDimSize(0)));
+        Value m = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+        Value row = arith::MulIOp::create(b, loc, index, m);
+        offsetOps.push_back(m.getDefiningOp());
+        offsetOps.push_back(row.getDefiningOp());
         SmallVector<OpFoldResult> offsets{row, b.getIndexAttr(0)};
         SmallVector<OpFoldResult> sizes{b.getIndexAttr(type.getDimSize(0)),
                                         b.getIndexAttr(type.getDimSize(1))};
@@ -328,16 +346,18 @@ struct DeferWeightGradientsPass
     if (failed(replaced))
       return;
     auto newLoop = cast<scf::ForOp>(replaced->getOperation());
-    for (auto [w, copy] : llvm::enumerate(copied))
-      deferrals[copy.first].window[copy.second] =
-          newLoop.getResult(firstNew + w);
-    // The window of each column sum's rows, before the products go.
-    SmallVector<Value> sumWindows;
-    for (const ColumnSumDeferral &c : columnSums)
-      for (Deferral &d : deferrals)
-        for (unsigned o = 0; o < 2; ++o)
-          if ((o == 0 ? d.op.getA() : d.op.getB()) == c.rows)
-            sumWindows.push_back(d.window[o]);
+    // The row offsets first in the body, where they dominate the ops that
+    // build the operands: empty-tensor elimination then builds each operand
+    // in its rows of the window.
+    Operation *front = &newLoop.getBody()->front();
+    for (Operation *op : offsetOps)
+      op->moveBefore(front);
+    for (Deferral &deferral : deferrals)
+      for (unsigned o = 0; o < 2; ++o)
+        if (!deferral.window[o])
+          deferral.window[o] = newLoop.getResult(
+              firstNew + windowOf.lookup(o == 0 ? deferral.op.getA()
+                                                : deferral.op.getB()));
     rewriter.setInsertionPointAfter(newLoop);
     Value first = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
     for (Deferral &deferral : deferrals) {
@@ -352,8 +372,9 @@ struct DeferWeightGradientsPass
           /*transpose_b=*/false);
       rewriter.replaceAllUsesExcept(result, product.getResult(), product);
     }
-    for (auto [c, window] : llvm::zip_equal(columnSums, sumWindows))
-      deferColumnSum(rewriter, newLoop, c, window);
+    for (const ColumnSumDeferral &c : columnSums)
+      deferColumnSum(rewriter, newLoop, c,
+                     deferrals[c.deferral].window[c.operand]);
   }
 
   /// Replaces the accumulated column sums `c` in `loop` by the column sums
@@ -362,6 +383,9 @@ struct DeferWeightGradientsPass
   /// value).
   static void deferColumnSum(IRRewriter &rewriter, scf::ForOp loop,
                              ColumnSumDeferral c, Value window) {
+    // The rows as the loop now has them (`c.rows` may be a value the loop's
+    // rewrite replaced).
+    Value rows = c.sum.getDpsInputs()[0];
     Location loc = c.accumulate.getLoc();
     // A fresh init of `v`'s type, filled with zero where `v` is a fill.
     auto freshInit = [&](Value v) -> Value {
@@ -375,7 +399,7 @@ struct DeferWeightGradientsPass
       return linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
     };
     IRMapping map;
-    map.map(c.rows, window);
+    map.map(rows, window);
     map.map(c.sum.getDpsInits()[0], freshInit(c.sum.getDpsInits()[0]));
     Value sums = rewriter.clone(*c.sum, map)->getResult(0);
     if (c.truncate) {
@@ -386,9 +410,22 @@ struct DeferWeightGradientsPass
     // The accumulator goes through the loop unchanged.
     rewriter.replaceAllUsesWith(loop.getResult(c.position), sums);
     rewriter.replaceOp(c.accumulate, c.accumulate.getDpsInits()[0]);
-    if (c.truncate)
-      rewriter.eraseOp(c.truncate);
-    rewriter.eraseOp(c.sum);
+    // The per-micro-batch sums go, and their inits (a fill, empty tensors)
+    // when nothing else uses them.
+    SmallVector<Value> inits;
+    for (linalg::GenericOp g : {c.truncate, c.sum})
+      if (g) {
+        inits.push_back(g.getDpsInits()[0]);
+        rewriter.eraseOp(g);
+      }
+    while (!inits.empty()) {
+      Value v = inits.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !v.use_empty() || !isa<tensor::EmptyOp, linalg::FillOp>(def))
+        continue;
+      llvm::append_range(inits, def->getOperands());
+      rewriter.eraseOp(def);
+    }
   }
 
   void runOnOperation() override {
@@ -408,12 +445,19 @@ struct DeferWeightGradientsPass
         continue;
       // Bias gradients of rows that the window keeps anyway.
       SmallVector<ColumnSumDeferral> columnSums;
-      for (auto g : loop.getBody()->getOps<linalg::GenericOp>())
-        if (std::optional<ColumnSumDeferral> c = matchColumnSum(g, loop))
-          if (llvm::any_of(deferrals, [&](Deferral &d) {
-                return d.op.getA() == c->rows || d.op.getB() == c->rows;
-              }))
-            columnSums.push_back(*c);
+      for (auto g : loop.getBody()->getOps<linalg::GenericOp>()) {
+        std::optional<ColumnSumDeferral> c = matchColumnSum(g, loop);
+        for (unsigned d = 0; c && d < deferrals.size(); ++d) {
+          Value operands[2] = {deferrals[d].op.getA(), deferrals[d].op.getB()};
+          for (unsigned o = 0; c && o < 2; ++o)
+            if (operands[o] == c->rows) {
+              c->deferral = d;
+              c->operand = o;
+              columnSums.push_back(*c);
+              c.reset();
+            }
+        }
+      }
       defer(rewriter, loop, trips, deferrals, columnSums);
     }
   }

@@ -43,6 +43,9 @@ constexpr int64_t kMaxSplit = 512;
 /// loads do not depend on the running sum, so they are all in flight
 /// before the adds (in the same order) consume them.
 constexpr uint64_t kUnroll = 8;
+/// How many of the latest kernels an op may join (the ops between checked
+/// by classifyCrossing): a bound on the pass's time, not on what fuses.
+constexpr size_t kCandidateGroups = 8;
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -610,10 +613,18 @@ struct LinalgToParallelLoopsPass
     for (const Lowering &l : lowerings) {
       if (folded.contains(l.op))
         continue;
-      if (groups.empty() || !mayJoin(groups.back(), l, folded))
-        groups.push_back({{&l}, {}});
+      // The latest of the last few groups it may join: the ops between (the
+      // other groups' among them) must let that group's work run after
+      // them.
+      Group *joined = nullptr;
+      for (size_t k = groups.size(), tried = 0;
+           k > 0 && tried < kCandidateGroups && !joined; --k, ++tried)
+        if (mayJoin(groups[k - 1], l, folded))
+          joined = &groups[k - 1];
+      if (joined)
+        joined->members.push_back(&l);
       else
-        groups.back().members.push_back(&l);
+        groups.push_back({{&l}, {}});
     }
     IRRewriter rewriter(&getContext());
     for (Operation *fill : folded)
@@ -631,9 +642,12 @@ struct LinalgToParallelLoopsPass
           loop.emitOpError("could not be unrolled");
           return signalPassFailure();
         }
+      // A free another group delayed past its own last member already
+      // follows this one's, or goes after it now.
       Operation *after = last.op;
       for (Operation *free : g.delayedFrees) {
-        free->moveAfter(after);
+        if (free->isBeforeInBlock(after))
+          free->moveAfter(after);
         after = free;
       }
       for (const Lowering *m : g.members)

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "gacc-merge-single-thread-loops"
 
@@ -57,24 +56,13 @@ void prependBody(scf::ParallelOp first, int64_t firstIv,
   first.erase();
 }
 
-/// Whether `op` (a loop) may write memory of `buffer`: a write effect of
-/// it or a nested op on a value that may alias it, or an effect it cannot
-/// place.
-bool writesMemoryOf(Operation *op, Value buffer) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-      getEffectsRecursively(op);
-  if (!effects)
-    return true;
-  return llvm::any_of(*effects, [&](const MemoryEffects::EffectInstance &e) {
-    return !isa<MemoryEffects::Read>(e.getEffect()) &&
-           (!e.getValue() || mayAlias(e.getValue(), buffer));
-  });
-}
-
 /// Merges the runs of one block.
 void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
   scf::ParallelOp pending;
   int64_t pendingIv = 0;
+  // The buffers the pending loops write (collectAccesses), or nothing when
+  // some effect cannot be placed.
+  std::optional<SmallVector<Value>> pendingWrites;
   // The frees that follow the pending loop, in their order.
   SmallVector<Operation *> delayed;
   for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -91,6 +79,10 @@ void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
       }
       pending = loop;
       pendingIv = *iv;
+      SmallVector<Value> reads, writes;
+      pendingWrites = collectAccesses(loop, reads, writes)
+                          ? std::optional(std::move(writes))
+                          : std::nullopt;
       continue;
     }
     if (!pending)
@@ -99,7 +91,9 @@ void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
       return touchesMemoryOf(pending, buffer);
     };
     auto written = [&](Value buffer) {
-      return writesMemoryOf(pending, buffer);
+      return !pendingWrites || llvm::any_of(*pendingWrites, [&](Value w) {
+        return mayAlias(w, buffer);
+      });
     };
     switch (classifyCrossing(op, {viewed, written}, gemmCallees)) {
     case Crossing::Free:
