@@ -1636,6 +1636,12 @@ def GAccMergeSingleThreadLoopsPass
                "read, C read and written, no other memory): a call of one "
                "that writes nothing the earlier loops read or write, and "
                "reads nothing they write, does not end a run">,
+    Option<"distinctArguments", "distinct-arguments", "bool",
+           /*default=*/"false",
+           "The function's memref arguments are memory of their own "
+           "(abi::kDistinctArguments: the caller binds no two to "
+           "overlapping memory), so a kernel or GEMM that writes one "
+           "argument does not end a run whose loops read another">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -218,6 +218,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createGAccDeviceResidentScalarsPass());
   GAccMergeSingleThreadLoopsPassOptions mergeScalars;
   mergeScalars.gemmCallees = gemmCallees;
+  mergeScalars.distinctArguments = ::gacc::abi::kDistinctArguments;
   pm.addNestedPass<func::FuncOp>(
       createGAccMergeSingleThreadLoopsPass(mergeScalars));
   // Tile the parallel loops so that the inner tile maps to the threads of

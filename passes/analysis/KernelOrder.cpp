@@ -53,11 +53,12 @@ bool mlir::gacc::mayAlias(Value a, Value b, bool distinctArguments) {
   return true;
 }
 
-bool mlir::gacc::touchesMemoryOf(Operation *op, Value buffer) {
+bool mlir::gacc::touchesMemoryOf(Operation *op, Value buffer,
+                                 bool distinctArguments) {
   return op
       ->walk([&](Operation *nested) {
         for (Value v : nested->getOperands())
-          if (mayAlias(v, buffer))
+          if (mayAlias(v, buffer, distinctArguments))
             return WalkResult::interrupt();
         return WalkResult::advance();
       })

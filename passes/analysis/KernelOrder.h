@@ -32,8 +32,9 @@ Value bufferOf(Value v);
 bool mayAlias(Value a, Value b, bool distinctArguments = false);
 
 /// Whether `op` or an op nested in it has an operand that may view memory
-/// of `buffer` (mayAlias).
-bool touchesMemoryOf(Operation *op, Value buffer);
+/// of `buffer` (mayAlias, with `distinctArguments`).
+bool touchesMemoryOf(Operation *op, Value buffer,
+                     bool distinctArguments = false);
 
 /// The buffers (bufferOf) that `op` and the ops nested in it read and
 /// write (other effects, allocations and frees, count as writes), from

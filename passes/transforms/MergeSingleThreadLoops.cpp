@@ -57,7 +57,8 @@ void prependBody(scf::ParallelOp first, int64_t firstIv,
 }
 
 /// Merges the runs of one block.
-void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
+void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees,
+               bool distinctArguments) {
   scf::ParallelOp pending;
   int64_t pendingIv = 0;
   // The buffers the pending loops write (collectAccesses), or nothing when
@@ -88,11 +89,11 @@ void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees) {
     if (!pending)
       continue;
     auto viewed = [&](Value buffer) {
-      return touchesMemoryOf(pending, buffer);
+      return touchesMemoryOf(pending, buffer, distinctArguments);
     };
     auto written = [&](Value buffer) {
       return !pendingWrites || llvm::any_of(*pendingWrites, [&](Value w) {
-        return mayAlias(w, buffer);
+        return mayAlias(w, buffer, distinctArguments);
       });
     };
     switch (classifyCrossing(op, {viewed, written}, gemmCallees)) {
@@ -123,7 +124,7 @@ struct MergeSingleThreadLoopsPass
         blocks.push_back(block);
     });
     for (Block *block : blocks)
-      mergeRuns(*block, gemmCallees);
+      mergeRuns(*block, gemmCallees, distinctArguments);
   }
 };
 

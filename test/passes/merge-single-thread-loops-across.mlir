@@ -1,4 +1,5 @@
 // RUN: gacc-opt %s -split-input-file -gacc-merge-single-thread-loops="gemm-callees=gemm" | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-merge-single-thread-loops="gemm-callees=gemm distinct-arguments=true" | FileCheck %s --check-prefix=DISTINCT
 
 // A loss sum and the micro-batch loop's carried values (fashion_mlp's
 // graph step): between the two one-thread loops lie a kernel of 320
@@ -115,5 +116,39 @@ func.func @conflicts(%out: memref<f32>, %other: memref<4xf32>, %a: memref<32x10x
   memref.dealloc %rows : memref<32xf32>
   memref.dealloc %sum : memref<f32>
   memref.dealloc %y : memref<4xf32>
+  return
+}
+
+// -----
+
+// A weight gradient's GEMM into its accumulator (an argument) between two
+// one-thread loops that read and write other arguments (a bf16 step's loss
+// sum and carried values): two arguments may share memory, so the run
+// ends, unless the caller binds each argument to memory of its own
+// (distinct-arguments, the step ABI's promise), when the loops merge.
+// CHECK-LABEL: func.func @argument_gemm
+// CHECK-COUNT-2: scf.parallel
+// DISTINCT-LABEL: func.func @argument_gemm
+// DISTINCT: call @gemm(
+// DISTINCT: scf.parallel
+// DISTINCT-NOT: scf.parallel
+// DISTINCT: return
+func.func private @gemm(memref<32x10xf32>, memref<32x256xf32>, memref<10x256xf32>)
+func.func @argument_gemm(%dy: memref<32x10xf32>, %x: memref<32x256xf32>, %acc: memref<10x256xf32>, %rows: memref<32xf32>, %total: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %sum = memref.alloc() : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %rows[%c0] : memref<32xf32>
+    memref.store %v, %sum[] : memref<f32>
+    scf.reduce
+  }
+  func.call @gemm(%dy, %x, %acc) : (memref<32x10xf32>, memref<32x256xf32>, memref<10x256xf32>) -> ()
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %t = memref.load %sum[] : memref<f32>
+    memref.store %t, %total[] : memref<f32>
+    scf.reduce
+  }
+  memref.dealloc %sum : memref<f32>
   return
 }
