@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 
@@ -242,12 +243,21 @@ Value mlir::gacc::buildRoundToCompute(OpBuilder &b, Location loc, Value x,
       });
 }
 
+bool mlir::gacc::isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.value(), m_AnyZeroFloat());
+}
+
+bool mlir::gacc::isIdentityElementwise(linalg::GenericOp op) {
+  return op.getNumReductionLoops() == 0 &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
 Value mlir::gacc::matchRoundToCompute(Value v, FloatType computeType) {
   auto op = v.getDefiningOp<linalg::GenericOp>();
   if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+      op.getNumDpsInits() != 1 || !isIdentityElementwise(op))
     return {};
   Value yielded = op.getBlock()->getTerminator()->getOperand(0);
   auto ext = yielded.getDefiningOp<arith::ExtFOp>();

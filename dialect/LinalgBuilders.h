@@ -13,6 +13,7 @@
 
 #include "dialect/GAccDialect.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -62,6 +63,13 @@ std::array<Value, 4> buildPhilox4x32(OpBuilder &b, Location loc,
 /// extf), elementwise.
 Value buildConvertElements(OpBuilder &b, Location loc, Value x,
                            Type elemType);
+
+/// True if `v` is the result of a `linalg.fill` of a floating-point zero.
+bool isZeroFill(Value v);
+
+/// True if `op` is elementwise in the strict sense: every loop parallel and
+/// every indexing map the identity.
+bool isIdentityElementwise(linalg::GenericOp op);
 
 /// An f32 tensor x rounded to `computeType` (bf16 or f16) and back to f32,
 /// elementwise (arith.extf(arith.truncf x) in one linalg.generic): the

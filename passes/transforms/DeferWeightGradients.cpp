@@ -131,12 +131,6 @@ SmallVector<Operation *> bodyOps(linalg::GenericOp g) {
   return ops;
 }
 
-/// True if `v` is a fill of zero.
-bool isZeroFill(Value v) {
-  auto fill = v.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.value(), m_AnyZeroFloat());
-}
-
 /// A bias gradient accumulated in the loop: `first ? g : acc + g` (the
 /// elementwise accumulate of gacc-fuse-accumulation) of g = the column sums
 /// of `rows` [m, M] (a reduction over dimension 0 from a zero fill, in f64
@@ -150,13 +144,6 @@ struct ColumnSumDeferral {
   unsigned deferral = 0, operand = 0;
 };
 
-/// Whether `g` is elementwise: every loop parallel, every map the identity.
-bool isElementwise(linalg::GenericOp g) {
-  return g.getNumReductionLoops() == 0 &&
-         llvm::all_of(g.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); });
-}
-
 /// `acc` as a ColumnSumDeferral of `loop`, or nothing.
 std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
                                                 scf::ForOp loop) {
@@ -167,7 +154,7 @@ std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
   OpOperand &use = *acc.getResult(0).getUses().begin();
   if (!accArg || accArg.getOwner() != loop.getBody() ||
       accArg.getArgNumber() == 0 || !accArg.hasOneUse() ||
-      !isElementwise(acc) ||
+      !isIdentityElementwise(acc) ||
       use.getOwner() != loop.getBody()->getTerminator() ||
       use.getOperandNumber() != accArg.getArgNumber() - 1)
     return std::nullopt;
@@ -188,7 +175,7 @@ std::optional<ColumnSumDeferral> matchColumnSum(linalg::GenericOp acc,
   linalg::GenericOp truncate = g.getDefiningOp<linalg::GenericOp>();
   if (truncate) {
     ops = bodyOps(truncate);
-    if (truncate.getNumDpsInputs() == 1 && isElementwise(truncate) &&
+    if (truncate.getNumDpsInputs() == 1 && isIdentityElementwise(truncate) &&
         truncate.getResult(0).getType() == acc.getResult(0).getType() &&
         ops.size() == 1 && isa<arith::TruncFOp>(ops[0]) &&
         ops[0]->getOperand(0) == truncate.getRegion().front().getArgument(0) &&

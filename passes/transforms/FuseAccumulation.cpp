@@ -27,16 +27,6 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// True if `v` is `linalg.fill` of constant 0.0.
-bool isZeroFill(Value v) {
-  auto fill = v.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-  return f && f.getValue().isZero();
-}
-
 /// The zero-initialized f32 contraction (one use, tensors) that produces
 /// the gradient of `acc`, or null.
 linalg::LinalgOp gradientContraction(AccumulateOp acc) {
