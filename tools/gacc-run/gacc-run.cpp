@@ -323,10 +323,12 @@ static cl::opt<int> threadsOption(
     cl::value_desc("N"), cl::cat(cat));
 static cl::opt<bool> deferWeightGradients(
     "defer-weight-gradients",
-    cl::desc("Compute a weight gradient once per window from the "
+    cl::desc("Compute a weight gradient (and the bias gradient of the "
+             "same output gradient) once per window from the "
              "micro-batches' kept operands where a cost model finds that "
              "moves fewer bytes (on the GPU, counting launches) than "
-             "accumulating it per micro-batch "
+             "accumulating it per micro-batch; not a bf16/fp16 step's "
+             "products of rounded values, unless --fp32-storage "
              "(gacc-defer-weight-gradients; default true; off with "
              "--memory-budget, which keeps memory smallest, and with "
              "checkpoints, --resume or --accum-schedule, whose windows span "
