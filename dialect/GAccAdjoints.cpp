@@ -23,7 +23,7 @@ LogicalResult ReluOp::buildAdjoint(OpBuilder &b, ValueRange resultAdjoints,
     return success();
   auto type = cast<RankedTensorType>(getType());
   operandAdjoints[0] = buildElementwise(
-      b, getLoc(), ValueRange{getInput(), resultAdjoints[0]}, type,
+      b, getLoc(), ValueRange{getResult(), resultAdjoints[0]}, type,
       [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
         Value zero = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0));
         Value pos = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,

@@ -298,9 +298,13 @@ def GAcc_ReluOp : GAcc_LayerOp<"relu", [SameOperandsAndResultType,
   let description = [{
     Elementwise max(x, 0) on an fp32 tensor of any shape (torch.nn.ReLU).
     Decomposition: one elementwise `linalg.generic` (`arith.maximumf`).
-    Adjoint (hand-written: torch's threshold_backward): dx = dy where
-    x > 0, else 0, so x = 0 passes nothing, where the rule of
-    `arith.maximumf` would split dy between x and 0.
+    Adjoint (hand-written: torch's threshold_backward(dy, result, 0), as
+    torch's derivatives.yaml states it): dx = dy where y > 0, else 0, so
+    x = 0 passes nothing, where the rule of `arith.maximumf` would split
+    dy between x and 0. It reads the result, not the input (y > 0 exactly
+    where x > 0, NaN included), so the pre-activation need not be kept
+    for the backward, and a GEMM may write y directly (cuBLASLt's
+    RELU_BIAS epilogue).
 
     ```mlir
     %a = gacc.relu %h : tensor<32x256xf32>

@@ -37,7 +37,8 @@ gacc.train_step @linear_ce params [@w, @b] attributes {
 // -----
 
 // Two layers with relu: the hidden activation's adjoint is dy·W2 (a plain
-// matmul), masked by relu's rule on the pre-activation.
+// matmul), masked by relu's rule on its result (torch's threshold_backward:
+// the pre-activation need not be kept).
 
 gacc.param @w1 : tensor<5x2xf32> = #gacc.zeros
 gacc.param @w2 : tensor<3x5xf32> = #gacc.zeros
@@ -48,7 +49,7 @@ gacc.param @w2 : tensor<3x5xf32> = #gacc.zeros
 // CHECK: %[[DZ:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x3xf32>)
 // CHECK: %[[DA:.+]] = linalg.matmul ins(%[[DZ]], %[[W2]] : tensor<4x3xf32>, tensor<3x5xf32>)
 // CHECK: %[[DW2:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[DZ]], %[[A]] :
-// CHECK: %[[DH:.+]] = linalg.generic {{.+}} ins(%[[H]], %[[DA]] :
+// CHECK: %[[DH:.+]] = linalg.generic {{.+}} ins(%[[A]], %[[DA]] :
 // CHECK: arith.cmpf ogt
 // CHECK: arith.select
 // CHECK: %[[DW1:.+]] = linalg.matmul indexing_maps = {{.+}} ins(%[[DH]], %[[X]] :
@@ -163,7 +164,7 @@ gacc.param @w : tensor<4x4xf32> = #gacc.zeros
 // CHECK: %[[R:.+]] = gacc.relu %[[H]]
 // CHECK: %[[S:.+]] = arith.addf %[[H]], %[[R]] : tensor<4x4xf32>
 // CHECK: %[[DS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x4xf32>)
-// CHECK: %[[DR:.+]] = linalg.generic {{.+}} ins(%[[H]], %[[DS]] :
+// CHECK: %[[DR:.+]] = linalg.generic {{.+}} ins(%[[R]], %[[DS]] :
 // CHECK: arith.cmpf ogt
 // CHECK: %[[DH:.+]] = linalg.generic {{.+}} ins(%[[DS]], %[[DR]] :
 // CHECK-NEXT: ^bb0
