@@ -32,6 +32,16 @@ constexpr const char *kCublasLtSgemm = "gacc_cublaslt_sgemm";
 /// same per matrix of rank-3 memrefs, as one strided batched cuBLASLt
 /// GEMM.
 constexpr const char *kCublasLtSgemmBatched = "gacc_cublaslt_sgemm_batched";
+/// gacc_cublaslt_sgemm_epilogue(A, B, C, bias, transA, transB, beta,
+/// inputs, epilogue: i32): gacc_cublaslt_sgemm followed by a GemmEpilogue
+/// (bias: a rank-1 fp32 memref of C's column count, added to every row of
+/// C), in one cuBLASLt call (convert-gacc-to-blas: a linear layer's GEMM,
+/// its bias add and its ReLU).
+constexpr const char *kCublasLtSgemmEpilogue = "gacc_cublaslt_sgemm_epilogue";
+/// What gacc_cublaslt_sgemm_epilogue applies to beta·C + op(A)·op(B):
+/// C[i, j] += bias[j] (cuBLASLt's BIAS epilogue), or that followed by
+/// max(·, 0) (RELU_BIAS).
+enum class GemmEpilogue : int32_t { bias = 0, reluBias = 1 };
 
 /// The entry point of a GEMM whose A and B are bf16 (`type` "bf16") or
 /// fp16 ("f16") memrefs, C fp32: the name of `f32EntryPoint` (kSgemm,

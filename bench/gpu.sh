@@ -24,7 +24,9 @@
 #    bandwidth, fused AdamW over 100M elements); then gacc-run --target
 #    cuda's optimizer step and peak device memory for every example in
 #    MODELS (fashion_mlp, fashion_mlp_adamw, kjv_char, fashion_cnn,
-#    kjv_gpt) as one CUDA graph (--cuda-graph), eagerly (the Fashion-MNIST
+#    kjv_gpt) as one CUDA graph (--cuda-graph; fashion_mlp,
+#    fashion_mlp_adamw and kjv_char also with --cuda-gemm=cublaslt, the
+#    GEMMs' bias and ReLU epilogues), eagerly (the Fashion-MNIST
 #    ones for an epoch, with test accuracy), with the GEMMs through
 #    cuBLASLt (--cuda-gemm=cublaslt); where each step's device time goes
 #    (GACC_CUDA_PROFILE); the arena kernels over 100M-element arenas
@@ -213,6 +215,16 @@ elif [ -n "$BIN" ]; then
     rc=$?; echo "exit $rc"
     [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
   done
+  # The same graph with cuBLASLt's GEMMs (a linear layer's bias add and ReLU
+  # in the GEMM's epilogue), for issue 15's three models.
+  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
+    args=(--max-steps $(steps_of $model) --no-eval --log-every 100 $(data_args $model))
+    echo "== gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt $model ${args[*]}"
+    m=/tmp/gpu_${model}_graph_lt.jsonl; rm -f "$m"
+    step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph --cuda-gemm=cublaslt "${args[@]}" --metrics "$m"
+    rc=$?; echo "exit $rc"
+    [ "$rc" = 0 ] && step_ms["$model graph cublaslt"]=$(summarize "$m") || failed=1
+  done
   for model in $MODELS; do
     # The Fashion-MNIST examples for an epoch (test accuracy), the text
     # ones for their timing's steps.
@@ -270,6 +282,8 @@ for model in $MODELS; do
   [ "$model" = fashion_mlp_adamw ] ||
     echo "-- gacc-run --target cuda --cuda-gemm=cublaslt @$model ($n steps): ${step_ms[$model cublaslt]:-not measured}"
   echo "-- gacc-run --target cuda --cuda-graph @$model ($n steps): ${step_ms[$model graph]:-not measured}"
+  [ -n "${step_ms[$model graph cublaslt]:-}" ] &&
+    echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt @$model ($n steps): ${step_ms[$model graph cublaslt]}"
 done
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'gpu.sh: incomplete, missing: %s\n' "${missing[@]}"

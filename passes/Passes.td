@@ -765,6 +765,21 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     the inputs to that format (exactly, for such values) and sum the
     products in fp32. Any other product passes fp32 (`CUBLAS_COMPUTE_32F`).
 
+    With `gacc_cublaslt_sgemm`, a linear layer's forward is one call: an
+    fp32 `linalg.matmul` whose next op with memory effects is an
+    elementwise `linalg.generic` over its C that adds a packed bias by
+    column (C[i, j] += bias[j]) becomes a call of
+    `gacc_cublaslt_sgemm_epilogue` with cuBLASLt's BIAS epilogue
+    (abi::GemmEpilogue `bias`), which adds the bias as it writes C. When the
+    generic also writes max(C[i, j] + bias[j], 0) to a second output Y
+    (`gacc.relu`, which gacc-fuse-elementwise joins to the bias add), zeros
+    start C and C is a buffer nothing else reads (the ReLU's adjoint reads
+    Y), the call uses RELU_BIAS and writes Y: C's buffer goes with the
+    product. Y must be apart from the operands (`mayAlias`). cuBLASLt
+    documents the epilogue as D = relu(α·op(A)·op(B) + β·C + bias), the
+    order of the ops it replaces. cuBLAS and OpenBLAS calls keep the
+    generic.
+
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>
     // becomes
@@ -776,6 +791,14 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
 
     // callee = gacc_cublaslt_sgemm, a product marked gacc.gemm_inputs bf16
     func.call @gacc_cublaslt_sgemm_batched(%q_, %kt_, %s_, %false, %false, %one, %bf16) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ..., i32) -> ()
+
+    // callee = gacc_cublaslt_sgemm: a product onto zeros, its bias and ReLU
+    linalg.matmul ins(%x, %w : ...) outs(%c : memref<32x256xf32>)
+    linalg.generic ins(%b : memref<256xf32>) outs(%c, %y : ...) {
+      // yield c + b, max(c + b, 0)
+    }
+    // becomes (beta 0, inputs fp32, epilogue 1 = RELU_BIAS)
+    func.call @gacc_cublaslt_sgemm_epilogue(%x_, %w_, %y_, %b_, %false, %true, %zero, %fp32, %relu) : (..., memref<?xf32, strided<[?], offset: ?>>, i32, i32, f32, i32, i32) -> ()
     ```
   }];
   let options = [

@@ -1,7 +1,8 @@
 //===- CublasLt.cpp - cuBLASLt GEMMs with plans chosen once ---------------===//
 //
 // Opening libcublasLt, and GemmPlans: a row-major GEMM mapped onto
-// cuBLASLt's column-major one, planned once per shape.
+// cuBLASLt's column-major one (its bias epilogue included), planned once
+// per shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,14 +55,15 @@ static std::string failed(const char *call, int status) {
 /// A is [k, m] ([m, k]), C is [n, m]; each leading dimension is the
 /// row-major row stride. A batch sets each layout's count and stride.
 std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
-                            GemmPlan &p) {
-  std::string problem = planWith(g, g.compute, align, p);
+                            const void *bias, GemmPlan &p) {
+  std::string problem = planWith(g, g.compute, align, bias, p);
   if (problem.empty() || g.compute == kCompute32F)
     return problem;
   // The fast compute type is an optimization of the same values: where
   // cuBLASLt has no algorithm for it (or refuses it), fp32 computes them.
   release(p);
-  if (std::string fp32 = planWith(g, kCompute32F, align, p); !fp32.empty())
+  if (std::string fp32 = planWith(g, kCompute32F, align, bias, p);
+      !fp32.empty())
     return fp32;
   ++fallbacks;
   return "";
@@ -108,7 +110,8 @@ std::string GemmPlans::summary() const {
 }
 
 std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
-                                const Alignments &align, GemmPlan &p) {
+                                const Alignments &align, const void *bias,
+                                GemmPlan &p) {
   if (int s = api.preferenceCreate(&p.preference))
     return failed("cublasLtMatmulPreferenceCreate", s);
   uint64_t bound = workspaceBytes;
@@ -134,6 +137,16 @@ std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
   if (int s = api.matmulDescSetAttribute(p.desc, kDescTransB, &opSecond,
                                          sizeof(opSecond)))
     return failed("cublasLtMatmulDescSetAttribute", s);
+  // The epilogue, and the bias address the heuristic reads its alignment
+  // from (run sets each call's own).
+  if (g.epilogue != kEpilogueDefault) {
+    if (int s = api.matmulDescSetAttribute(p.desc, kDescEpilogue, &g.epilogue,
+                                           sizeof(g.epilogue)))
+      return failed("cublasLtMatmulDescSetAttribute (epilogue)", s);
+    if (int s = api.matmulDescSetAttribute(p.desc, kDescBiasPointer, &bias,
+                                           sizeof(bias)))
+      return failed("cublasLtMatmulDescSetAttribute (bias)", s);
+  }
   auto ld = [](int64_t stride) { return std::max<int64_t>(stride, 1); };
   uint64_t m = g.m, n = g.n, k = g.k;
   if (int s = api.matrixLayoutCreate(&p.b, g.bType, g.transB ? k : n,
@@ -168,17 +181,27 @@ std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
            std::to_string(g.k) +
            (g.batch > 1 ? " (batch of " + std::to_string(g.batch) + ")"
                         : std::string()) +
-           " within " + std::to_string(workspaceBytes) +
-           " bytes of workspace";
+           (g.epilogue != kEpilogueDefault
+                ? " with epilogue " + std::to_string(g.epilogue)
+                : std::string()) +
+           " within " + std::to_string(workspaceBytes) + " bytes of workspace";
   p.algo = result.algo;
   p.workspaceBytes = result.workspaceSize;
   return "";
 }
 
-std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
-                           const void *b, void *c, float beta) {
+std::string GemmPlans::run(const RowMajorGemm &g, const void *a, const void *b,
+                           void *c, float beta, const void *bias) {
   if (g.m == 0 || g.n == 0 || g.batch == 0)
     return "";
+  bool epilogue = g.epilogue != kEpilogueDefault;
+  if (epilogue &&
+      (g.epilogue != kEpilogueBias && g.epilogue != kEpilogueReluBias))
+    return "cublasLtMatmul: epilogue " + std::to_string(g.epilogue) +
+           " is not one gacc asks for (bias, or bias and ReLU)";
+  if (epilogue && (!bias || g.batch > 1 || g.cType != kR32F))
+    return "cublasLtMatmul: a bias epilogue needs a bias vector, one "
+           "product and an fp32 C";
   if (g.batch > std::numeric_limits<int32_t>::max())
     return "cublasLtMatmul: a batch of " + std::to_string(g.batch) +
            " products (cuBLASLt counts at most 2^31 - 1)";
@@ -200,15 +223,22 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a,
   };
   Alignments align{alignment(b, g.strideB, g.bType),
                    alignment(a, g.strideA, g.aType),
-                   alignment(c, g.strideC, g.cType)};
+                   alignment(c, g.strideC, g.cType),
+                   epilogue ? alignment(bias, 0, kR32F) : 256u};
   auto [it, inserted] = plans.try_emplace(Key{g, align});
   if (inserted)
-    if (std::string problem = plan(g, align, it->second); !problem.empty()) {
+    if (std::string problem = plan(g, align, bias, it->second);
+        !problem.empty()) {
       release(it->second);
       plans.erase(it);
       return problem;
     }
   const GemmPlan &p = it->second;
+  // This call's bias (the plan's descriptor holds the first call's).
+  if (epilogue)
+    if (int s = api.matmulDescSetAttribute(p.desc, kDescBiasPointer, &bias,
+                                           sizeof(bias)))
+      return failed("cublasLtMatmulDescSetAttribute (bias)", s);
   const float alpha = 1.0f;
   if (int s = api.matmul(handle, p.desc, &alpha, b, p.b, a, p.a, &beta, c,
                          p.c, c, p.c, &p.algo, workspace, workspaceBytes,

@@ -9,8 +9,10 @@
 // cublasSgemm pays on every call. A shape may be a strided batch of
 // products (attention's scores and weighted values), and its compute type
 // may let cuBLASLt run fp32 operands that hold bf16 or fp16 values on
-// tensor cores. The table is a parameter so that the unit tests drive
-// GemmPlans with a fake library and check the calls it makes.
+// tensor cores, and its epilogue may add a bias and apply a ReLU to the
+// product as cuBLASLt writes it (a linear layer's forward in one call). The
+// table is a parameter so that the unit tests drive GemmPlans with a fake
+// library and check the calls it makes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +42,16 @@ constexpr int32_t kR32F = 0, kR16F = 2, kR16BF = 14;
 /// and rounding, the tensor cores' own) differs.
 constexpr int32_t kCompute32F = 68, kCompute32FFast16F = 74,
                   kCompute32FFast16BF = 75;
-/// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t).
-constexpr int32_t kDescTransA = 3, kDescTransB = 4;
+/// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t),
+/// the epilogue (uint32_t, a cublasLtEpilogue_t) and the bias vector's
+/// device address (const void *).
+constexpr int32_t kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
+                  kDescBiasPointer = 8;
+/// cublasLtEpilogue_t: none; D = op(A)·op(B) + beta·C + bias, the bias
+/// broadcast over D's columns (column-major D: one element per row); and
+/// that followed by max(x, 0).
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4,
+                   kEpilogueReluBias = 6;
 /// cublasLtMatrixLayoutAttribute_t: the matrices in a batch (int32_t) and
 /// the elements from one to the next (int64_t).
 constexpr int32_t kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
@@ -108,7 +118,11 @@ std::string loadApi(Api &api);
 /// `batch` such products, matrix b of A, B and C starting b·strideA,
 /// b·strideB and b·strideC elements after the first. `compute` is the
 /// cublasComputeType_t (kCompute32F, or kCompute32FFast16BF/16F for fp32
-/// inputs that hold bf16/fp16 values).
+/// inputs that hold bf16/fp16 values). `epilogue` is kEpilogueDefault, or
+/// kEpilogueBias / kEpilogueReluBias: C[i, j] = beta·C[i, j] +
+/// (op(A)·op(B))[i, j] + bias[j], then max(·, 0) with the ReLU, with a
+/// packed fp32 bias of n elements (row-major C's bias per column is
+/// column-major D's per row, what cuBLASLt broadcasts); one product only.
 struct RowMajorGemm {
   int64_t m, n, k;
   bool transA, transB;
@@ -116,6 +130,7 @@ struct RowMajorGemm {
   int32_t aType = kR32F, bType = kR32F, cType = kR32F;
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
   int32_t compute = kCompute32F;
+  uint32_t epilogue = kEpilogueDefault;
 };
 
 /// One GEMM shape's descriptor, preference, layouts and algorithm, and
@@ -147,13 +162,15 @@ public:
         workspaceBytes(workspaceBytes), stream(stream) {}
 
   /// Queues C = beta·C + op(A)·op(B) (alpha = 1; each of a batch) on the
-  /// stream, planning the shape on its first call. Nothing for an empty C
-  /// or batch; K = 0 is refused. A fast compute type for which the
-  /// heuristic finds no algorithm is planned with kCompute32F instead (the
-  /// same values: the inputs are exact in fp32), and counted. Returns ""
-  /// or the failing call and its status.
-  std::string run(const RowMajorGemm &g, const void *a, const void *b,
-                  void *c, float beta);
+  /// stream, then g.epilogue's bias (`bias`, device memory of g.n fp32
+  /// elements) and ReLU, planning the shape on its first call. Nothing for
+  /// an empty C or batch; K = 0 is refused, and so is an epilogue without
+  /// a bias or on a batch. A fast compute type for which the heuristic
+  /// finds no algorithm is planned with kCompute32F instead (the same
+  /// values: the inputs are exact in fp32), and counted. Returns "" or the
+  /// failing call and its status.
+  std::string run(const RowMajorGemm &g, const void *a, const void *b, void *c,
+                  float beta, const void *bias = nullptr);
 
   /// How many shapes have been planned.
   size_t size() const { return plans.size(); }
@@ -170,9 +187,10 @@ public:
 
 private:
   /// The operands' alignments in bytes (at most 256), in cuBLASLt's order:
-  /// its A is gacc's B, its B gacc's A, its C and D gacc's C.
+  /// its A is gacc's B, its B gacc's A, its C and D gacc's C; and the
+  /// bias's (the heuristic reads the bias pointer for it; 256 without).
   struct Alignments {
-    uint32_t first, second, c;
+    uint32_t first, second, c, bias;
   };
   /// What a plan depends on: the GEMM and its operands' alignments.
   struct Key {
@@ -180,18 +198,18 @@ private:
     Alignments align;
     auto fields() const {
       return std::tie(g.m, g.n, g.k, g.transA, g.transB, g.lda, g.ldb, g.ldc,
-                      g.aType, g.bType, g.cType, g.batch, g.strideA,
-                      g.strideB, g.strideC, g.compute, align.first,
-                      align.second, align.c);
+                      g.aType, g.bType, g.cType, g.batch, g.strideA, g.strideB,
+                      g.strideC, g.compute, g.epilogue, align.first,
+                      align.second, align.c, align.bias);
     }
     bool operator<(const Key &other) const {
       return fields() < other.fields();
     }
   };
   std::string plan(const RowMajorGemm &g, const Alignments &align,
-                   GemmPlan &p);
+                   const void *bias, GemmPlan &p);
   std::string planWith(const RowMajorGemm &g, int32_t compute,
-                       const Alignments &align, GemmPlan &p);
+                       const Alignments &align, const void *bias, GemmPlan &p);
   /// Destroys what `p` holds and empties it.
   void release(GemmPlan &p);
 

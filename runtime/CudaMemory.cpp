@@ -360,7 +360,7 @@ static std::optional<int32_t> computeTypeOf(int32_t inputs) {
 /// Queues `g` through the plans, or records why it cannot.
 static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
                         int32_t inputs, const float *a, const float *b,
-                        float *c, float beta) {
+                        float *c, float beta, const float *bias = nullptr) {
   if (!cublasLt) {
     recordFailure(std::string(caller) + " called before cuBLASLt was loaded");
     return;
@@ -373,7 +373,7 @@ static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
   }
   g.compute = *compute;
   void *profiled = profileBegin("cublasLtMatmul");
-  std::string problem = cublasLt->run(g, a, b, c, beta);
+  std::string problem = cublasLt->run(g, a, b, c, beta, bias);
   profileEnd(profiled);
   if (!problem.empty())
     recordFailure(problem);
@@ -397,6 +397,52 @@ extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
                            transB != 0, aSt0, bSt0,        cSt0};
   runCublasLt("gacc_cublaslt_sgemm", g, inputs, aAligned + aOff,
               bAligned + bOff, cAligned + cOff, beta);
+}
+
+/// The cuBLASLt epilogue of abi::GemmEpilogue `epilogue`, or nullopt for a
+/// value the ABI does not define.
+static std::optional<uint32_t> epilogueOf(int32_t epilogue) {
+  using ::gacc::abi::GemmEpilogue;
+  switch (static_cast<GemmEpilogue>(epilogue)) {
+  case GemmEpilogue::bias:
+    return cublaslt::kEpilogueBias;
+  case GemmEpilogue::reluBias:
+    return cublaslt::kEpilogueReluBias;
+  }
+  return std::nullopt;
+}
+
+extern "C" void gacc_cublaslt_sgemm_epilogue(
+    float *, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *, float *bAligned, int64_t bOff, int64_t,
+    int64_t, int64_t bSt0, int64_t bSt1, float *, float *cAligned, int64_t cOff,
+    int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1, float *,
+    float *biasAligned, int64_t biasOff, int64_t biasS0, int64_t biasSt0,
+    int32_t transA, int32_t transB, float beta, int32_t inputs,
+    int32_t epilogue) {
+  const char *caller = "gacc_cublaslt_sgemm_epilogue";
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1 || (biasSt0 != 1 && biasS0 > 1)) {
+    recordFailure(std::string(caller) + " needs unit inner strides and a "
+                                        "packed bias");
+    return;
+  }
+  if (biasS0 != cS1) {
+    recordFailure(std::string(caller) + ": a bias of " +
+                  std::to_string(biasS0) + " elements for " +
+                  std::to_string(cS1) + " columns");
+    return;
+  }
+  std::optional<uint32_t> cublasEpilogue = epilogueOf(epilogue);
+  if (!cublasEpilogue) {
+    recordFailure(std::string(caller) + ": unknown epilogue " +
+                  std::to_string(epilogue) + " (0 bias, 1 bias and ReLU)");
+    return;
+  }
+  cublaslt::RowMajorGemm g{
+      cS0, cS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, cSt0};
+  g.epilogue = *cublasEpilogue;
+  runCublasLt(caller, g, inputs, aAligned + aOff, bAligned + bOff,
+              cAligned + cOff, beta, biasAligned + biasOff);
 }
 
 extern "C" void gacc_cublaslt_sgemm_batched(

@@ -97,6 +97,22 @@ void gacc_cublaslt_sgemm(float *aAlloc, float *aAligned, int64_t aOff,
                          int32_t transA, int32_t transB, float beta,
                          int32_t inputs);
 
+/// C = beta·C + op(A)·op(B) + bias broadcast over C's rows (bias[j] added
+/// to column j; a linear layer's y = x·Wᵀ + b), followed by max(·, 0) when
+/// `epilogue` (abi::GemmEpilogue) is reluBias: one cublasLtMatmul with
+/// cuBLASLt's BIAS or RELU_BIAS epilogue, planned once per shape as
+/// gacc_cublaslt_sgemm's. `bias` is a packed fp32 vector of C's column
+/// count. A mismatched bias, an unknown `epilogue` or `inputs`, or a
+/// failed call is recorded (cuda::recordFailure) and nothing is queued.
+void gacc_cublaslt_sgemm_epilogue(
+    float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *bAlloc, float *bAligned, int64_t bOff,
+    int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1, float *cAlloc,
+    float *cAligned, int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,
+    int64_t cSt1, float *biasAlloc, float *biasAligned, int64_t biasOff,
+    int64_t biasS0, int64_t biasSt0, int32_t transA, int32_t transB, float beta,
+    int32_t inputs, int32_t epilogue);
+
 /// C[b] = beta·C[b] + op(A[b])·op(B[b]) for each b of rank-3 memrefs (a
 /// linalg.batch_matmul), as one strided batched cublasLtMatmul: inner
 /// strides 1, the batch stride of each operand its outermost stride.

@@ -11,7 +11,9 @@
 // proved it (kGemmInputsAttrName), which tensor cores multiply exactly.
 // Products whose A and B are bf16 (fp16) memrefs, a narrowed step's stored
 // values (gacc-narrow-stored-values), call the same entry points for those
-// operand types (abi::lowOperandsGemm: gacc_sgemm_bf16, ...).
+// operand types (abi::lowOperandsGemm: gacc_sgemm_bf16, ...). With
+// cuBLASLt, an fp32 product followed by its bias add (and ReLU) is one call
+// with cuBLASLt's epilogue (gacc_cublaslt_sgemm_epilogue).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "abi/RuntimeABI.h"
 #include "dialect/LinalgBuilders.h"
 #include "passes/analysis/InitializingFill.h"
+#include "passes/analysis/KernelOrder.h"
 #include "passes/conversion/RuntimeCalls.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -66,15 +69,24 @@ std::string entryPoint(StringRef callee, Type factor) {
 
 /// Whether `callee` takes the inputs' format (abi::GemmInputs) after beta.
 bool takesInputs(StringRef callee) {
-  return callee == abi::kCublasLtSgemm || callee == abi::kCublasLtSgemmBatched;
+  return callee == abi::kCublasLtSgemm ||
+         callee == abi::kCublasLtSgemmBatched ||
+         callee == abi::kCublasLtSgemmEpilogue;
+}
+
+/// Whether `callee` takes a bias after C and an abi::GemmEpilogue last.
+bool takesEpilogue(StringRef callee) {
+  return callee == abi::kCublasLtSgemmEpilogue;
 }
 
 /// The private declaration of `callee`'s entry point for the product of
 /// `a` and `b` into `c` (`op`'s operands): `<name>(A, B, C, transA: i32,
 /// transB: i32, beta: f32)`, and `inputs: i32` for cuBLASLt's fp32
-/// products, at the start of the module unless it exists. Failure when
-/// no entry point takes the operands' element types (factorType) or the
-/// name is taken by a function of another type; nothing is created then.
+/// products; the epilogue's entry point takes a rank-1 fp32 bias after C
+/// and `epilogue: i32` last. At the start of the module unless it exists.
+/// Failure when no entry point takes the operands' element types
+/// (factorType) or the name is taken by a function of another type;
+/// nothing is created then.
 FailureOr<func::FuncOp> declareGemm(RewriterBase &rewriter, Operation *op,
                                     StringRef callee, Value a, Value b,
                                     Value c) {
@@ -87,7 +99,11 @@ FailureOr<func::FuncOp> declareGemm(RewriterBase &rewriter, Operation *op,
   MemRefType ab = dynamicStrided(*factor, batched);
   SmallVector<Type> types = {ab,  ab,  dynamicStrided(f32, batched),
                              i32, i32, f32};
+  if (takesEpilogue(name))
+    types.insert(types.begin() + 3, getDynamicStridedMemRefType(f32, 1));
   if (takesInputs(name))
+    types.push_back(i32);
+  if (takesEpilogue(name))
     types.push_back(i32);
   return getOrDeclareRuntimeFunction(rewriter, op, name,
                                      rewriter.getFunctionType(types, {}));
@@ -110,15 +126,23 @@ abi::GemmInputs gemmInputs(Operation *op) {
   return abi::GemmInputs::fp32;
 }
 
+/// What a call of the epilogue's entry point adds to the product: the
+/// bias and the abi::GemmEpilogue.
+struct EpilogueOperands {
+  Value bias;
+  abi::GemmEpilogue epilogue;
+};
+
 /// Calls the entry point `f` (declareGemm) for `op`: C = beta·C +
-/// op(A)·op(B).
+/// op(A)·op(B), followed by `epilogue` where `f` takes one.
 void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
-              Value b, Value c, bool transA, bool transB, Value beta) {
+              Value b, Value c, bool transA, bool transB, Value beta,
+              std::optional<EpilogueOperands> epilogue = std::nullopt) {
   Location loc = op->getLoc();
-  bool batched = cast<MemRefType>(c.getType()).getRank() == 3;
   auto toDynamic = [&](Value v) -> Value {
+    auto memref = cast<MemRefType>(v.getType());
     auto type =
-        dynamicStrided(cast<MemRefType>(v.getType()).getElementType(), batched);
+        getDynamicStridedMemRefType(memref.getElementType(), memref.getRank());
     return memref::CastOp::create(rewriter, loc, type, v);
   };
   auto i32 = [&](bool v) -> Value {
@@ -131,6 +155,12 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getI32IntegerAttr(static_cast<int32_t>(gemmInputs(op)))));
+  if (takesEpilogue(f.getName())) {
+    operands.insert(operands.begin() + 3, toDynamic(epilogue->bias));
+    operands.push_back(arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getI32IntegerAttr(static_cast<int32_t>(epilogue->epilogue))));
+  }
   func::CallOp::create(rewriter, loc, f, operands);
 }
 
@@ -227,6 +257,166 @@ struct ProductToCall : public OpConversionPattern<ProductOp> {
   std::string callee;
 };
 
+/// A linear layer's bias add, and the ReLU after it, that cuBLASLt's
+/// epilogue applies as it writes the product (abi::GemmEpilogue).
+struct BiasEpilogue {
+  /// The generic that adds the bias (and applies the ReLU).
+  linalg::GenericOp generic;
+  Value bias;
+  /// Where the call writes: the product's C (bias), or the ReLU's output.
+  Value out;
+  abi::GemmEpilogue epilogue;
+};
+
+/// The first op after `op` in its block that has memory effects (views,
+/// arithmetic and new allocations between are skipped: none touches memory
+/// an op before it could), or null.
+Operation *nextEffectingOp(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (!isMemoryEffectFree(next) &&
+        !isa<memref::AllocOp, memref::AllocaOp>(next))
+      return next;
+  return nullptr;
+}
+
+/// Whether `v` is `x + y` in either order (arith.addf).
+bool isSum(Value v, Value x, Value y) {
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  return add && ((add.getLhs() == x && add.getRhs() == y) ||
+                 (add.getLhs() == y && add.getRhs() == x));
+}
+
+/// Whether `v` is max(x, +0.0) in either order (arith.maximumf, gacc.relu's
+/// decomposition).
+bool isRelu(Value v, Value x) {
+  auto max = v.getDefiningOp<arith::MaximumFOp>();
+  if (!max)
+    return false;
+  Value other = max.getLhs() == x ? max.getRhs() : max.getLhs();
+  return (max.getLhs() == x || max.getRhs() == x) &&
+         matchPattern(other, m_PosZeroFloat());
+}
+
+/// The bias epilogue of `matmul` (fp32 A, B and C): the next op with memory
+/// effects is an elementwise generic over C's [m, n] that reads one packed
+/// fp32 bias [n] by column and writes C[i, j] + bias[j] back into C, and
+/// may write max(that, 0) to a second output Y. The ReLU form is taken when
+/// C starts from zeros (`zeroStart`), C is a buffer of this block whose
+/// only other users are the product, its fill and frees (so that the sum
+/// need not be written: the relu adjoint reads Y), and Y is apart from A,
+/// B and the bias; the call then writes Y and C goes. No epilogue for
+/// anything else.
+std::optional<BiasEpilogue> matchBiasEpilogue(linalg::MatmulOp matmul,
+                                              bool zeroStart) {
+  Value c = matmul.getDpsInits()[0];
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(nextEffectingOp(matmul));
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() > 2 ||
+      generic.getNumLoops() != 2 || generic.getNumParallelLoops() != 2 ||
+      !hasUnitInnerStrides(generic))
+    return std::nullopt;
+  MLIRContext *ctx = matmul.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap column = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  OpOperand *bias = generic.getDpsInputOperand(0);
+  auto biasType = dyn_cast<MemRefType>(bias->get().getType());
+  if (!biasType || biasType.getRank() != 1 ||
+      !biasType.getElementType().isF32() ||
+      generic.getMatchingIndexingMap(bias) != column ||
+      mayAlias(bias->get(), c))
+    return std::nullopt;
+  // C, and the ReLU's output if there is one, each at [i, j].
+  OpOperand *sum = nullptr, *relu = nullptr;
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    if (generic.getMatchingIndexingMap(&init) != identity ||
+        !cast<MemRefType>(init.get().getType()).getElementType().isF32())
+      return std::nullopt;
+    (init.get() == c && !sum ? sum : relu) = &init;
+  }
+  if (!sum || (generic.getNumDpsInits() == 2 && !relu))
+    return std::nullopt;
+  auto shapeOf = [](Value v) {
+    return cast<MemRefType>(v.getType()).getShape();
+  };
+  if (ShapedType::isDynamicShape(shapeOf(c)) ||
+      (relu && shapeOf(relu->get()) != shapeOf(c)))
+    return std::nullopt;
+  Value added = generic.getMatchingYieldValue(sum)->get();
+  if (!isSum(added, generic.getMatchingBlockArgument(bias),
+             generic.getMatchingBlockArgument(sum)))
+    return std::nullopt;
+  if (!relu)
+    return BiasEpilogue{generic, bias->get(), c, abi::GemmEpilogue::bias};
+  Value clamped = generic.getMatchingYieldValue(relu)->get();
+  if (!zeroStart || !isRelu(clamped, added) ||
+      !c.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  for (Operation *user : c.getUsers())
+    if (user != matmul && user != generic && !isa<memref::DeallocOp>(user) &&
+        !isa<linalg::FillOp>(user))
+      return std::nullopt;
+  Value y = relu->get();
+  for (Value operand :
+       {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], bias->get(), c})
+    if (mayAlias(y, operand))
+      return std::nullopt;
+  return BiasEpilogue{generic, bias->get(), y, abi::GemmEpilogue::reluBias};
+}
+
+/// linalg.matmul (memref, fp32) followed by its bias add and ReLU
+/// (matchBiasEpilogue), through cuBLASLt's epilogue: one call
+/// (abi::kCublasLtSgemmEpilogue) instead of a GEMM and a kernel. A ReLU
+/// epilogue writes the ReLU's output, and C's buffer goes with the product.
+struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
+  MatmulWithEpilogueToCall(MLIRContext *ctx)
+      : OpConversionPattern(ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef callee = abi::kCublasLtSgemmEpilogue;
+    if (!isBLASMatmul(op, callee) ||
+        !cast<MemRefType>(op.getDpsInputs()[0].getType())
+             .getElementType()
+             .isF32())
+      return rewriter.notifyMatchFailure(op, "not an fp32 product cuBLASLt "
+                                             "takes");
+    linalg::FillOp zeros =
+        getInitializingFill(op, op.getDpsInits()[0], /*writesAll=*/true);
+    if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
+      zeros = nullptr;
+    std::optional<BiasEpilogue> epilogue = matchBiasEpilogue(op, zeros);
+    if (!epilogue)
+      return rewriter.notifyMatchFailure(op, "no bias add follows");
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    FailureOr<func::FuncOp> f =
+        declareGemm(rewriter, op, callee, a, b, epilogue->out);
+    if (failed(f))
+      return rewriter.notifyMatchFailure(op, "its entry point's name is "
+                                             "taken");
+    auto [ta, tb] = *getMatmulTransposes(op);
+    // At the generic's place: the ReLU's output may be a view made between.
+    rewriter.setInsertionPoint(epilogue->generic);
+    Value beta = arith::ConstantOp::create(
+        rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
+    emitCall(rewriter, op, *f, a, b, epilogue->out, ta, tb, beta,
+             EpilogueOperands{epilogue->bias, epilogue->epilogue});
+    Value c = op.getDpsInits()[0];
+    rewriter.eraseOp(epilogue->generic);
+    if (zeros)
+      rewriter.eraseOp(zeros);
+    rewriter.eraseOp(op);
+    // C's other users were the product, its fill and the generic, erased
+    // above, and its frees (matchBiasEpilogue).
+    if (epilogue->out != c) {
+      for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      rewriter.eraseOp(c.getDefiningOp());
+    }
+    return success();
+  }
+};
+
 /// The batched GEMM that goes with `callee`, if there is one.
 std::optional<StringRef> batchedCallee(StringRef callee) {
   if (callee == abi::kSgemm)
@@ -282,4 +472,6 @@ void mlir::gacc::populateGAccToBLASConversionPatterns(
   if (std::optional<StringRef> batched = batchedCallee(callee))
     patterns.add<ProductToCall<linalg::BatchMatmulOp>>(patterns.getContext(),
                                                        *batched);
+  if (callee == abi::kCublasLtSgemm)
+    patterns.add<MatmulWithEpilogueToCall>(patterns.getContext());
 }

@@ -35,10 +35,17 @@
 
 // With cublaslt=true the same GEMMs call cuBLASLt (gacc_cublaslt_sgemm,
 // the same arguments and what the operands hold: fp32 here), and no cuBLAS
-// call remains.
+// call remains. The two forward GEMMs of a micro-batch take their layers'
+// bias adds, and the hidden layer's ReLU, into cuBLASLt's epilogue
+// (gacc_cublaslt_sgemm_epilogue); the input gradient's GEMM and the two
+// weight gradients after the loop are plain GEMMs.
 // LT: llvm.func @gacc_cublaslt_sgemm(
+// LT: llvm.func @gacc_cublaslt_sgemm_epilogue(
 // LT-LABEL: llvm.func @fashion_mlp(
-// LT-COUNT-5: llvm.call @gacc_cublaslt_sgemm(
+// LT-COUNT-2: llvm.call @gacc_cublaslt_sgemm_epilogue(
+// LT: llvm.call @gacc_cublaslt_sgemm(
+// LT: llvm.br
+// LT-COUNT-2: llvm.call @gacc_cublaslt_sgemm(
 // LT-NOT: @gacc_cublas_sgemm(
 
 // PTX-NOT: .entry accumulate_
@@ -59,13 +66,15 @@
 // A bf16 step through cuBLASLt (fashion_mlp_adamw): its five GEMMs read
 // rounded values only, which gacc-narrow-stored-values stores as bf16, so
 // each is a product of bf16 operands (tensor cores) with no `inputs`
-// argument; the predict function computes in fp32 (0).
+// argument; the predict function computes in fp32 (0), its hidden layer's
+// bias and ReLU in the GEMM's epilogue.
 // BF16-LABEL: func.func @fashion_mlp_adamw(
 // BF16-NOT: func.call @gacc_cublaslt_sgemm(
 // BF16-COUNT-5: func.call @gacc_cublaslt_sgemm_bf16({{[^)]+}}) : (memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?x?xf32, {{.+}}>, i32, i32, f32) -> ()
 // BF16-NOT: func.call @gacc_cublaslt_sgemm(
 // BF16-LABEL: func.func @fashion_mlp_adamw_predict(
-// BF16-COUNT-2: call @gacc_cublaslt_sgemm({{.+}}, %c0_i32{{(_[0-9]+)?}}) :
+// BF16: call @gacc_cublaslt_sgemm_epilogue({{.+}}, %c0_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}) :
+// BF16: call @gacc_cublaslt_sgemm({{.+}}, %c0_i32{{(_[0-9]+)?}}) :
 
 // A bf16 transformer (kjv_gpt at bf16): attention's batch products are
 // strided batched cuBLASLt calls. In the forward, the scores q·kᵀ read

@@ -15,7 +15,10 @@
 // preference stating the alignments its operands have; that the
 // workspace, its bound and the stream are passed; that a failed heuristic
 // is one message and is not cached; that an empty C makes no call and
-// K = 0 is refused. Where the CUDA toolkit's headers are installed, the
+// K = 0 is refused; that a bias epilogue adds a row-major C's bias per
+// column and applies the ReLU after it (against float64), with each call's
+// own bias, in a plan of its own, and is refused without a bias or on a
+// batch. Where the CUDA toolkit's headers are installed, the
 // enumerators and structs gacc restates are checked against them.
 //
 //===----------------------------------------------------------------------===//
@@ -43,7 +46,12 @@ static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
               kLayoutStridedBatchOffset ==
                   CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA &&
-              kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
+              kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB &&
+              kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE &&
+              kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT &&
+              kEpilogueBias == CUBLASLT_EPILOGUE_BIAS &&
+              kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS);
 static_assert(kPrefMaxWorkspaceBytes ==
                   CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES &&
               kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
@@ -65,6 +73,8 @@ using namespace gaccrt::cublaslt;
 
 struct FakeDesc {
   int32_t compute, scale, transA = kOpN, transB = kOpN;
+  uint32_t epilogue = kEpilogueDefault;
+  const float *bias = nullptr;
 };
 struct FakeLayout {
   int32_t type;
@@ -102,13 +112,16 @@ int descCreate(MatmulDesc *d, int32_t compute, int32_t scale) {
   ++fake.live;
   return 0;
 }
-int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t) {
+int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t bytes) {
   auto *desc = static_cast<FakeDesc *>(d);
-  int32_t op = *static_cast<const int32_t *>(value);
-  if (attribute == kDescTransA)
-    desc->transA = op;
-  else if (attribute == kDescTransB)
-    desc->transB = op;
+  if (attribute == kDescEpilogue && bytes == sizeof(uint32_t))
+    desc->epilogue = *static_cast<const uint32_t *>(value);
+  else if (attribute == kDescBiasPointer && bytes == sizeof(void *))
+    desc->bias = *static_cast<const float *const *>(value);
+  else if (attribute == kDescTransA && bytes == sizeof(int32_t))
+    desc->transA = *static_cast<const int32_t *>(value);
+  else if (attribute == kDescTransB && bytes == sizeof(int32_t))
+    desc->transB = *static_cast<const int32_t *>(value);
   else
     return kInvalidValue;
   return 0;
@@ -189,6 +202,11 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
   fake.lastStream = stream;
   const auto &desc = *static_cast<FakeDesc *>(d);
   const auto &layoutC = *static_cast<FakeLayout *>(lc);
+  if (desc.epilogue != kEpilogueDefault && desc.epilogue != kEpilogueBias &&
+      desc.epilogue != kEpilogueReluBias)
+    return kInvalidValue;
+  if ((desc.epilogue & kEpilogueBias) && !desc.bias)
+    return kInvalidValue;
   for (Layout l : {la, lb, lc})
     if (static_cast<FakeLayout *>(l)->ld <
         int64_t(static_cast<FakeLayout *>(l)->rows))
@@ -218,6 +236,12 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
           sum += x.at(i, l) * y.at(l, j);
         float &o = out[i + j * layoutC.ld];
         o = al * sum + (be == 0.0f ? 0.0f : be * o);
+        // The epilogue as cuBLASLt documents it: the bias, one element per
+        // row of D, added before the ReLU.
+        if (desc.epilogue & kEpilogueBias)
+          o += desc.bias[i];
+        if (desc.epilogue & 2) // CUBLASLT_EPILOGUE_RELU
+          o = std::max(o, 0.0f);
       }
   }
   return 0;
@@ -522,6 +546,83 @@ TEST_F(GemmPlansTest, RefusedFastComputePlansInFP32) {
   ASSERT_EQ(plans.run(g, a, b, c, 1.0f), "");
   EXPECT_EQ(fake.descs.size(), 1u);
   EXPECT_EQ(c[3], 16.0f);
+}
+
+/// A linear layer's forward, y = relu(x·Wᵀ + b), with the bias and ReLU in
+/// cuBLASLt's epilogue: the bias per column of row-major C (per row of
+/// column-major D), added before the ReLU and after beta·C, against
+/// float64; with each call's own bias in one plan.
+TEST_F(GemmPlansTest, BiasAndReluEpilogues) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  constexpr int64_t m = 5, n = 6, k = 4;
+  // Every operand 256-byte aligned, so that alignment makes no plan.
+  alignas(256) float x[m * k], w[n * k], c[m * n], before[m * n];
+  alignas(256) float bias[64], other[64];
+  for (auto [v, size] : {std::pair{x, m * k}, std::pair{w, n * k},
+                         std::pair{bias, n}, std::pair{other, n}})
+    for (int64_t i = 0; i < size; ++i)
+      v[i] = u(rng);
+  for (uint32_t epilogue : {kEpilogueBias, kEpilogueReluBias})
+    for (float beta : {0.0f, 1.0f})
+      for (const float *b : {bias, other}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "epilogue " << epilogue << " beta " << beta);
+        RowMajorGemm g{m, n, k, false, /*transB=*/true, k, k, n};
+        g.epilogue = epilogue;
+        for (int64_t i = 0; i < m * n; ++i)
+          before[i] = c[i] = u(rng);
+        ASSERT_EQ(plans.run(g, x, w, c, beta, b), "");
+        bool clamped = false;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double want = beta * double(before[i * n + j]) + b[j];
+            for (int64_t l = 0; l < k; ++l)
+              want += double(x[i * k + l]) * w[j * k + l];
+            if (epilogue == kEpilogueReluBias && want < 0) {
+              want = 0;
+              clamped = true;
+            }
+            EXPECT_NEAR(c[i * n + j], want, 1e-5) << i << ", " << j;
+          }
+        EXPECT_EQ(clamped, epilogue == kEpilogueReluBias);
+      }
+  // One plan per epilogue (the two biases share their alignment).
+  EXPECT_EQ(plans.size(), 2u);
+  EXPECT_EQ(fake.heuristics, 2);
+}
+
+TEST_F(GemmPlansTest, EpilogueAndPlainProductArePlannedApart) {
+  std::vector<float> a(16), b(16), c(16), bias(4, 1.0f);
+  RowMajorGemm g{4, 4, 1, false, false, 1, 4, 4};
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f), "");
+  g.epilogue = kEpilogueBias;
+  ASSERT_EQ(plans.run(g, a.data(), b.data(), c.data(), 0.0f, bias.data()), "");
+  EXPECT_EQ(plans.size(), 2u);
+  EXPECT_EQ(fake.descs[0]->epilogue, kEpilogueDefault);
+  EXPECT_EQ(fake.descs[1]->epilogue, kEpilogueBias);
+  for (float e : c)
+    EXPECT_EQ(e, 1.0f);
+}
+
+TEST_F(GemmPlansTest, RefusesAnEpilogueWithoutItsBias) {
+  std::vector<float> a(16), b(16), c(16), bias(4);
+  RowMajorGemm g{4, 4, 1, false, false, 1, 4, 4};
+  g.epilogue = kEpilogueReluBias;
+  EXPECT_NE(plans.run(g, a.data(), b.data(), c.data(), 0.0f)
+                .find("needs a bias vector"),
+            std::string::npos);
+  g.batch = 2;
+  EXPECT_NE(plans.run(g, a.data(), b.data(), c.data(), 0.0f, bias.data())
+                .find("one product"),
+            std::string::npos);
+  g.batch = 1;
+  g.epilogue = 2; // CUBLASLT_EPILOGUE_RELU: not one gacc asks for
+  EXPECT_NE(plans.run(g, a.data(), b.data(), c.data(), 0.0f, bias.data())
+                .find("not one gacc asks for"),
+            std::string::npos);
+  EXPECT_EQ(fake.matmuls, 0);
+  EXPECT_EQ(plans.size(), 0u);
 }
 
 } // namespace

@@ -270,8 +270,10 @@ static cl::opt<CudaGemm> cudaGemm(
                clEnumValN(CudaGemm::CublasLt, "cublaslt",
                           "cublasLtMatmul, descriptors and algorithm chosen "
                           "once per GEMM shape; batch products (attention) "
-                          "as batched GEMMs; a bf16/fp16 step's operands on "
-                          "tensor cores with fp32 sums")),
+                          "as batched GEMMs; a linear layer's bias add and "
+                          "ReLU in the GEMM's epilogue (fp32 steps); a "
+                          "bf16/fp16 step's operands on tensor cores with "
+                          "fp32 sums")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
 enum class CudaAttention { Decomposed, Cudnn };
 static cl::opt<CudaAttention> cudaAttention(
