@@ -38,8 +38,10 @@
 # 0 when every step ran and passed, 1 when one failed, 2 when something
 # needed was missing (the steps that need it are skipped).
 #
-# Environment: STEP_LIMIT; GPU_TESTS="train-cuda-vision ..." runs only those
-# tests of test/integration/gpu and nothing else; GPU_GPT2=1 runs only the
+# Environment: STEP_LIMIT; GPU_QUICK=1 runs only issue 15's measurements
+# (see the GPU_QUICK block below; a few minutes); GPU_TESTS="train-cuda-
+# vision ..." runs only those tests of test/integration/gpu and nothing
+# else (with GPU_QUICK: those tests first); GPU_GPT2=1 runs only the
 # GPT-2-small-shaped step (12 blocks, d_model 768, vocabulary 50304, T 1024,
 # 4 × 16, bf16, random tokens) in gacc and in PyTorch eager and
 # torch.compile, printing ms per optimizer step, tokens/s and peak memory; GPU_LOG_DIR (default
@@ -170,6 +172,40 @@ if [ -n "${GPU_GPT2:-}" ]; then
     "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; ms=d['median_step_ms']; print(f'gacc gpt2_small $flags: step_ms={ms:.1f} tokens_per_s={65536 / ms * 1e3:.0f} peak_gb={d.get(\"peak_device_mb\", 0) / 1e3:.2f}')" "$m"
   done
   [ "$failed" = 0 ] && echo "gpu.sh: GPU_GPT2 done" || echo "gpu.sh: a GPU_GPT2 step failed"
+  exit "$failed"
+fi
+# GPU_QUICK=1: issue 15's figures in one short call: the GPU tests of the
+# graph and of cuBLASLt against the CPU path (unless GPU_TESTS names
+# others), PyTorch's eager and whole-step graph steps for fashion_mlp,
+# fashion_mlp_adamw and kjv_char, gacc's --cuda-graph step for each with
+# cuBLAS and with cuBLASLt, and where fashion_mlp's eager cuBLASLt step's
+# device time goes.
+if [ -n "${GPU_QUICK:-}" ]; then
+  [ -n "$BIN" ] && [ "$gpu" = 1 ] || { echo "gpu.sh: GPU_QUICK needs gacc and a GPU"; exit 2; }
+  QUICK="fashion_mlp fashion_mlp_adamw kjv_char"
+  echo "== GPU tests: ${GPU_TESTS:=cuda-graph train-cuda}"
+  suites=(); for t in $GPU_TESTS; do suites+=("$TESTS/integration/gpu/$t.test"); done
+  step "${LIT[@]}" -v "${suites[@]}" 2>&1 |
+    tee "$LOGS/lit.log" | grep -E '^(PASS|FAIL|UNSUPPORTED|Testing Time)|^  (Passed|Failed)'
+  [ "${PIPESTATUS[0]}" = 0 ] || failed=1
+  echo "== PyTorch: eager and the whole step as one CUDA graph"
+  step "$PY" bench/torch_step.py --steps 50 --elements 0 --models "${QUICK// /,}" || failed=1
+  for model in $QUICK; do
+    for gemm in cublas cublaslt; do
+      m=$LOGS/gpu_${model}_graph_$gemm.jsonl; rm -f "$m"
+      step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph --cuda-gemm=$gemm \
+        --max-steps 100 --no-eval --log-every 100 \
+        $([ "$model" = kjv_char ] && echo --dataset kjv "${KJV[@]}") --metrics "$m" > /dev/null
+      rc=$?
+      [ "$rc" = 0 ] || failed=1
+      "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f'gacc {sys.argv[2]} --cuda-graph --cuda-gemm={sys.argv[3]}: {d[\"median_step_ms\"]:.3f} ms/step, peak device {d.get(\"peak_device_mb\", 0):.1f} MB')" "$m" $model $gemm 2>/dev/null ||
+        echo "gacc $model --cuda-graph --cuda-gemm=$gemm: exit $rc"
+    done
+  done
+  echo "== where fashion_mlp's eager cuBLASLt step's device time goes (GACC_CUDA_PROFILE=1, 20 steps)"
+  GACC_CUDA_PROFILE=1 step "$BIN/gacc-run" examples/fashion_mlp.mlir --target cuda --cuda-gemm=cublaslt \
+    --max-steps 20 --no-eval --log-every 100 | sed -n '/cuda profile/,$p' | head -20
+  [ "$failed" = 0 ] && echo "gpu.sh: GPU_QUICK done" || echo "gpu.sh: a GPU_QUICK step failed"
   exit "$failed"
 fi
 if [ -n "$BIN" ]; then

@@ -27,8 +27,15 @@ import torch
 
 p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=50)
-p.add_argument("--elements", type=int, default=100_000_000)
+p.add_argument("--elements", type=int, default=100_000_000,
+               help="elements of the copy and fused-AdamW timings; 0 skips them")
+p.add_argument("--models", default="fashion_mlp,fashion_mlp_adamw,kjv_char,fashion_cnn",
+               help="comma-separated examples to time")
 args = p.parse_args()
+KNOWN = ["fashion_mlp", "fashion_mlp_adamw", "kjv_char", "fashion_cnn"]
+for name in args.models.split(","):
+    if name not in KNOWN:
+        p.error(f"--models: unknown example '{name}' (known: {', '.join(KNOWN)})")
 if not torch.cuda.is_available():
     raise SystemExit("torch_step.py: torch has no CUDA device here")
 dev = torch.device("cuda")
@@ -135,7 +142,7 @@ def cuda_graph(name):
     return ms, torch.cuda.max_memory_allocated() / 1e6
 
 
-for name in ["fashion_mlp", "fashion_mlp_adamw", "kjv_char", "fashion_cnn"]:
+for name in args.models.split(","):
     for way, fn in [("eager", eager), ("cuda_graph", cuda_graph)]:
         try:
             ms, peak = fn(name)
@@ -144,14 +151,15 @@ for name in ["fashion_mlp", "fashion_mlp_adamw", "kjv_char", "fashion_cnn"]:
         except Exception as e:  # a baseline that fails is a figure too
             print(f"torch: {name}_{way} failed: {type(e).__name__}: {str(e)[:200]}", flush=True)
 
-a = torch.empty(args.elements, device=dev)
-b = torch.empty_like(a)
-copy_ms = timed(lambda: b.copy_(a), 20)
-print(f"torch: copy_gbs {2 * 4 * args.elements / copy_ms / 1e6:.1f} GB/s")
-param = torch.nn.Parameter(torch.randn(args.elements, device=dev))
-param.grad = torch.randn_like(param)
-adamw = torch.optim.AdamW([param], lr=1e-3, fused=True)
-adamw_ms = timed(adamw.step, 20)
-print(f"torch: fused_adamw_{args.elements}_ms {adamw_ms:.3f} ms")
-print(f"torch: fused_adamw_gbs {28 * args.elements / adamw_ms / 1e6:.1f} GB/s")
+if args.elements > 0:
+    a = torch.empty(args.elements, device=dev)
+    b = torch.empty_like(a)
+    copy_ms = timed(lambda: b.copy_(a), 20)
+    print(f"torch: copy_gbs {2 * 4 * args.elements / copy_ms / 1e6:.1f} GB/s")
+    param = torch.nn.Parameter(torch.randn(args.elements, device=dev))
+    param.grad = torch.randn_like(param)
+    adamw = torch.optim.AdamW([param], lr=1e-3, fused=True)
+    adamw_ms = timed(adamw.step, 20)
+    print(f"torch: fused_adamw_{args.elements}_ms {adamw_ms:.3f} ms")
+    print(f"torch: fused_adamw_gbs {28 * args.elements / adamw_ms / 1e6:.1f} GB/s")
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
