@@ -777,8 +777,13 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     Y), the call uses RELU_BIAS and writes Y: C's buffer goes with the
     product. Y must be apart from the operands (`mayAlias`). cuBLASLt
     documents the epilogue as D = relu(α·op(A)·op(B) + β·C + bias), the
-    order of the ops it replaces. cuBLAS and OpenBLAS calls keep the
-    generic.
+    order of the ops it replaces; its ReLU is documented as max(x, 0)
+    without a word on NaN, which `arith.maximumf` keeps and a GPU's fmaxf
+    turns into 0: a NaN pre-activation (from a NaN input or weight) may
+    become 0 in the activation, where the generic would pass it on (bf16
+    and fp16 steps take no epilogue). The generic's payload must be pure,
+    C's other users only the product, its zero fill and frees. cuBLAS and OpenBLAS calls keep
+    the generic.
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>

@@ -66,7 +66,8 @@ bool mlir::gacc::touchesMemoryOf(Operation *op, Value buffer,
 }
 
 /// Whether a GEMM call's operands and the earlier work may conflict: the
-/// call writes C (its third memref operand), reads A and B.
+/// call writes C (its third memref operand), reads A, B and any further
+/// memref (an epilogue's bias).
 static bool conflicts(func::CallOp call,
                       const mlir::gacc::EarlierWork &earlier) {
   unsigned memref = 0;

@@ -61,8 +61,9 @@ struct EarlierWork {
 ///     (upstream getEffectsRecursively) write nothing the earlier work
 ///     views and read nothing it writes, or is a call of one of
 ///     `gemmCallees` (the runtime's GEMM entry points, abi/RuntimeABI.h:
-///     they read their first two memref operands A and B and read and write
-///     the third, C, and touch no other memory) under the same condition;
+///     they read their first two memref operands A and B, read and write
+///     the third, C, read any further one (the bias of cuBLASLt's
+///     epilogue) and touch no other memory) under the same condition;
 ///   - DelayFree: it frees a buffer the earlier work views; the free must
 ///     move after the fused kernel (no op of the later kernel uses that
 ///     buffer, as none could after its free);

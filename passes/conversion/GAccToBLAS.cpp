@@ -156,6 +156,7 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
         rewriter, loc,
         rewriter.getI32IntegerAttr(static_cast<int32_t>(gemmInputs(op)))));
   if (takesEpilogue(f.getName())) {
+    assert(epilogue && "the epilogue's entry point takes a bias");
     operands.insert(operands.begin() + 3, toDynamic(epilogue->bias));
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
@@ -257,15 +258,16 @@ struct ProductToCall : public OpConversionPattern<ProductOp> {
   std::string callee;
 };
 
-/// A linear layer's bias add, and the ReLU after it, that cuBLASLt's
-/// epilogue applies as it writes the product (abi::GemmEpilogue).
-struct BiasEpilogue {
-  /// The generic that adds the bias (and applies the ReLU).
+/// A linear layer's bias add after a product into C, and the ReLU after
+/// it, as one elementwise generic (what gacc-fuse-elementwise leaves):
+/// what cuBLASLt's epilogue applies as it writes the product.
+struct BiasAdd {
   linalg::GenericOp generic;
+  /// The packed fp32 bias [n], read by column.
   Value bias;
-  /// Where the call writes: the product's C (bias), or the ReLU's output.
-  Value out;
-  abi::GemmEpilogue epilogue;
+  /// The generic's output C (C[i, j] + bias[j]) and, if it has one, its
+  /// second output Y (max(C[i, j] + bias[j], 0)).
+  OpOperand *sum = nullptr, *relu = nullptr;
 };
 
 /// The first op after `op` in its block that has memory effects (views,
@@ -290,83 +292,96 @@ bool isSum(Value v, Value x, Value y) {
 /// decomposition).
 bool isRelu(Value v, Value x) {
   auto max = v.getDefiningOp<arith::MaximumFOp>();
-  if (!max)
+  if (!max || (max.getLhs() != x && max.getRhs() != x))
     return false;
   Value other = max.getLhs() == x ? max.getRhs() : max.getLhs();
-  return (max.getLhs() == x || max.getRhs() == x) &&
-         matchPattern(other, m_PosZeroFloat());
+  return matchPattern(other, m_PosZeroFloat());
 }
 
-/// The bias epilogue of `matmul` (fp32 A, B and C): the next op with memory
-/// effects is an elementwise generic over C's [m, n] that reads one packed
-/// fp32 bias [n] by column and writes C[i, j] + bias[j] back into C, and
-/// may write max(that, 0) to a second output Y. The ReLU form is taken when
-/// C starts from zeros (`zeroStart`), C is a buffer of this block whose
-/// only other users are the product, its fill and frees (so that the sum
-/// need not be written: the relu adjoint reads Y), and Y is apart from A,
-/// B and the bias; the call then writes Y and C goes. No epilogue for
-/// anything else.
-std::optional<BiasEpilogue> matchBiasEpilogue(linalg::MatmulOp matmul,
-                                              bool zeroStart) {
+/// The bias add after `matmul` (fp32 A, B and C): the next op with memory
+/// effects is a generic with two parallel loops over C's static [m, n],
+/// whose payload is pure, that reads one packed fp32 bias [n] by column and
+/// writes C[i, j] + bias[j] back into C, and may write max(that, +0.0) to
+/// a second output Y of C's shape; the bias may not share memory with C.
+/// Failure, with `why`, for anything else.
+FailureOr<BiasAdd> matchBiasAdd(linalg::MatmulOp matmul, StringRef &why) {
   Value c = matmul.getDpsInits()[0];
   auto generic = dyn_cast_or_null<linalg::GenericOp>(nextEffectingOp(matmul));
+  why = "the next op with memory effects is not an elementwise generic";
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() > 2 ||
       generic.getNumLoops() != 2 || generic.getNumParallelLoops() != 2 ||
-      !hasUnitInnerStrides(generic))
-    return std::nullopt;
+      !hasUnitInnerStrides(generic) ||
+      !llvm::all_of(generic.getBody()->without_terminator(),
+                    [](Operation &op) { return isPure(&op); }))
+    return failure();
   MLIRContext *ctx = matmul.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
   AffineMap column = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  BiasAdd add{generic, generic.getDpsInputs()[0]};
   OpOperand *bias = generic.getDpsInputOperand(0);
-  auto biasType = dyn_cast<MemRefType>(bias->get().getType());
+  auto biasType = dyn_cast<MemRefType>(add.bias.getType());
+  why = "its input is not an fp32 bias read by column apart from C";
   if (!biasType || biasType.getRank() != 1 ||
       !biasType.getElementType().isF32() ||
-      generic.getMatchingIndexingMap(bias) != column ||
-      mayAlias(bias->get(), c))
-    return std::nullopt;
-  // C, and the ReLU's output if there is one, each at [i, j].
-  OpOperand *sum = nullptr, *relu = nullptr;
-  for (OpOperand &init : generic.getDpsInitsMutable()) {
-    if (generic.getMatchingIndexingMap(&init) != identity ||
-        !cast<MemRefType>(init.get().getType()).getElementType().isF32())
-      return std::nullopt;
-    (init.get() == c && !sum ? sum : relu) = &init;
-  }
-  if (!sum || (generic.getNumDpsInits() == 2 && !relu))
-    return std::nullopt;
+      generic.getMatchingIndexingMap(bias) != column || mayAlias(add.bias, c))
+    return failure();
+  why = "its outputs are not C and another fp32 buffer of C's static shape";
   auto shapeOf = [](Value v) {
     return cast<MemRefType>(v.getType()).getShape();
   };
-  if (ShapedType::isDynamicShape(shapeOf(c)) ||
-      (relu && shapeOf(relu->get()) != shapeOf(c)))
-    return std::nullopt;
-  Value added = generic.getMatchingYieldValue(sum)->get();
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    if (generic.getMatchingIndexingMap(&init) != identity ||
+        !cast<MemRefType>(init.get().getType()).getElementType().isF32() ||
+        shapeOf(init.get()) != shapeOf(c))
+      return failure();
+    if (init.get() == c && !add.sum)
+      add.sum = &init;
+    else
+      add.relu = &init;
+  }
+  if (!add.sum || ShapedType::isDynamicShape(shapeOf(c)))
+    return failure();
+  why = "it does not write C[i, j] + bias[j] to C (and max(that, +0.0) to "
+        "its other output)";
+  Value added = generic.getMatchingYieldValue(add.sum)->get();
   if (!isSum(added, generic.getMatchingBlockArgument(bias),
-             generic.getMatchingBlockArgument(sum)))
-    return std::nullopt;
-  if (!relu)
-    return BiasEpilogue{generic, bias->get(), c, abi::GemmEpilogue::bias};
-  Value clamped = generic.getMatchingYieldValue(relu)->get();
-  if (!zeroStart || !isRelu(clamped, added) ||
-      !c.getDefiningOp<memref::AllocOp>())
-    return std::nullopt;
-  for (Operation *user : c.getUsers())
-    if (user != matmul && user != generic && !isa<memref::DeallocOp>(user) &&
-        !isa<linalg::FillOp>(user))
-      return std::nullopt;
-  Value y = relu->get();
-  for (Value operand :
-       {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], bias->get(), c})
-    if (mayAlias(y, operand))
-      return std::nullopt;
-  return BiasEpilogue{generic, bias->get(), y, abi::GemmEpilogue::reluBias};
+             generic.getMatchingBlockArgument(add.sum)) ||
+      (add.relu &&
+       !isRelu(generic.getMatchingYieldValue(add.relu)->get(), added)))
+    return failure();
+  return add;
 }
 
-/// linalg.matmul (memref, fp32) followed by its bias add and ReLU
-/// (matchBiasEpilogue), through cuBLASLt's epilogue: one call
-/// (abi::kCublasLtSgemmEpilogue) instead of a GEMM and a kernel. A ReLU
-/// epilogue writes the ReLU's output, and C's buffer goes with the product.
+/// Whether the call may write the ReLU's output Y of `add` instead of C:
+/// zeros start C (`zeros`, the product's initializing fill), C is a buffer
+/// that nothing but the product, that fill, the generic and frees uses (so
+/// that the sum need not be written: the relu adjoint reads Y), and Y is
+/// apart from A, B, the bias and C. Otherwise `why`.
+bool canWriteRelu(linalg::MatmulOp matmul, const BiasAdd &add,
+                  linalg::FillOp zeros, StringRef &why) {
+  Value c = matmul.getDpsInits()[0];
+  why = "the ReLU's sum is read elsewhere or C does not start from zeros";
+  if (!zeros || !c.getDefiningOp<memref::AllocOp>())
+    return false;
+  for (Operation *user : c.getUsers())
+    if (user != matmul && user != add.generic && user != zeros &&
+        !isa<memref::DeallocOp>(user))
+      return false;
+  why = "the ReLU's output may share memory with an operand";
+  Value y = add.relu->get();
+  for (Value operand :
+       {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], add.bias, c})
+    if (mayAlias(y, operand))
+      return false;
+  return true;
+}
+
+/// linalg.matmul (memref, fp32) followed by its bias add (matchBiasAdd),
+/// through cuBLASLt's epilogue: one call (abi::kCublasLtSgemmEpilogue)
+/// instead of a GEMM and a kernel, with BIAS into C, or, where the generic
+/// also applies the ReLU (canWriteRelu), RELU_BIAS into the ReLU's output,
+/// and C's buffer goes with the product.
 struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
   MatmulWithEpilogueToCall(MLIRContext *ctx)
       : OpConversionPattern(ctx, /*benefit=*/2) {}
@@ -374,40 +389,39 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
   matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     StringRef callee = abi::kCublasLtSgemmEpilogue;
+    Value a = adaptor.getInputs()[0], b = adaptor.getInputs()[1],
+          c = adaptor.getOutputs()[0];
     if (!isBLASMatmul(op, callee) ||
-        !cast<MemRefType>(op.getDpsInputs()[0].getType())
-             .getElementType()
-             .isF32())
+        !cast<MemRefType>(a.getType()).getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "not an fp32 product cuBLASLt "
                                              "takes");
-    linalg::FillOp zeros =
-        getInitializingFill(op, op.getDpsInits()[0], /*writesAll=*/true);
+    linalg::FillOp zeros = getInitializingFill(op, c, /*writesAll=*/true);
     if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
       zeros = nullptr;
-    std::optional<BiasEpilogue> epilogue = matchBiasEpilogue(op, zeros);
-    if (!epilogue)
-      return rewriter.notifyMatchFailure(op, "no bias add follows");
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-    FailureOr<func::FuncOp> f =
-        declareGemm(rewriter, op, callee, a, b, epilogue->out);
+    StringRef why;
+    FailureOr<BiasAdd> add = matchBiasAdd(op, why);
+    if (failed(add) || (add->relu && !canWriteRelu(op, *add, zeros, why)))
+      return rewriter.notifyMatchFailure(op, why);
+    Value out = add->relu ? add->relu->get() : c;
+    FailureOr<func::FuncOp> f = declareGemm(rewriter, op, callee, a, b, out);
     if (failed(f))
       return rewriter.notifyMatchFailure(op, "its entry point's name is "
                                              "taken");
     auto [ta, tb] = *getMatmulTransposes(op);
     // At the generic's place: the ReLU's output may be a view made between.
-    rewriter.setInsertionPoint(epilogue->generic);
+    rewriter.setInsertionPoint(add->generic);
     Value beta = arith::ConstantOp::create(
         rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
-    emitCall(rewriter, op, *f, a, b, epilogue->out, ta, tb, beta,
-             EpilogueOperands{epilogue->bias, epilogue->epilogue});
-    Value c = op.getDpsInits()[0];
-    rewriter.eraseOp(epilogue->generic);
+    emitCall(rewriter, op, *f, a, b, out, ta, tb, beta,
+             EpilogueOperands{add->bias, add->relu ? abi::GemmEpilogue::reluBias
+                                                   : abi::GemmEpilogue::bias});
+    rewriter.eraseOp(add->generic);
     if (zeros)
       rewriter.eraseOp(zeros);
     rewriter.eraseOp(op);
     // C's other users were the product, its fill and the generic, erased
-    // above, and its frees (matchBiasEpilogue).
-    if (epilogue->out != c) {
+    // above, and its frees (canWriteRelu).
+    if (add->relu) {
       for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);

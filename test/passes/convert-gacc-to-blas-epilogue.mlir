@@ -114,7 +114,9 @@ func.func @bias_accumulating(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memre
 // No epilogue: the ReLU form where C does not start from zeros, where the
 // sum is read after the generic, where Y may share memory with an operand,
 // where another op with memory effects comes first, where the bias runs
-// along the rows, or where it is not packed. Each keeps its GEMM call and
+// along the rows, or where it is not packed; where C has another fill,
+// where the payload has an op with effects, where the second output is not
+// a ReLU, and where the ReLU's zero is -0.0. Each keeps its GEMM call and
 // its generic.
 
 // CHECK-LABEL: func.func @relu_onto_c(
@@ -141,12 +143,29 @@ func.func @bias_accumulating(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memre
 // CHECK-NOT: epilogue
 // CHECK: call @gacc_cublaslt_sgemm(
 // CHECK: linalg.generic
+// CHECK-LABEL: func.func @second_fill(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @impure_payload(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @not_a_relu(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @negative_zero(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: linalg.generic
 #row = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 #by_row = affine_map<(d0, d1) -> (d0)>
 #mm = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-func.func @relu_onto_c(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %y: memref<4x5xf32>) {
+func.func @relu_onto_c(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>) -> memref<4x5xf32> {
   %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
   %c = memref.alloc() : memref<4x5xf32>
   linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
   linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
@@ -157,10 +176,11 @@ func.func @relu_onto_c(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf3
     linalg.yield %s, %r : f32, f32
   }
   memref.dealloc %c : memref<4x5xf32>
-  return
+  return %y : memref<4x5xf32>
 }
-func.func @sum_read_later(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %y: memref<4x5xf32>, %keep: memref<4x5xf32>) {
+func.func @sum_read_later(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %keep: memref<4x5xf32>) -> memref<4x5xf32> {
   %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
   %c = memref.alloc() : memref<4x5xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
   linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
@@ -173,7 +193,7 @@ func.func @sum_read_later(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5
   }
   memref.copy %c, %keep : memref<4x5xf32> to memref<4x5xf32>
   memref.dealloc %c : memref<4x5xf32>
-  return
+  return %y : memref<4x5xf32>
 }
 func.func @relu_into_argument(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %y: memref<4x5xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -227,4 +247,70 @@ func.func @strided_bias(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf
   }
   memref.dealloc %c : memref<4x5xf32>
   return
+}
+func.func @second_fill(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %flag: memref<f32>) -> memref<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xf32>) outs(%c, %y : memref<4x5xf32>, memref<4x5xf32>) {
+  ^bb0(%bias: f32, %sum: f32, %out: f32):
+    %s = arith.addf %sum, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %s, %r : f32, f32
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xf32>
+}
+func.func @impure_payload(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %flag: memref<f32>) -> memref<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xf32>) outs(%c, %y : memref<4x5xf32>, memref<4x5xf32>) {
+  ^bb0(%bias: f32, %sum: f32, %out: f32):
+    %s = arith.addf %sum, %bias : f32
+    memref.store %s, %flag[] : memref<f32>
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %s, %r : f32, f32
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xf32>
+}
+func.func @not_a_relu(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %flag: memref<f32>) -> memref<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xf32>) outs(%c, %y : memref<4x5xf32>, memref<4x5xf32>) {
+  ^bb0(%bias: f32, %sum: f32, %out: f32):
+    %s = arith.addf %sum, %bias : f32
+    %r = arith.mulf %s, %s : f32
+    linalg.yield %s, %r : f32, f32
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xf32>
+}
+func.func @negative_zero(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5xf32>, %flag: memref<f32>) -> memref<4x5xf32> {
+  %zero = arith.constant -0.0 : f32
+  %y = memref.alloc() : memref<4x5xf32>
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<5x3xf32>) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xf32>) outs(%c, %y : memref<4x5xf32>, memref<4x5xf32>) {
+  ^bb0(%bias: f32, %sum: f32, %out: f32):
+    %s = arith.addf %sum, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %s, %r : f32, f32
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xf32>
 }
