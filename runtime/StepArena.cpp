@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/StepArena.h"
+#include "runtime/HostMemory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,10 +39,11 @@ void *gaccrt::reserveStepArena(uint64_t bytes) {
   if (mapped == 0)
     mapped = page;
   // The mapping reserves nothing (MAP_NORESERVE): an arena larger than
-  // the machine's memory would map, then end in the out-of-memory killer
-  // as the step touches it. Refuse it here, where it can be reported.
-  long pages = sysconf(_SC_PHYS_PAGES);
-  if (pages > 0 && mapped > uint64_t(pages) * page)
+  // the memory this process may use (the machine's, or its container's)
+  // would map, then end in the out-of-memory killer as the step touches
+  // it. Refuse it here, where it can be reported.
+  uint64_t memory = hostMemoryBytes();
+  if (memory && mapped > memory)
     return nullptr;
   void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

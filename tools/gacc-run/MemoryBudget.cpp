@@ -23,11 +23,6 @@ using namespace gaccrt;
 using namespace mlir;
 using namespace mlir::gacc;
 
-uint64_t gaccrt::physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
-}
-
 llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
   if (!memoryBytes)
     return llvm::Error::success();
@@ -58,8 +53,9 @@ llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
   os << largestType;
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      llvm::formatv("'{0}' at {1} computes {2}, {3}, more than "
-                    "this machine's {4} of memory: the step cannot run; lower "
+      llvm::formatv("'{0}' at {1} computes {2}, {3}, more than the {4} "
+                    "of memory this process may use (the machine's, or its "
+                    "container's limit): the step cannot run; lower "
                     "--micro-batch or fix the shapes",
                     largest->getName().getStringRef(),
                     describeLocation(largest->getLoc()), shape,

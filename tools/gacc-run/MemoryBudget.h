@@ -40,14 +40,13 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
 
 /// Checks that no tensor the layer ops of `step`'s body compute (each is
 /// held whole at some point of a micro-batch, so the largest is a lower
-/// bound of any plan's peak) exceeds `memoryBytes`, this machine's memory:
+/// bound of any plan's peak) exceeds `memoryBytes`, the memory this process
+/// may use (hostMemoryBytes, the machine's or its container's):
 /// a step that cannot fit fails here, with the op and its location, and
 /// not later through the system's out-of-memory killer. Error: the op,
 /// its result's shape and bytes, and the memory.
 llvm::Error checkLargestTensor(mlir::gacc::TrainStepOp step,
                                uint64_t memoryBytes);
-/// The machine's physical memory (sysconf), 0 where unknown.
-uint64_t physicalMemoryBytes();
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {

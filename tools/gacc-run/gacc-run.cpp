@@ -16,6 +16,7 @@
 #include "runtime/CpuJit.h"
 #include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
+#include "runtime/HostMemory.h"
 #include "runtime/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -561,7 +562,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   // the system's out-of-memory killer (the cuda target checks its plan
   // against the device below).
   if (!onDevice)
-    if (llvm::Error e = checkLargestTensor(step, physicalMemoryBytes())) {
+    if (llvm::Error e = checkLargestTensor(step, hostMemoryBytes())) {
       reportError(llvm::toString(std::move(e)));
       return kExitBadInput;
     }

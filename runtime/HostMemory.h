@@ -1,0 +1,38 @@
+//===- HostMemory.h - the memory this process may use -----------*- C++ -*-===//
+//
+// The bound a CPU step's memory is checked against: the machine's physical
+// memory, or the limit of the control groups the process runs in (a
+// container's memory) where that is lower. Both gacc-run's check of the
+// largest tensor and the step arena's refusal of a mapping ask here, so
+// that a step too large for its container fails with a message instead of
+// in the out-of-memory killer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_RUNTIME_HOSTMEMORY_H
+#define GACC_RUNTIME_HOSTMEMORY_H
+
+#include <cstdint>
+#include <string>
+
+namespace gaccrt {
+
+/// Bytes this process may use: the lower of the physical memory
+/// (sysconf(_SC_PHYS_PAGES) pages) and cgroupMemoryLimit("/sys/fs/cgroup",
+/// /proc/self/cgroup). 0 where neither is known.
+uint64_t hostMemoryBytes();
+
+/// The lowest memory limit in bytes of the control groups that
+/// `selfCgroup` (the text of /proc/self/cgroup: "id:controllers:path"
+/// lines) places the process in, and of every group above them, read under
+/// `cgroupRoot`: cgroup v2's `<root><path>/memory.max` for the "0::path"
+/// line, v1's `<root>/memory<path>/memory.limit_in_bytes` for the line
+/// whose controllers include "memory". "max", a value of 2^62 or more
+/// (v1's "unlimited"), and a missing or unreadable file are no limit.
+/// UINT64_MAX where there is none.
+uint64_t cgroupMemoryLimit(const std::string &cgroupRoot,
+                           const std::string &selfCgroup);
+
+} // namespace gaccrt
+
+#endif // GACC_RUNTIME_HOSTMEMORY_H
