@@ -36,7 +36,9 @@ constexpr const char *kCublasLtSgemmBatched = "gacc_cublaslt_sgemm_batched";
 /// inputs, epilogue: i32): gacc_cublaslt_sgemm followed by a GemmEpilogue
 /// (bias: a rank-1 fp32 memref of C's column count, added to every row of
 /// C), in one cuBLASLt call (convert-gacc-to-blas: a linear layer's GEMM,
-/// its bias add and its ReLU).
+/// its bias add and its ReLU). Its lowOperandsGemm form for bf16 takes A,
+/// B, C and the bias all bf16, and no `inputs`: C is the sum (or its ReLU)
+/// rounded once to bf16.
 constexpr const char *kCublasLtSgemmEpilogue = "gacc_cublaslt_sgemm_epilogue";
 /// What gacc_cublaslt_sgemm_epilogue applies to beta·C + op(A)·op(B):
 /// C[i, j] += bias[j] (cuBLASLt's BIAS epilogue), or that followed by
@@ -45,7 +47,8 @@ enum class GemmEpilogue : int32_t { bias = 0, reluBias = 1 };
 
 /// The entry point of a GEMM whose A and B are bf16 (`type` "bf16") or
 /// fp16 ("f16") memrefs, C fp32: the name of `f32EntryPoint` (kSgemm,
-/// kSgemmBatched, kCublasSgemm, kCublasLtSgemm, kCublasLtSgemmBatched)
+/// kSgemmBatched, kCublasSgemm, kCublasLtSgemm, kCublasLtSgemmBatched, and
+/// kCublasLtSgemmEpilogue for bf16, whose C and bias are bf16 too)
 /// followed by "_" and the type, with the same arguments but `inputs`
 /// (gacc_sgemm_bf16(A, B, C, transA, transB, beta)). Each product is of the
 /// operands extended to fp32, which is exact; the sums are fp32. The

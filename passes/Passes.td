@@ -779,11 +779,20 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     documents the epilogue as D = relu(α·op(A)·op(B) + β·C + bias), the
     order of the ops it replaces; its ReLU is documented as max(x, 0)
     without a word on NaN, which `arith.maximumf` keeps and a GPU's fmaxf
-    turns into 0: a NaN pre-activation (from a NaN input or weight) may
-    become 0 in the activation, where the generic would pass it on (bf16
-    and fp16 steps take no epilogue). The generic's payload must be pure,
-    C's other users only the product, its zero fill and frees. cuBLAS and OpenBLAS calls keep
-    the generic.
+    turns into 0: a NaN pre-activation (from a NaN or infinite input or
+    weight) may become 0 in the activation, where the generic would pass it
+    on. fp16 steps, whose loss scaling must see an overflow's infinities
+    turn into NaN, take no epilogue. The generic's payload must be pure,
+    C's other users only the product, its zero fill and frees.
+
+    A bf16 step's linear layer (bf16 operands and bias after
+    gacc-narrow-stored-values) writes its sum rounded to bf16, or the ReLU
+    of the rounded sum, to a second output Y of bf16, and C (fp32) is dead:
+    the call (`gacc_cublaslt_sgemm_epilogue_bf16`, without `inputs`) writes
+    Y, cuBLASLt computing the sum and the ReLU in fp32 and
+    rounding once; round(max(s, 0)) and max(round(s), 0) agree, as rounding
+    keeps the order of values and their sign. cuBLAS and OpenBLAS calls
+    keep the generic.
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>

@@ -204,10 +204,13 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
          {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
       gemmCallees.push_back(*type ? ::gacc::abi::lowOperandsGemm(g, type)
                                   : std::string(g));
-  // cuBLASLt's GEMM with a bias epilogue (fp32 operands only): it also
-  // reads the bias, its fourth memref.
-  if (options.cublas && options.cublasLt)
+  // cuBLASLt's GEMM with a bias epilogue (fp32 and bf16 operands): it
+  // also reads the bias, its fourth memref.
+  if (options.cublas && options.cublasLt) {
     gemmCallees.push_back(::gacc::abi::kCublasLtSgemmEpilogue);
+    gemmCallees.push_back(::gacc::abi::lowOperandsGemm(
+        ::gacc::abi::kCublasLtSgemmEpilogue, ::gacc::abi::kBF16Operands));
+  }
   // Every static linalg op as one-dimensional parallel loops (coalesced,
   // reductions in registers, split sums, scalars on the device, fills
   // folded, consecutive ops fused); the upstream lowering takes what is

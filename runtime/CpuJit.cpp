@@ -284,6 +284,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bindLow(abi::kCublasLtSgemmBatched, bf16,
             &gacc_cublaslt_sgemm_batched_bf16);
     bindLow(abi::kCublasLtSgemmBatched, f16, &gacc_cublaslt_sgemm_batched_f16);
+    bindLow(abi::kCublasLtSgemmEpilogue, bf16,
+            &gacc_cublaslt_sgemm_epilogue_bf16);
     // cuDNN's fused attention (CudnnAttention.h), both directions.
     auto bindAttention = [&](bool backward, const char *type, auto *fn) {
       bind(abi::cudnnAttention(backward, type).c_str(), fn);

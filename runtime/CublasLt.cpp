@@ -199,9 +199,11 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a, const void *b,
       (g.epilogue != kEpilogueBias && g.epilogue != kEpilogueReluBias))
     return "cublasLtMatmul: epilogue " + std::to_string(g.epilogue) +
            " is not one gacc asks for (bias, or bias and ReLU)";
-  if (epilogue && (!bias || g.batch > 1 || g.cType != kR32F))
+  // The bias has D's type (cuBLASLt's default for these types).
+  if (epilogue &&
+      (!bias || g.batch > 1 || (g.cType != kR32F && g.cType != g.aType)))
     return "cublasLtMatmul: a bias epilogue needs a bias vector, one "
-           "product and an fp32 C";
+           "product and a C of fp32 or of the operands' type";
   if (g.batch > std::numeric_limits<int32_t>::max())
     return "cublasLtMatmul: a batch of " + std::to_string(g.batch) +
            " products (cuBLASLt counts at most 2^31 - 1)";
@@ -224,7 +226,7 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a, const void *b,
   Alignments align{alignment(b, g.strideB, g.bType),
                    alignment(a, g.strideA, g.aType),
                    alignment(c, g.strideC, g.cType),
-                   epilogue ? alignment(bias, 0, kR32F) : 256u};
+                   epilogue ? alignment(bias, 0, g.cType) : 256u};
   auto [it, inserted] = plans.try_emplace(Key{g, align});
   if (inserted)
     if (std::string problem = plan(g, align, bias, it->second);

@@ -121,8 +121,10 @@ std::string loadApi(Api &api);
 /// inputs that hold bf16/fp16 values). `epilogue` is kEpilogueDefault, or
 /// kEpilogueBias / kEpilogueReluBias: C[i, j] = beta·C[i, j] +
 /// (op(A)·op(B))[i, j] + bias[j], then max(·, 0) with the ReLU, with a
-/// packed fp32 bias of n elements (row-major C's bias per column is
-/// column-major D's per row, what cuBLASLt broadcasts); one product only.
+/// packed bias of n elements of C's type (row-major C's bias per column is
+/// column-major D's per row, what cuBLASLt broadcasts), computed in fp32
+/// and rounded once to C's type; one product only, C fp32 or of A's and
+/// B's type.
 struct RowMajorGemm {
   int64_t m, n, k;
   bool transA, transB;

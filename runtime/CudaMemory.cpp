@@ -399,17 +399,37 @@ extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
               bAligned + bOff, cAligned + cOff, beta);
 }
 
-/// The cuBLASLt epilogue of abi::GemmEpilogue `epilogue`, or nullopt for a
-/// value the ABI does not define.
-static std::optional<uint32_t> epilogueOf(int32_t epilogue) {
+/// The row-major product of an epilogue entry point's operands (sizes and
+/// strides as gacc_cublaslt_sgemm's), with the cuBLASLt epilogue of
+/// abi::GemmEpilogue `epilogue`; nullopt, recorded, when the strides are
+/// not unit, the bias (`biasS0` elements, `biasSt0` apart) is not packed
+/// or not one per column, or the ABI does not define `epilogue`.
+static std::optional<cublaslt::RowMajorGemm>
+epilogueGemm(const char *caller, int64_t aS0, int64_t aS1, int64_t aSt0,
+             int64_t aSt1, int64_t bSt0, int64_t bSt1, int64_t cS0, int64_t cS1,
+             int64_t cSt0, int64_t cSt1, int64_t biasS0, int64_t biasSt0,
+             int32_t transA, int32_t transB, int32_t epilogue) {
   using ::gacc::abi::GemmEpilogue;
-  switch (static_cast<GemmEpilogue>(epilogue)) {
-  case GemmEpilogue::bias:
-    return cublaslt::kEpilogueBias;
-  case GemmEpilogue::reluBias:
-    return cublaslt::kEpilogueReluBias;
+  std::string problem;
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1 || (biasSt0 != 1 && biasS0 > 1))
+    problem = " needs unit inner strides and a packed bias";
+  else if (biasS0 != cS1)
+    problem = ": a bias of " + std::to_string(biasS0) + " elements for " +
+              std::to_string(cS1) + " columns";
+  else if (epilogue != int32_t(GemmEpilogue::bias) &&
+           epilogue != int32_t(GemmEpilogue::reluBias))
+    problem = ": unknown epilogue " + std::to_string(epilogue) +
+              " (0 bias, 1 bias and ReLU)";
+  if (!problem.empty()) {
+    recordFailure(caller + problem);
+    return std::nullopt;
   }
-  return std::nullopt;
+  cublaslt::RowMajorGemm g{
+      cS0, cS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, cSt0};
+  g.epilogue = epilogue == int32_t(GemmEpilogue::bias)
+                   ? cublaslt::kEpilogueBias
+                   : cublaslt::kEpilogueReluBias;
+  return g;
 }
 
 extern "C" void gacc_cublaslt_sgemm_epilogue(
@@ -421,28 +441,11 @@ extern "C" void gacc_cublaslt_sgemm_epilogue(
     int32_t transA, int32_t transB, float beta, int32_t inputs,
     int32_t epilogue) {
   const char *caller = "gacc_cublaslt_sgemm_epilogue";
-  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1 || (biasSt0 != 1 && biasS0 > 1)) {
-    recordFailure(std::string(caller) + " needs unit inner strides and a "
-                                        "packed bias");
-    return;
-  }
-  if (biasS0 != cS1) {
-    recordFailure(std::string(caller) + ": a bias of " +
-                  std::to_string(biasS0) + " elements for " +
-                  std::to_string(cS1) + " columns");
-    return;
-  }
-  std::optional<uint32_t> cublasEpilogue = epilogueOf(epilogue);
-  if (!cublasEpilogue) {
-    recordFailure(std::string(caller) + ": unknown epilogue " +
-                  std::to_string(epilogue) + " (0 bias, 1 bias and ReLU)");
-    return;
-  }
-  cublaslt::RowMajorGemm g{
-      cS0, cS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, cSt0};
-  g.epilogue = *cublasEpilogue;
-  runCublasLt(caller, g, inputs, aAligned + aOff, bAligned + bOff,
-              cAligned + cOff, beta, biasAligned + biasOff);
+  if (std::optional<cublaslt::RowMajorGemm> g =
+          epilogueGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,
+                       cSt1, biasS0, biasSt0, transA, transB, epilogue))
+    runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
+                cAligned + cOff, beta, biasAligned + biasOff);
 }
 
 extern "C" void gacc_cublaslt_sgemm_batched(
@@ -547,8 +550,8 @@ void cublasLowOperands(const char *caller, int32_t type, const void *a,
 /// The same through cuBLASLt's plans (runCublasLt's, with the operands'
 /// type).
 void cublasLtLowOperands(const char *caller, int32_t type,
-                         cublaslt::RowMajorGemm g, const void *a,
-                         const void *b, float *c, float beta) {
+                         cublaslt::RowMajorGemm g, const void *a, const void *b,
+                         void *c, float beta, const void *bias = nullptr) {
   if (!cublasLt) {
     recordFailure(std::string(caller) + " called before cuBLASLt was loaded");
     return;
@@ -556,7 +559,7 @@ void cublasLtLowOperands(const char *caller, int32_t type,
   g.aType = g.bType = type;
   g.compute = cublaslt::kCompute32F;
   void *profiled = profileBegin("cublasLtMatmul");
-  std::string problem = cublasLt->run(g, a, b, c, beta);
+  std::string problem = cublasLt->run(g, a, b, c, beta, bias);
   profileEnd(profiled);
   if (!problem.empty())
     recordFailure(problem);
@@ -605,6 +608,30 @@ GACC_LOW_OPERANDS_ENTRY(gacc_cublaslt_sgemm_bf16, cublaslt::kR16BF,
 GACC_LOW_OPERANDS_ENTRY(gacc_cublaslt_sgemm_f16, cublaslt::kR16F,
                         cublasLtLowOperands)
 #undef GACC_LOW_OPERANDS_ENTRY
+
+// gacc_cublaslt_sgemm_epilogue for 16-bit A, B, C and bias: the bias and
+// ReLU computed in fp32 and C rounded once to the operands' type (bf16
+// only: convert-gacc-to-blas leaves fp16 steps' layers alone).
+#define GACC_CUBLASLT_LOW_EPILOGUE(NAME, TYPE)                                 \
+  extern "C" void NAME(                                                        \
+      uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,  \
+      int64_t aSt0, int64_t aSt1, uint16_t *, uint16_t *bAligned,              \
+      int64_t bOff, int64_t, int64_t, int64_t bSt0, int64_t bSt1, uint16_t *,  \
+      uint16_t *cAligned, int64_t cOff, int64_t cS0, int64_t cS1,              \
+      int64_t cSt0, int64_t cSt1, uint16_t *, uint16_t *biasAligned,           \
+      int64_t biasOff, int64_t biasS0, int64_t biasSt0, int32_t transA,        \
+      int32_t transB, float beta, int32_t epilogue) {                          \
+    std::optional<cublaslt::RowMajorGemm> g =                                  \
+        epilogueGemm(#NAME, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,  \
+                     cSt1, biasS0, biasSt0, transA, transB, epilogue);         \
+    if (!g)                                                                    \
+      return;                                                                  \
+    g->cType = TYPE;                                                           \
+    cublasLtLowOperands(#NAME, TYPE, *g, aAligned + aOff, bAligned + bOff,     \
+                        cAligned + cOff, beta, biasAligned + biasOff);         \
+  }
+GACC_CUBLASLT_LOW_EPILOGUE(gacc_cublaslt_sgemm_epilogue_bf16, cublaslt::kR16BF)
+#undef GACC_CUBLASLT_LOW_EPILOGUE
 
 #define GACC_CUBLASLT_LOW_OPERANDS_BATCHED(NAME, TYPE)                         \
   extern "C" void NAME(                                                        \

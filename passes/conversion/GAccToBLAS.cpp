@@ -74,16 +74,19 @@ bool takesInputs(StringRef callee) {
          callee == abi::kCublasLtSgemmEpilogue;
 }
 
-/// Whether `callee` takes a bias after C and an abi::GemmEpilogue last.
+/// Whether `callee` takes a bias after C and an abi::GemmEpilogue last (the
+/// epilogue's entry point, for fp32 or 16-bit operands).
 bool takesEpilogue(StringRef callee) {
-  return callee == abi::kCublasLtSgemmEpilogue;
+  return callee.starts_with(abi::kCublasLtSgemmEpilogue);
 }
 
 /// The private declaration of `callee`'s entry point for the product of
 /// `a` and `b` into `c` (`op`'s operands): `<name>(A, B, C, transA: i32,
 /// transB: i32, beta: f32)`, and `inputs: i32` for cuBLASLt's fp32
-/// products; the epilogue's entry point takes a rank-1 fp32 bias after C
-/// and `epilogue: i32` last. At the start of the module unless it exists.
+/// products; the epilogue's entry point takes a rank-1 bias after C and
+/// `epilogue: i32` last, and its C and bias are fp32 for fp32 operands and
+/// of the operands' type for 16-bit ones (a narrowed step's rounded
+/// output). At the start of the module unless it exists.
 /// Failure when no entry point takes the operands' element types
 /// (factorType) or the name is taken by a function of another type;
 /// nothing is created then.
@@ -97,10 +100,11 @@ FailureOr<func::FuncOp> declareGemm(RewriterBase &rewriter, Operation *op,
   std::string name = entryPoint(callee, *factor);
   Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
   MemRefType ab = dynamicStrided(*factor, batched);
-  SmallVector<Type> types = {ab,  ab,  dynamicStrided(f32, batched),
+  Type out = takesEpilogue(name) ? *factor : f32;
+  SmallVector<Type> types = {ab,  ab,  dynamicStrided(out, batched),
                              i32, i32, f32};
   if (takesEpilogue(name))
-    types.insert(types.begin() + 3, getDynamicStridedMemRefType(f32, 1));
+    types.insert(types.begin() + 3, getDynamicStridedMemRefType(out, 1));
   if (takesInputs(name))
     types.push_back(i32);
   if (takesEpilogue(name))
@@ -263,11 +267,14 @@ struct ProductToCall : public OpConversionPattern<ProductOp> {
 /// what cuBLASLt's epilogue applies as it writes the product.
 struct BiasAdd {
   linalg::GenericOp generic;
-  /// The packed fp32 bias [n], read by column.
+  /// The packed bias [n], read by column: fp32, or of the operands' 16-bit
+  /// type.
   Value bias;
-  /// The generic's output C (C[i, j] + bias[j]) and, if it has one, its
-  /// second output Y (max(C[i, j] + bias[j], 0)).
-  OpOperand *sum = nullptr, *relu = nullptr;
+  /// The generic's output C (fp32: C[i, j] + bias[j]) and, if it has one,
+  /// its second output Y: max(that, 0) (`relu`) of fp32 operands, or, of
+  /// 16-bit ones, that sum (or its ReLU) rounded to their type.
+  OpOperand *sum = nullptr, *result = nullptr;
+  bool relu = false;
 };
 
 /// The first op after `op` in its block that has memory effects (views,
@@ -288,24 +295,66 @@ bool isSum(Value v, Value x, Value y) {
                  (add.getLhs() == y && add.getRhs() == x));
 }
 
-/// Whether `v` is max(x, +0.0) in either order (arith.maximumf, gacc.relu's
-/// decomposition).
-bool isRelu(Value v, Value x) {
+/// The value `x` if `v` is max(x, +0.0) in either order (arith.maximumf,
+/// gacc.relu's decomposition), else null.
+Value reluInput(Value v) {
   auto max = v.getDefiningOp<arith::MaximumFOp>();
-  if (!max || (max.getLhs() != x && max.getRhs() != x))
-    return false;
-  Value other = max.getLhs() == x ? max.getRhs() : max.getLhs();
-  return matchPattern(other, m_PosZeroFloat());
+  if (!max)
+    return nullptr;
+  if (matchPattern(max.getRhs(), m_PosZeroFloat()))
+    return max.getLhs();
+  if (matchPattern(max.getLhs(), m_PosZeroFloat()))
+    return max.getRhs();
+  return nullptr;
 }
 
-/// The bias add after `matmul` (fp32 A, B and C): the next op with memory
-/// effects is a generic with two parallel loops over C's static [m, n],
-/// whose payload is pure, that reads one packed fp32 bias [n] by column and
-/// writes C[i, j] + bias[j] back into C, and may write max(that, +0.0) to
-/// a second output Y of C's shape; the bias may not share memory with C.
-/// Failure, with `why`, for anything else.
+/// The value `x` if `v` is `arith.truncf x` (`arith.extf x`), else null.
+Value truncated(Value v) {
+  auto t = v.getDefiningOp<arith::TruncFOp>();
+  return t ? t.getIn() : nullptr;
+}
+Value extended(Value v) {
+  auto e = v.getDefiningOp<arith::ExtFOp>();
+  return e ? e.getIn() : nullptr;
+}
+
+/// Whether `y` is what a 16-bit step's linear layer writes of the fp32
+/// `sum`: round(sum), or, with `relu`, round(max(extend(round(sum)), +0.0)),
+/// the ReLU of the rounded value (cuBLASLt rounds max(sum, 0) once; the two
+/// agree, as rounding keeps the order of values and maps no positive value
+/// to a negative one).
+bool isRoundedResult(Value y, Value sum, bool &relu) {
+  Value r = truncated(y);
+  if (!r)
+    return false;
+  relu = false;
+  if (r == sum)
+    return true;
+  Value x = reluInput(r);
+  Value rounded = x ? extended(x) : nullptr;
+  relu = rounded && rounded.getType() == y.getType() &&
+         truncated(rounded) == sum;
+  return relu;
+}
+
+/// The bias add after `matmul` (A and B fp32, or both bf16; C fp32; fp16
+/// products are left alone): the next op with memory effects is a generic with
+/// two parallel loops over C's static [m, n], whose payload is pure, that reads
+/// one packed bias [n] by column (of the operands' type, extended) and writes
+/// C[i, j] + bias[j] back into C, and may write its ReLU (fp32 operands),
+/// or its rounding to the operands' type or that of its ReLU (16-bit ones,
+/// which must), to a second output Y of C's shape; the bias may not share
+/// memory with C. Failure, with `why`, for anything else.
 FailureOr<BiasAdd> matchBiasAdd(linalg::MatmulOp matmul, StringRef &why) {
   Value c = matmul.getDpsInits()[0];
+  Type factor =
+      cast<MemRefType>(matmul.getDpsInputs()[0].getType()).getElementType();
+  bool narrow = !factor.isF32();
+  // An fp16 step's loss scaling must see the NaN that an overflow's
+  // infinities make, which cuBLASLt's ReLU may turn into 0.
+  why = "an fp16 product (its loss scaling looks for non-finite values)";
+  if (factor.isF16())
+    return failure();
   auto generic = dyn_cast_or_null<linalg::GenericOp>(nextEffectingOp(matmul));
   why = "the next op with memory effects is not an elementwise generic";
   if (!generic || !generic.hasPureBufferSemantics() ||
@@ -321,55 +370,70 @@ FailureOr<BiasAdd> matchBiasAdd(linalg::MatmulOp matmul, StringRef &why) {
   BiasAdd add{generic, generic.getDpsInputs()[0]};
   OpOperand *bias = generic.getDpsInputOperand(0);
   auto biasType = dyn_cast<MemRefType>(add.bias.getType());
-  why = "its input is not an fp32 bias read by column apart from C";
+  why = "its input is not a bias of the operands' type read by column apart "
+        "from C";
   if (!biasType || biasType.getRank() != 1 ||
-      !biasType.getElementType().isF32() ||
+      biasType.getElementType() != factor ||
       generic.getMatchingIndexingMap(bias) != column || mayAlias(add.bias, c))
     return failure();
-  why = "its outputs are not C and another fp32 buffer of C's static shape";
+  why = "its outputs are not C and a buffer of C's static shape (of the "
+        "operands' type)";
   auto shapeOf = [](Value v) {
     return cast<MemRefType>(v.getType()).getShape();
   };
   for (OpOperand &init : generic.getDpsInitsMutable()) {
     if (generic.getMatchingIndexingMap(&init) != identity ||
-        !cast<MemRefType>(init.get().getType()).getElementType().isF32() ||
         shapeOf(init.get()) != shapeOf(c))
       return failure();
     if (init.get() == c && !add.sum)
       add.sum = &init;
     else
-      add.relu = &init;
+      add.result = &init;
   }
-  if (!add.sum || ShapedType::isDynamicShape(shapeOf(c)))
+  if (!add.sum || ShapedType::isDynamicShape(shapeOf(c)) ||
+      (add.result &&
+       cast<MemRefType>(add.result->get().getType()).getElementType() !=
+           factor) ||
+      (narrow && !add.result))
     return failure();
-  why = "it does not write C[i, j] + bias[j] to C (and max(that, +0.0) to "
-        "its other output)";
+  why = "it does not write C[i, j] + bias[j] to C (and its ReLU or rounding "
+        "to its other output)";
+  Value biasArg = generic.getMatchingBlockArgument(bias);
   Value added = generic.getMatchingYieldValue(add.sum)->get();
-  if (!isSum(added, generic.getMatchingBlockArgument(bias),
-             generic.getMatchingBlockArgument(add.sum)) ||
-      (add.relu &&
-       !isRelu(generic.getMatchingYieldValue(add.relu)->get(), added)))
+  auto addf = added.getDefiningOp<arith::AddFOp>();
+  Value biasValue =
+      narrow && addf
+          ? (extended(addf.getLhs()) == biasArg ? addf.getLhs() : addf.getRhs())
+          : biasArg;
+  if (!isSum(added, biasValue, generic.getMatchingBlockArgument(add.sum)) ||
+      (narrow && extended(biasValue) != biasArg))
+    return failure();
+  if (!add.result)
+    return add;
+  Value y = generic.getMatchingYieldValue(add.result)->get();
+  add.relu = !narrow;
+  if (narrow ? !isRoundedResult(y, added, add.relu) : reluInput(y) != added)
     return failure();
   return add;
 }
 
-/// Whether the call may write the ReLU's output Y of `add` instead of C:
+/// Whether the call may write the second output Y of `add` instead of C:
 /// zeros start C (`zeros`, the product's initializing fill), C is a buffer
 /// that nothing but the product, that fill, the generic and frees uses (so
 /// that the sum need not be written: the relu adjoint reads Y), and Y is
 /// apart from A, B, the bias and C. Otherwise `why`.
-bool canWriteRelu(linalg::MatmulOp matmul, const BiasAdd &add,
-                  linalg::FillOp zeros, StringRef &why) {
+bool canWriteResult(linalg::MatmulOp matmul, const BiasAdd &add,
+                    linalg::FillOp zeros, StringRef &why) {
   Value c = matmul.getDpsInits()[0];
-  why = "the ReLU's sum is read elsewhere or C does not start from zeros";
+  why = "the sum is read elsewhere or C does not start from zeros";
   if (!zeros || !c.getDefiningOp<memref::AllocOp>())
     return false;
   for (Operation *user : c.getUsers())
     if (user != matmul && user != add.generic && user != zeros &&
         !isa<memref::DeallocOp>(user))
       return false;
-  why = "the ReLU's output may share memory with an operand";
-  Value y = add.relu->get();
+  why = "the generic's second output may share memory with an operand";
+  Value y = add.result->get();
   for (Value operand :
        {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], add.bias, c})
     if (mayAlias(y, operand))
@@ -377,11 +441,12 @@ bool canWriteRelu(linalg::MatmulOp matmul, const BiasAdd &add,
   return true;
 }
 
-/// linalg.matmul (memref, fp32) followed by its bias add (matchBiasAdd),
-/// through cuBLASLt's epilogue: one call (abi::kCublasLtSgemmEpilogue)
-/// instead of a GEMM and a kernel, with BIAS into C, or, where the generic
-/// also applies the ReLU (canWriteRelu), RELU_BIAS into the ReLU's output,
-/// and C's buffer goes with the product.
+/// linalg.matmul (memref; fp32 operands, or bf16 ones) followed
+/// by its bias add (matchBiasAdd), through cuBLASLt's epilogue: one call
+/// (abi::kCublasLtSgemmEpilogue, with the operands' type) instead of a GEMM
+/// and a kernel, BIAS into C, or, where the generic has a second output
+/// (canWriteResult), BIAS or RELU_BIAS into that output, and C's buffer
+/// goes with the product.
 struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
   MatmulWithEpilogueToCall(MLIRContext *ctx)
       : OpConversionPattern(ctx, /*benefit=*/2) {}
@@ -391,24 +456,22 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
     StringRef callee = abi::kCublasLtSgemmEpilogue;
     Value a = adaptor.getInputs()[0], b = adaptor.getInputs()[1],
           c = adaptor.getOutputs()[0];
-    if (!isBLASMatmul(op, callee) ||
-        !cast<MemRefType>(a.getType()).getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "not an fp32 product cuBLASLt "
-                                             "takes");
+    if (!isBLASMatmul(op, callee))
+      return rewriter.notifyMatchFailure(op, "not a product cuBLASLt takes");
     linalg::FillOp zeros = getInitializingFill(op, c, /*writesAll=*/true);
     if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
       zeros = nullptr;
     StringRef why;
     FailureOr<BiasAdd> add = matchBiasAdd(op, why);
-    if (failed(add) || (add->relu && !canWriteRelu(op, *add, zeros, why)))
+    if (failed(add) || (add->result && !canWriteResult(op, *add, zeros, why)))
       return rewriter.notifyMatchFailure(op, why);
-    Value out = add->relu ? add->relu->get() : c;
-    FailureOr<func::FuncOp> f = declareGemm(rewriter, op, callee, a, b, out);
+    Value out = add->result ? add->result->get() : c;
+    FailureOr<func::FuncOp> f = declareGemm(rewriter, op, callee, a, b, c);
     if (failed(f))
       return rewriter.notifyMatchFailure(op, "its entry point's name is "
                                              "taken");
     auto [ta, tb] = *getMatmulTransposes(op);
-    // At the generic's place: the ReLU's output may be a view made between.
+    // At the generic's place: its second output may be a view made between.
     rewriter.setInsertionPoint(add->generic);
     Value beta = arith::ConstantOp::create(
         rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
@@ -420,8 +483,8 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
       rewriter.eraseOp(zeros);
     rewriter.eraseOp(op);
     // C's other users were the product, its fill and the generic, erased
-    // above, and its frees (canWriteRelu).
-    if (add->relu) {
+    // above, and its frees (canWriteResult).
+    if (add->result) {
       for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);

@@ -314,3 +314,112 @@ func.func @negative_zero(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5x
   memref.dealloc %c : memref<4x5xf32>
   return %y : memref<4x5xf32>
 }
+
+// -----
+
+// A bf16 step's linear layer (gacc-narrow-stored-values has stored its
+// rounded values in bf16): bf16 operands and bias, C fp32 and dead after
+// the generic, which writes the sum rounded to bf16, or the ReLU of the
+// rounded sum, into Y (bf16). One call of the bf16 epilogue's entry point
+// writes Y: RELU_BIAS (1) or BIAS (0), no `inputs`, C's buffer gone. A
+// generic that keeps no rounded output (only C) has no epilogue: cuBLASLt
+// would add a bf16 bias to an fp32 C. Nor has an fp16 step's layer, whose
+// loss scaling must see the NaN an overflow makes (cuBLASLt's ReLU may
+// turn it into 0).
+
+// CHECK-DAG: func.func private @gacc_cublaslt_sgemm_epilogue_bf16(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?xbf16, strided<[?], offset: ?>>, i32, i32, f32, i32)
+// CHECK-LABEL: func.func @bf16_relu_bias(
+// CHECK-NOT: memref<4x5xf32>
+// CHECK: memref.cast %{{.+}} : memref<5xbf16> to memref<?xbf16, strided<[?], offset: ?>>
+// CHECK-NEXT: %[[RELU:.+]] = arith.constant 1 : i32
+// CHECK-NEXT: call @gacc_cublaslt_sgemm_epilogue_bf16({{.+}}, %[[RELU]])
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @bf16_bias(
+// CHECK: memref.cast %{{.+}} : memref<5xbf16> to memref<?xbf16, strided<[?], offset: ?>>
+// CHECK-NEXT: %[[BIAS:.+]] = arith.constant 0 : i32
+// CHECK-NEXT: call @gacc_cublaslt_sgemm_epilogue_bf16({{.+}}, %[[BIAS]])
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @bf16_sum_only(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm_bf16(
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @f16_relu_bias(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm_f16(
+// CHECK: linalg.generic
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#mm = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+func.func @bf16_relu_bias(%x: memref<4x3xbf16>, %w: memref<5x3xbf16>, %b: memref<5xbf16>) -> memref<4x5xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xbf16>, memref<5x3xbf16>) outs(%c : memref<4x5xf32>)
+  %y = memref.alloc() : memref<4x5xbf16>
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xbf16>) outs(%c, %y : memref<4x5xf32>, memref<4x5xbf16>) {
+  ^bb0(%bias: bf16, %sum: f32, %out: bf16):
+    %e = arith.extf %bias : bf16 to f32
+    %s = arith.addf %sum, %e : f32
+    %t = arith.truncf %s : f32 to bf16
+    %u = arith.extf %t : bf16 to f32
+    %r = arith.maximumf %u, %zero : f32
+    %v = arith.truncf %r : f32 to bf16
+    linalg.yield %s, %v : f32, bf16
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xbf16>
+}
+func.func @bf16_bias(%x: memref<4x3xbf16>, %w: memref<5x3xbf16>, %b: memref<5xbf16>) -> memref<4x5xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xbf16>, memref<5x3xbf16>) outs(%c : memref<4x5xf32>)
+  %y = memref.alloc() : memref<4x5xbf16>
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xbf16>) outs(%c, %y : memref<4x5xf32>, memref<4x5xbf16>) {
+  ^bb0(%bias: bf16, %sum: f32, %out: bf16):
+    %e = arith.extf %bias : bf16 to f32
+    %s = arith.addf %e, %sum : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %s, %t : f32, bf16
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xbf16>
+}
+func.func @bf16_sum_only(%x: memref<4x3xbf16>, %w: memref<5x3xbf16>, %b: memref<5xbf16>, %out: memref<4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xbf16>, memref<5x3xbf16>) outs(%c : memref<4x5xf32>)
+  linalg.generic {indexing_maps = [#col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xbf16>) outs(%c : memref<4x5xf32>) {
+  ^bb0(%bias: bf16, %sum: f32):
+    %e = arith.extf %bias : bf16 to f32
+    %s = arith.addf %sum, %e : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %c, %out : memref<4x5xf32> to memref<4x5xf32>
+  memref.dealloc %c : memref<4x5xf32>
+  return
+}
+func.func @f16_relu_bias(%x: memref<4x3xf16>, %w: memref<5x3xf16>, %b: memref<5xf16>) -> memref<4x5xf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf16>, memref<5x3xf16>) outs(%c : memref<4x5xf32>)
+  %y = memref.alloc() : memref<4x5xf16>
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xf16>) outs(%c, %y : memref<4x5xf32>, memref<4x5xf16>) {
+  ^bb0(%bias: f16, %sum: f32, %out: f16):
+    %e = arith.extf %bias : f16 to f32
+    %s = arith.addf %sum, %e : f32
+    %t = arith.truncf %s : f32 to f16
+    %u = arith.extf %t : f16 to f32
+    %r = arith.maximumf %u, %zero : f32
+    %v = arith.truncf %r : f32 to f16
+    linalg.yield %s, %v : f32, f16
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xf16>
+}

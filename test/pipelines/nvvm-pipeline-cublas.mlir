@@ -66,11 +66,16 @@
 // A bf16 step through cuBLASLt (fashion_mlp_adamw): its five GEMMs read
 // rounded values only, which gacc-narrow-stored-values stores as bf16, so
 // each is a product of bf16 operands (tensor cores) with no `inputs`
-// argument; the predict function computes in fp32 (0), its hidden layer's
-// bias and ReLU in the GEMM's epilogue.
+// argument. The two forward GEMMs write their layers' rounded outputs in
+// bf16 with the bias (and the hidden layer's ReLU) in the epilogue
+// (gacc_cublaslt_sgemm_epilogue_bf16: RELU_BIAS 1, BIAS 0); the three
+// gradient GEMMs write fp32. The predict function computes in fp32 (0),
+// its hidden layer's bias and ReLU in the GEMM's epilogue.
 // BF16-LABEL: func.func @fashion_mlp_adamw(
 // BF16-NOT: func.call @gacc_cublaslt_sgemm(
-// BF16-COUNT-5: func.call @gacc_cublaslt_sgemm_bf16({{[^)]+}}) : (memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?x?xf32, {{.+}}>, i32, i32, f32) -> ()
+// BF16: func.call @gacc_cublaslt_sgemm_epilogue_bf16({{[^)]+}}, %c1_i32{{(_[0-9]+)?}}) : (memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?xbf16, {{.+}}>, i32, i32, f32, i32) -> ()
+// BF16: func.call @gacc_cublaslt_sgemm_epilogue_bf16({{[^)]+}}, %c0_i32{{(_[0-9]+)?}}) :
+// BF16-COUNT-3: func.call @gacc_cublaslt_sgemm_bf16({{[^)]+}}) : (memref<?x?xbf16, {{.+}}>, memref<?x?xbf16, {{.+}}>, memref<?x?xf32, {{.+}}>, i32, i32, f32) -> ()
 // BF16-NOT: func.call @gacc_cublaslt_sgemm(
 // BF16-LABEL: func.func @fashion_mlp_adamw_predict(
 // BF16: call @gacc_cublaslt_sgemm_epilogue({{.+}}, %c0_i32{{(_[0-9]+)?}}, %c1_i32{{(_[0-9]+)?}}) :

@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -74,7 +75,7 @@ using namespace gaccrt::cublaslt;
 struct FakeDesc {
   int32_t compute, scale, transA = kOpN, transB = kOpN;
   uint32_t epilogue = kEpilogueDefault;
-  const float *bias = nullptr;
+  const void *bias = nullptr;
 };
 struct FakeLayout {
   int32_t type;
@@ -117,7 +118,7 @@ int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t bytes) {
   if (attribute == kDescEpilogue && bytes == sizeof(uint32_t))
     desc->epilogue = *static_cast<const uint32_t *>(value);
   else if (attribute == kDescBiasPointer && bytes == sizeof(void *))
-    desc->bias = *static_cast<const float *const *>(value);
+    desc->bias = *static_cast<const void *const *>(value);
   else if (attribute == kDescTransA && bytes == sizeof(int32_t))
     desc->transA = *static_cast<const int32_t *>(value);
   else if (attribute == kDescTransB && bytes == sizeof(int32_t))
@@ -178,17 +179,38 @@ int heuristic(Handle, MatmulDesc d, Layout, Layout, Layout, Layout,
   return 0;
 }
 
+/// bf16 bits as the float they hold, and a float rounded to the nearest
+/// bf16 (ties to even; no NaN here).
+float fromBF16(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof(f));
+  return f;
+}
+uint16_t toBF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/// Element i of an fp32 or bf16 array.
+float element(const void *data, int32_t type, int64_t i) {
+  return type == kR16BF ? fromBF16(static_cast<const uint16_t *>(data)[i])
+                        : static_cast<const float *>(data)[i];
+}
+
 /// Column-major op(X) as a rows × cols matrix, read through its layout.
 struct ColumnMajor {
-  const float *data;
+  const void *data;
   const FakeLayout &layout;
   bool transposed;
+  int64_t offset = 0;
   uint64_t rows() const { return transposed ? layout.cols : layout.rows; }
   uint64_t cols() const { return transposed ? layout.rows : layout.cols; }
   float at(uint64_t r, uint64_t c) const {
     if (transposed)
       std::swap(r, c);
-    return data[r + c * layout.ld];
+    return element(data, layout.type, offset + r + c * layout.ld);
   }
 };
 
@@ -211,10 +233,8 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
     if (static_cast<FakeLayout *>(l)->ld <
         int64_t(static_cast<FakeLayout *>(l)->rows))
       return kInvalidValue;
-  ColumnMajor opA{static_cast<const float *>(a), *static_cast<FakeLayout *>(la),
-                  desc.transA == kOpT};
-  ColumnMajor opB{static_cast<const float *>(b), *static_cast<FakeLayout *>(lb),
-                  desc.transB == kOpT};
+  ColumnMajor opA{a, *static_cast<FakeLayout *>(la), desc.transA == kOpT};
+  ColumnMajor opB{b, *static_cast<FakeLayout *>(lb), desc.transB == kOpT};
   const auto &layoutA = *static_cast<FakeLayout *>(la);
   const auto &layoutB = *static_cast<FakeLayout *>(lb);
   if (c != dOut || lc != ld || algo->data[0] != 42 ||
@@ -226,22 +246,28 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
   float be = *static_cast<const float *>(beta);
   for (int32_t batch = 0; batch < layoutC.batch; ++batch) {
     ColumnMajor x = opA, y = opB;
-    x.data += batch * layoutA.batchStride;
-    y.data += batch * layoutB.batchStride;
-    float *out = static_cast<float *>(dOut) + batch * layoutC.batchStride;
+    x.offset = batch * layoutA.batchStride;
+    y.offset = batch * layoutB.batchStride;
+    int64_t first = batch * layoutC.batchStride;
     for (uint64_t i = 0; i < layoutC.rows; ++i)
       for (uint64_t j = 0; j < layoutC.cols; ++j) {
         float sum = 0.0f;
         for (uint64_t l = 0; l < x.cols(); ++l)
           sum += x.at(i, l) * y.at(l, j);
-        float &o = out[i + j * layoutC.ld];
-        o = al * sum + (be == 0.0f ? 0.0f : be * o);
-        // The epilogue as cuBLASLt documents it: the bias, one element per
-        // row of D, added before the ReLU.
+        int64_t at = first + i + j * layoutC.ld;
+        float o = al * sum +
+                  (be == 0.0f ? 0.0f : be * element(dOut, layoutC.type, at));
+        // The epilogue as cuBLASLt documents it: the bias (D's type), one
+        // element per row of D, added before the ReLU, in fp32; D rounded
+        // once.
         if (desc.epilogue & kEpilogueBias)
-          o += desc.bias[i];
+          o += element(desc.bias, layoutC.type, i);
         if (desc.epilogue & 2) // CUBLASLT_EPILOGUE_RELU
           o = std::max(o, 0.0f);
+        if (layoutC.type == kR16BF)
+          static_cast<uint16_t *>(dOut)[at] = toBF16(o);
+        else
+          static_cast<float *>(dOut)[at] = o;
       }
   }
   return 0;
@@ -623,6 +649,38 @@ TEST_F(GemmPlansTest, RefusesAnEpilogueWithoutItsBias) {
             std::string::npos);
   EXPECT_EQ(fake.matmuls, 0);
   EXPECT_EQ(plans.size(), 0u);
+}
+
+/// A bf16 step's linear layer: bf16 x, W and bias, the ReLU's output in
+/// bf16 (D's type), the sum and the ReLU in fp32 and rounded once, against
+/// float64 rounded to bf16.
+TEST_F(GemmPlansTest, BF16ReluBiasEpilogueRoundsOnce) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  constexpr int64_t m = 3, n = 8, k = 5;
+  alignas(256) uint16_t x[m * k], w[n * k], bias[n], y[m * n];
+  for (auto [v, size] :
+       {std::pair{x, m * k}, std::pair{w, n * k}, std::pair{bias, n}})
+    for (int64_t i = 0; i < size; ++i)
+      v[i] = toBF16(u(rng));
+  RowMajorGemm g{m, n, k, false, /*transB=*/true, k, k, n};
+  g.aType = g.bType = g.cType = kR16BF;
+  g.epilogue = kEpilogueReluBias;
+  ASSERT_EQ(plans.run(g, x, w, y, 0.0f, bias), "");
+  EXPECT_EQ(fake.layouts[2]->type, kR16BF);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = fromBF16(bias[j]);
+      for (int64_t l = 0; l < k; ++l)
+        want += double(fromBF16(x[i * k + l])) * fromBF16(w[j * k + l]);
+      EXPECT_NEAR(fromBF16(y[i * n + j]), std::max(want, 0.0),
+                  std::abs(want) / 128 + 1e-6)
+          << i << ", " << j;
+    }
+  // fp32 C with bf16 operands is allowed too; another 16-bit C is not.
+  g.cType = kR16F;
+  EXPECT_NE(plans.run(g, x, w, y, 0.0f, bias).find("of the operands' type"),
+            std::string::npos);
 }
 
 } // namespace
