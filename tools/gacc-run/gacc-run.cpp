@@ -1013,6 +1013,22 @@ static int run(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Under mpirun every rank reads and verifies the same model: each
+  // diagnostic names its rank (as reportError's lines do), and only rank 0
+  // adds the source line and the notes, so that a bad model reads once.
+  if (collectives::launcherSize() > 1)
+    context.getDiagEngine().registerHandler([&](Diagnostic &d) {
+      int rank = collectives::launcherRank();
+      std::string prefix = "rank " + std::to_string(rank) + ": ";
+      diagHandler.emitDiagnostic(d.getLocation(), prefix + d.str(),
+                                 d.getSeverity(),
+                                 /*displaySourceLine=*/rank == 0);
+      if (rank == 0)
+        for (Diagnostic &note : d.getNotes())
+          diagHandler.emitDiagnostic(note.getLocation(), prefix + note.str(),
+                                     note.getSeverity());
+      return success();
+    });
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
   if (!file) {
