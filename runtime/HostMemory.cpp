@@ -24,7 +24,7 @@ namespace {
 constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 
 /// The limit a cgroup file states, kNoLimit for "max", a value of 2^62 or
-/// more (v1 writes "unlimited" as the largest page-aligned int64), or a
+/// more (v1 writes "unlimited" as the largest page-aligned int64), 0, or a
 /// file that is missing or does not hold a number.
 uint64_t readLimit(const std::string &file) {
   std::ifstream in(file);
@@ -34,7 +34,7 @@ uint64_t readLimit(const std::string &file) {
     return kNoLimit;
   errno = 0;
   unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-  return errno || v >= (1ull << 62) ? kNoLimit : uint64_t(v);
+  return errno || v == 0 || v >= (1ull << 62) ? kNoLimit : uint64_t(v);
 }
 
 /// The lowest limit in `name` files of the group `dir` + `path` and of
@@ -80,7 +80,12 @@ uint64_t gaccrt::cgroupMemoryLimit(const std::string &cgroupRoot,
     std::string id = line.substr(0, first);
     std::string controllers = line.substr(first + 1, second - first - 1);
     std::string path = line.substr(second + 1);
-    if (path.empty() || path[0] != '/')
+    // A group outside this cgroup namespace ("/../…") or removed
+    // ("… (deleted)") has no files under the mount to read.
+    if (path.empty() || path[0] != '/' ||
+        path.find("/..") != std::string::npos ||
+        (path.size() >= 10 &&
+         path.compare(path.size() - 10, 10, " (deleted)") == 0))
       continue;
     if (id == "0" && controllers.empty())
       lowest = std::min(lowest, lowestUpward(cgroupRoot, path, "memory.max"));

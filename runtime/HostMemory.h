@@ -28,7 +28,9 @@ uint64_t hostMemoryBytes();
 /// `cgroupRoot`: cgroup v2's `<root><path>/memory.max` for the "0::path"
 /// line, v1's `<root>/memory<path>/memory.limit_in_bytes` for the line
 /// whose controllers include "memory". "max", a value of 2^62 or more
-/// (v1's "unlimited"), and a missing or unreadable file are no limit.
+/// (v1's "unlimited"), 0, and a missing or unreadable file are no limit;
+/// a group outside the process's cgroup namespace ("/../…") or removed
+/// ("… (deleted)") is not read.
 /// UINT64_MAX where there is none.
 uint64_t cgroupMemoryLimit(const std::string &cgroupRoot,
                            const std::string &selfCgroup);

@@ -308,10 +308,14 @@ Value reluInput(Value v) {
   return nullptr;
 }
 
-/// The value `x` if `v` is `arith.truncf x` (`arith.extf x`), else null.
+/// The value `x` if `v` is `arith.truncf x` rounding to nearest, ties to
+/// even, as cuBLASLt rounds (`arith.extf x`), else null.
 Value truncated(Value v) {
   auto t = v.getDefiningOp<arith::TruncFOp>();
-  return t ? t.getIn() : nullptr;
+  if (!t || (t.getRoundingmode() &&
+             *t.getRoundingmode() != arith::RoundingMode::to_nearest_even))
+    return nullptr;
+  return t.getIn();
 }
 Value extended(Value v) {
   auto e = v.getDefiningOp<arith::ExtFOp>();

@@ -325,7 +325,7 @@ func.func @negative_zero(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5x
 // generic that keeps no rounded output (only C) has no epilogue: cuBLASLt
 // would add a bf16 bias to an fp32 C. Nor has an fp16 step's layer, whose
 // loss scaling must see the NaN an overflow makes (cuBLASLt's ReLU may
-// turn it into 0).
+// turn it into 0), nor a rounding other than to nearest even (cuBLASLt's).
 
 // CHECK-DAG: func.func private @gacc_cublaslt_sgemm_epilogue_bf16(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?xbf16, strided<[?], offset: ?>>, i32, i32, f32, i32)
 // CHECK-LABEL: func.func @bf16_relu_bias(
@@ -346,6 +346,10 @@ func.func @negative_zero(%x: memref<4x3xf32>, %w: memref<5x3xf32>, %b: memref<5x
 // CHECK-LABEL: func.func @f16_relu_bias(
 // CHECK-NOT: epilogue
 // CHECK: call @gacc_cublaslt_sgemm_f16(
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @bf16_toward_zero(
+// CHECK-NOT: epilogue
+// CHECK: call @gacc_cublaslt_sgemm_bf16(
 // CHECK: linalg.generic
 #row = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -422,4 +426,21 @@ func.func @f16_relu_bias(%x: memref<4x3xf16>, %w: memref<5x3xf16>, %b: memref<5x
   }
   memref.dealloc %c : memref<4x5xf32>
   return %y : memref<4x5xf16>
+}
+func.func @bf16_toward_zero(%x: memref<4x3xbf16>, %w: memref<5x3xbf16>, %b: memref<5xbf16>) -> memref<4x5xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x5xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x5xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xbf16>, memref<5x3xbf16>) outs(%c : memref<4x5xf32>)
+  %y = memref.alloc() : memref<4x5xbf16>
+  linalg.generic {indexing_maps = [#col, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<5xbf16>) outs(%c, %y : memref<4x5xf32>, memref<4x5xbf16>) {
+  ^bb0(%bias: bf16, %sum: f32, %out: bf16):
+    %e = arith.extf %bias : bf16 to f32
+    %s = arith.addf %sum, %e : f32
+    %t = arith.truncf %s toward_zero : f32 to bf16
+    linalg.yield %s, %t : f32, bf16
+  }
+  memref.dealloc %c : memref<4x5xf32>
+  return %y : memref<4x5xbf16>
 }

@@ -652,9 +652,9 @@ TEST_F(GemmPlansTest, RefusesAnEpilogueWithoutItsBias) {
 }
 
 /// A bf16 step's linear layer: bf16 x, W and bias, the ReLU's output in
-/// bf16 (D's type), the sum and the ReLU in fp32 and rounded once, against
-/// float64 rounded to bf16.
-TEST_F(GemmPlansTest, BF16ReluBiasEpilogueRoundsOnce) {
+/// bf16 (D's type), the bias per column and the ReLU applied, against
+/// float64 within bf16's rounding.
+TEST_F(GemmPlansTest, BF16ReluBiasEpilogueWritesBF16) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   constexpr int64_t m = 3, n = 8, k = 5;

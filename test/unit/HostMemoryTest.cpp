@@ -82,6 +82,17 @@ TEST_F(CgroupTree, MissingOrMalformedFilesAreNoLimit) {
   EXPECT_EQ(cgroupMemoryLimit(root, "0::/g"), kNone);
   EXPECT_EQ(cgroupMemoryLimit(root, ""), kNone);
   EXPECT_EQ(cgroupMemoryLimit(root, "garbage\n7\n"), kNone);
+  write("g/memory.max", "0");
+  EXPECT_EQ(cgroupMemoryLimit(root, "0::/g"), kNone);
+}
+
+TEST_F(CgroupTree, GroupsOutsideTheNamespaceAreNotRead) {
+  // "/../other" would resolve to a file above the mount; the namespace
+  // root's limit does not apply to a group outside it.
+  write("memory.max", "1048576");
+  EXPECT_EQ(cgroupMemoryLimit(root, "0::/../other\n"), kNone);
+  EXPECT_EQ(cgroupMemoryLimit(root, "0::/gone (deleted)\n"), kNone);
+  EXPECT_EQ(cgroupMemoryLimit(root, "0::/\n"), 1048576u);
 }
 
 TEST(HostMemory, AtMostThePhysicalMemory) {

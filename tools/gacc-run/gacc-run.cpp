@@ -1016,8 +1016,10 @@ static int run(int argc, char **argv) {
   // Under mpirun every rank reads and verifies the same model: each
   // diagnostic names its rank (as reportError's lines do), and only rank 0
   // adds the source line and the notes, so that a bad model reads once.
+  // (Scoped: unregistered before diagHandler, which it prints through.)
+  std::optional<ScopedDiagnosticHandler> rankDiagnostics;
   if (collectives::launcherSize() > 1)
-    context.getDiagEngine().registerHandler([&](Diagnostic &d) {
+    rankDiagnostics.emplace(&context, [&](Diagnostic &d) {
       int rank = collectives::launcherRank();
       std::string prefix = "rank " + std::to_string(rank) + ": ";
       diagHandler.emitDiagnostic(d.getLocation(), prefix + d.str(),
