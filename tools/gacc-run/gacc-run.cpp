@@ -1016,21 +1016,31 @@ static int run(int argc, char **argv) {
   // Under mpirun every rank reads and verifies the same model: each
   // diagnostic names its rank (as reportError's lines do), and only rank 0
   // adds the source line and the notes, so that a bad model reads once.
-  // (Scoped: unregistered before diagHandler, which it prints through.)
+  // Each diagnostic is formatted apart and written in one call, so that
+  // mpirun does not interleave the ranks' lines. (Declared after
+  // diagHandler: unregistered first.)
+  std::string rankText;
+  llvm::raw_string_ostream rankStream(rankText);
+  std::optional<SourceMgrDiagnosticHandler> rankPrinter;
   std::optional<ScopedDiagnosticHandler> rankDiagnostics;
-  if (collectives::launcherSize() > 1)
+  if (collectives::launcherSize() > 1) {
+    rankPrinter.emplace(sourceMgr, &context, rankStream);
     rankDiagnostics.emplace(&context, [&](Diagnostic &d) {
       int rank = collectives::launcherRank();
       std::string prefix = "rank " + std::to_string(rank) + ": ";
-      diagHandler.emitDiagnostic(d.getLocation(), prefix + d.str(),
-                                 d.getSeverity(),
-                                 /*displaySourceLine=*/rank == 0);
+      rankPrinter->emitDiagnostic(d.getLocation(), prefix + d.str(),
+                                  d.getSeverity(),
+                                  /*displaySourceLine=*/rank == 0);
       if (rank == 0)
         for (Diagnostic &note : d.getNotes())
-          diagHandler.emitDiagnostic(note.getLocation(), prefix + note.str(),
-                                     note.getSeverity());
+          rankPrinter->emitDiagnostic(note.getLocation(), prefix + note.str(),
+                                      note.getSeverity());
+      llvm::errs() << rankText;
+      llvm::errs().flush();
+      rankText.clear();
       return success();
     });
+  }
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
   if (!file) {
