@@ -609,29 +609,28 @@ GACC_LOW_OPERANDS_ENTRY(gacc_cublaslt_sgemm_f16, cublaslt::kR16F,
                         cublasLtLowOperands)
 #undef GACC_LOW_OPERANDS_ENTRY
 
-// gacc_cublaslt_sgemm_epilogue for 16-bit A, B, C and bias: the bias and
-// ReLU computed in fp32 and C rounded once to the operands' type (bf16
-// only: convert-gacc-to-blas leaves fp16 steps' layers alone).
-#define GACC_CUBLASLT_LOW_EPILOGUE(NAME, TYPE)                                 \
-  extern "C" void NAME(                                                        \
-      uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,  \
-      int64_t aSt0, int64_t aSt1, uint16_t *, uint16_t *bAligned,              \
-      int64_t bOff, int64_t, int64_t, int64_t bSt0, int64_t bSt1, uint16_t *,  \
-      uint16_t *cAligned, int64_t cOff, int64_t cS0, int64_t cS1,              \
-      int64_t cSt0, int64_t cSt1, uint16_t *, uint16_t *biasAligned,           \
-      int64_t biasOff, int64_t biasS0, int64_t biasSt0, int32_t transA,        \
-      int32_t transB, float beta, int32_t epilogue) {                          \
-    std::optional<cublaslt::RowMajorGemm> g =                                  \
-        epilogueGemm(#NAME, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,  \
-                     cSt1, biasS0, biasSt0, transA, transB, epilogue);         \
-    if (!g)                                                                    \
-      return;                                                                  \
-    g->cType = TYPE;                                                           \
-    cublasLtLowOperands(#NAME, TYPE, *g, aAligned + aOff, bAligned + bOff,     \
-                        cAligned + cOff, beta, biasAligned + biasOff);         \
-  }
-GACC_CUBLASLT_LOW_EPILOGUE(gacc_cublaslt_sgemm_epilogue_bf16, cublaslt::kR16BF)
-#undef GACC_CUBLASLT_LOW_EPILOGUE
+// gacc_cublaslt_sgemm_epilogue for bf16 A, B, C and bias: the bias and ReLU
+// computed in fp32 and C rounded once to bf16 (convert-gacc-to-blas leaves
+// fp16 steps' layers alone).
+extern "C" void gacc_cublaslt_sgemm_epilogue_bf16(
+    uint16_t *, uint16_t *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, uint16_t *, uint16_t *bAligned, int64_t bOff,
+    int64_t, int64_t, int64_t bSt0, int64_t bSt1, uint16_t *,
+    uint16_t *cAligned, int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,
+    int64_t cSt1, uint16_t *, uint16_t *biasAligned, int64_t biasOff,
+    int64_t biasS0, int64_t biasSt0, int32_t transA, int32_t transB, float beta,
+    int32_t epilogue) {
+  const char *caller = "gacc_cublaslt_sgemm_epilogue_bf16";
+  std::optional<cublaslt::RowMajorGemm> g =
+      epilogueGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,
+                   cSt1, biasS0, biasSt0, transA, transB, epilogue);
+  if (!g)
+    return;
+  g->cType = cublaslt::kR16BF;
+  cublasLtLowOperands(caller, cublaslt::kR16BF, *g, aAligned + aOff,
+                      bAligned + bOff, cAligned + cOff, beta,
+                      biasAligned + biasOff);
+}
 
 #define GACC_CUBLASLT_LOW_OPERANDS_BATCHED(NAME, TYPE)                         \
   extern "C" void NAME(                                                        \

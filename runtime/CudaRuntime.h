@@ -138,19 +138,16 @@ GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_cublaslt_sgemm_batched_bf16)
 GACC_DECLARE_LOW_OPERANDS_GEMM_BATCHED(gacc_cublaslt_sgemm_batched_f16)
 
 /// gacc_cublaslt_sgemm_epilogue for bf16 A, B, C and bias (a narrowed
-/// step's linear layer writing its rounded output):
-/// the sum and the ReLU in fp32, C rounded once to that type (no `inputs`).
-#define GACC_DECLARE_LOW_EPILOGUE_GEMM(NAME)                                   \
-  void NAME(uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,   \
-            int64_t aS1, int64_t aSt0, int64_t aSt1, uint16_t *bAlloc,         \
-            uint16_t *bAligned, int64_t bOff, int64_t bS0, int64_t bS1,        \
-            int64_t bSt0, int64_t bSt1, uint16_t *cAlloc, uint16_t *cAligned,  \
-            int64_t cOff, int64_t cS0, int64_t cS1, int64_t cSt0,              \
-            int64_t cSt1, uint16_t *biasAlloc, uint16_t *biasAligned,          \
-            int64_t biasOff, int64_t biasS0, int64_t biasSt0, int32_t transA,  \
-            int32_t transB, float beta, int32_t epilogue);
-GACC_DECLARE_LOW_EPILOGUE_GEMM(gacc_cublaslt_sgemm_epilogue_bf16)
-#undef GACC_DECLARE_LOW_EPILOGUE_GEMM
+/// step's linear layer writing its rounded output): the sum and the ReLU in
+/// fp32, C rounded once to bf16 (no `inputs`).
+void gacc_cublaslt_sgemm_epilogue_bf16(
+    uint16_t *aAlloc, uint16_t *aAligned, int64_t aOff, int64_t aS0,
+    int64_t aS1, int64_t aSt0, int64_t aSt1, uint16_t *bAlloc,
+    uint16_t *bAligned, int64_t bOff, int64_t bS0, int64_t bS1, int64_t bSt0,
+    int64_t bSt1, uint16_t *cAlloc, uint16_t *cAligned, int64_t cOff,
+    int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1, uint16_t *biasAlloc,
+    uint16_t *biasAligned, int64_t biasOff, int64_t biasS0, int64_t biasSt0,
+    int32_t transA, int32_t transB, float beta, int32_t epilogue);
 }
 
 namespace gaccrt::cuda {

@@ -189,6 +189,17 @@ bool isBLASMatmul(linalg::LinalgOp op, StringRef callee) {
          succeeded(getMatmulTransposes(op)) && takesOperands(callee, op);
 }
 
+/// The fill of zeros that a product's fresh output C starts from and only
+/// the product reads (getInitializingFill; the product writes every
+/// element of C), or null: the GEMM may then write C with β = 0 and the
+/// fill go.
+linalg::FillOp getZeroStart(linalg::LinalgOp product) {
+  linalg::FillOp fill = getInitializingFill(product, product.getDpsInits()[0],
+                                            /*writesAll=*/true);
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill
+                                                                     : nullptr;
+}
+
 /// gacc.matmul_accumulate (memref): β = first ? 0 : 1, so BLAS never reads
 /// the accumulator on the first micro-batch.
 struct MatmulAccumulateToCall
@@ -247,10 +258,7 @@ struct ProductToCall : public OpConversionPattern<ProductOp> {
       return rewriter.notifyMatchFailure(op, "its entry point's name is "
                                              "taken");
     auto [ta, tb] = *getMatmulTransposes(op);
-    linalg::FillOp zeros =
-        getInitializingFill(op, op.getDpsInits()[0], /*writesAll=*/true);
-    if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
-      zeros = nullptr;
+    linalg::FillOp zeros = getZeroStart(op);
     Value beta = arith::ConstantOp::create(
         rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
     emitCall(rewriter, op, *f, a, b, c, ta, tb, beta);
@@ -462,9 +470,7 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
           c = adaptor.getOutputs()[0];
     if (!isBLASMatmul(op, callee))
       return rewriter.notifyMatchFailure(op, "not a product cuBLASLt takes");
-    linalg::FillOp zeros = getInitializingFill(op, c, /*writesAll=*/true);
-    if (zeros && !matchPattern(zeros.getInputs()[0], m_AnyZeroFloat()))
-      zeros = nullptr;
+    linalg::FillOp zeros = getZeroStart(op);
     StringRef why;
     FailureOr<BiasAdd> add = matchBiasAdd(op, why);
     if (failed(add) || (add->result && !canWriteResult(op, *add, zeros, why)))

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CublasLt.h"
+#include "test/unit/BF16Bits.h"
 
 #include <gtest/gtest.h>
 
@@ -179,19 +180,8 @@ int heuristic(Handle, MatmulDesc d, Layout, Layout, Layout, Layout,
   return 0;
 }
 
-/// bf16 bits as the float they hold, and a float rounded to the nearest
-/// bf16 (ties to even; no NaN here).
-float fromBF16(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof(f));
-  return f;
-}
-uint16_t toBF16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-}
+using gacc::test::fromBF16;
+using gacc::test::toBF16;
 
 /// Element i of an fp32 or bf16 array.
 float element(const void *data, int32_t type, int64_t i) {

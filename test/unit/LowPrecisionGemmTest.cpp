@@ -12,6 +12,7 @@
 
 #include "runtime/Blas.h"
 #include "runtime/Runtime.h"
+#include "test/unit/BF16Bits.h"
 
 #include <gtest/gtest.h>
 
@@ -24,19 +25,8 @@
 
 namespace {
 
-/// The bf16 bits of x, rounded to nearest even (x finite).
-uint16_t toBF16(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
-float fromBF16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
+using gacc::test::fromBF16;
+using gacc::test::toBF16;
 
 /// fp16's definition: (-1)^s · 2^(e-15) · (1 + m/1024), subnormals
 /// 2^-14 · m/1024.
