@@ -47,6 +47,12 @@ inline constexpr int64_t kGpuLaunchElements = int64_t(1) << 21;
 /// min-logits-bytes, its default): 64 MiB.
 inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
 
+/// The most bytes of parameters a kernel may take in PTX before ISA 8.1
+/// (ptxas: "Kernel parameter size larger than 4352 bytes requires PTX ISA
+/// .version 8.1 or later"; the NVVM pipeline's default features are
+/// +ptx80): what gacc-merge-single-thread-loops lets a merged kernel take.
+inline constexpr int64_t kPtxKernelParameterBytes = 4352;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

@@ -1529,7 +1529,13 @@ def GAccLinalgToParallelLoopsPass
       runtime's GEMMs) included, that write nothing the earlier ops read
       or write and read nothing they write (two function arguments may
       share memory unless `distinct-arguments` says the caller never binds
-      them so). An op joins the latest of the last 8 kernels it may join. A
+      them so), and the kernel's parameters stay within
+      `max-parameter-bytes` (each memref the kernel takes is a descriptor of
+      (3 + 2 · rank) · 8 bytes once outlined, any other value 8 bytes,
+      constants none, with 128 bytes kept for the kernel's own index
+      arguments: a GPT-2-small step's 74 bf16 copies of its [768] vectors
+      made one kernel of 5920 bytes, which ptxas rejects below PTX ISA
+      8.1). An op joins the latest of the last 8 kernels it may join. A
       bias added in place and its activation, a row maximum and the sums
       that read it, a bias gradient and the accumulate of it (across the
       weight gradient's GEMM), two chains of elementwise ops of different
@@ -1567,6 +1573,11 @@ def GAccLinalgToParallelLoopsPass
            "(abi::kDistinctArguments: the caller binds no two to "
            "overlapping memory), so ops that read one and write another "
            "may share a kernel">,
+    Option<"maxParameterBytes", "max-parameter-bytes", "int64_t",
+           /*default=*/"::mlir::gacc::kPtxKernelParameterBytes",
+           "The most bytes of kernel parameters one kernel of several ops "
+           "may take (4352 by default, PTX's limit before ISA 8.1): an op "
+           "that would take its kernel past it starts another">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
@@ -1653,7 +1664,15 @@ def GAccMergeSingleThreadLoopsPass
     order: the same loads and stores in the same order, the same results.
     A free of a buffer an earlier loop views moves after the merged loop
     (`classifyCrossing`). Anything else between two loops (a host read, a
-    kernel that conflicts) ends the run. examples/fashion_mlp.mlir's
+    kernel that conflicts) ends the run, and so does a loop whose merge
+    would take more than `max-parameter-bytes` of kernel parameters: each
+    memref the merged loop uses from above is a descriptor of
+    (3 + 2 · rank) · 8 bytes once outlined, any other value counts 8
+    bytes, constants none (the outlining copies them in), and 128 bytes
+    are kept for the kernel's own index arguments. (A GPT's clipping sums
+    one rank-0 buffer per parameter in one thread: merged whole, kjv_gpt's
+    kernel took 6120 bytes, which ptxas rejects below PTX ISA 8.1.)
+    examples/fashion_mlp.mlir's
     step in graph form launches seven kernels fewer per micro-batch: its
     loss sum merges with the micro-batch loop's carried values across the
     backward's kernels and GEMMs.
@@ -1679,6 +1698,11 @@ def GAccMergeSingleThreadLoopsPass
            "(abi::kDistinctArguments: the caller binds no two to "
            "overlapping memory), so a kernel or GEMM that writes one "
            "argument does not end a run whose loops read another">,
+    Option<"maxParameterBytes", "max-parameter-bytes", "int64_t",
+           /*default=*/"::mlir::gacc::kPtxKernelParameterBytes",
+           "The most bytes of kernel parameters a merged loop may take "
+           "(4352 by default, PTX's limit before ISA 8.1): a loop whose "
+           "merge would take more starts a new run">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

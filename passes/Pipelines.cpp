@@ -238,6 +238,10 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
+  // Constants and the index arithmetic on them go into the kernels
+  // (upstream's outlining no longer sinks them): the kernels take fewer
+  // parameters (KernelParameters.h leaves constants out) and fold them.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   GAccMergeGPUModulesPassOptions merge;
   pm.addPass(createGAccMergeGPUModulesPass(merge));

@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 #include "passes/analysis/InitializingFill.h"
 #include "passes/analysis/KernelOrder.h"
+#include "passes/analysis/KernelParameters.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -536,7 +537,8 @@ struct LinalgToParallelLoopsPass
   };
 
   /// Whether `next` may join `group`: in place (no split), the same output
-  /// positions, the same elements of every shared buffer, and only ops
+  /// positions, the same elements of every shared buffer, parameters within
+  /// `max-parameter-bytes` (fitsKernelParameters), and only ops
   /// between them that the group's work may run after (`erased`: folded
   /// fills, which go; calls of the `gemm-callees` that touch nothing the
   /// group writes, and write nothing it reads). The frees to delay are
@@ -551,6 +553,15 @@ struct LinalgToParallelLoopsPass
         !llvm::all_of(group.members, [&](const Lowering *m) {
           return sameElements(*m, next, distinctArguments);
         }))
+      return false;
+    SmallVector<Operation *> ops;
+    SmallVector<Value> starts(next.starts);
+    for (const Lowering *m : group.members) {
+      ops.push_back(m->op);
+      llvm::append_range(starts, m->starts);
+    }
+    ops.push_back(next.op);
+    if (!fitsKernelParameters(ops, maxParameterBytes, starts))
       return false;
     auto groupViews = [&](Value buffer) {
       return llvm::any_of(group.members, [&](const Lowering *m) {

@@ -6,12 +6,14 @@
 // kernels that do not conflict with them separate (classifyCrossing; a
 // free of a buffer an earlier loop reads moves after the merged loop), so
 // that the GPU mapping makes one one-thread kernel of each run instead of
-// one per loop.
+// one per loop, as long as the merged kernel's parameters stay within
+// PTX's limit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 #include "passes/analysis/KernelOrder.h"
+#include "passes/analysis/KernelParameters.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -56,9 +58,10 @@ void prependBody(scf::ParallelOp first, int64_t firstIv,
   first.erase();
 }
 
-/// Merges the runs of one block.
+/// Merges the runs of one block; a loop whose merge would take more than
+/// `maxParameterBytes` of kernel parameters starts a new run.
 void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees,
-               bool distinctArguments) {
+               bool distinctArguments, int64_t maxParameterBytes) {
   scf::ParallelOp pending;
   int64_t pendingIv = 0;
   // The buffers the pending loops write (collectAccesses), or nothing when
@@ -70,13 +73,17 @@ void mergeRuns(Block &block, ArrayRef<std::string> gemmCallees,
     auto loop = dyn_cast<scf::ParallelOp>(op);
     std::optional<int64_t> iv = loop ? singleIteration(loop) : std::nullopt;
     if (iv) {
-      if (pending) {
+      if (pending && fitsKernelParameters({pending, loop}, maxParameterBytes)) {
         prependBody(pending, pendingIv, loop);
+        // The frees stay after the run's loop, wherever it ends.
         Operation *after = loop;
         for (Operation *free : delayed) {
           free->moveAfter(after);
           after = free;
         }
+      } else {
+        // A new run: the earlier loop and its frees stay where they are.
+        delayed.clear();
       }
       pending = loop;
       pendingIv = *iv;
@@ -124,7 +131,7 @@ struct MergeSingleThreadLoopsPass
         blocks.push_back(block);
     });
     for (Block *block : blocks)
-      mergeRuns(*block, gemmCallees, distinctArguments);
+      mergeRuns(*block, gemmCallees, distinctArguments, maxParameterBytes);
   }
 };
 

@@ -564,3 +564,48 @@ func.func @two_arguments(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x
   }
   return
 }
+
+// Three ops of the same positions on arguments of their own: one kernel,
+// which takes five [8, 8] descriptors (5 · 56 bytes) and the 128 bytes
+// kept for its index arguments, 408 bytes in all. With
+// max-parameter-bytes=300 the third op would take the kernel past it
+// (the first two take 296): two kernels.
+// RUN: gacc-opt %s -gacc-linalg-to-parallel-loops="distinct-arguments=true max-parameter-bytes=300" | FileCheck %s --check-prefix=PARAMS
+// DISTINCT-LABEL: func.func @parameter_limit
+// DISTINCT-COUNT-1: scf.parallel
+// DISTINCT-NOT: scf.parallel
+// DISTINCT: return
+// PARAMS-LABEL: func.func @parameter_limit
+// PARAMS: scf.parallel
+// PARAMS: arith.negf
+// PARAMS: arith.addf
+// PARAMS-NOT: arith.mulf
+// PARAMS: }
+// PARAMS: scf.parallel
+// PARAMS: arith.mulf
+// PARAMS-NOT: scf.parallel
+// PARAMS: return
+func.func @parameter_limit(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>, %d: memref<8x8xf32>, %e: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%a : memref<8x8xf32>) {
+  ^bb0(%o: f32):
+    %n = arith.negf %o : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.addf %o, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%d : memref<8x8xf32>) outs(%e : memref<8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %p = arith.mulf %o, %in : f32
+    linalg.yield %p : f32
+  }
+  return
+}

@@ -1,4 +1,5 @@
 // RUN: gacc-opt %s -gacc-merge-single-thread-loops | FileCheck %s
+// RUN: gacc-opt %s -gacc-merge-single-thread-loops=max-parameter-bytes=200 | FileCheck %s --check-prefix=PARAMS
 
 // Three one-thread loops that an allocation, a free and a constant
 // separate: one loop, the bodies in their order (the first one's
@@ -130,4 +131,52 @@ func.func @delayed_free(%x: f32) -> memref<f32> {
   }
   memref.dealloc %b : memref<f32>
   return %c : memref<f32>
+}
+
+// A run ends where the merged loop would take more than
+// max-parameter-bytes of kernel parameters: each rank-0 memref it uses
+// is a descriptor of 24 bytes, and 128 bytes are kept for the kernel's
+// index arguments. The first two loops take %x, %a and %y (72 + 128 =
+// 200 bytes); with the third (%z and %w too, 248) the default limit
+// (4352) merges all three, max-parameter-bytes=200 only the first two,
+// and the free of %a stays before the third loop, after the two it
+// follows.
+// CHECK-LABEL: func.func @parameter_limit
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %arg3[]
+// CHECK-NOT: scf.parallel
+// CHECK: memref.dealloc
+// CHECK-NEXT: return
+// PARAMS-LABEL: func.func @parameter_limit
+// PARAMS: %[[A:.*]] = memref.alloc
+// PARAMS: scf.parallel
+// PARAMS: memref.load %arg0[]
+// PARAMS: memref.load %[[A]][]
+// PARAMS: }
+// PARAMS-NEXT: memref.dealloc %[[A]]
+// PARAMS-NEXT: scf.parallel
+// PARAMS: memref.load %arg2[]
+// PARAMS: }
+// PARAMS-NEXT: return
+func.func @parameter_limit(%x: memref<f32>, %y: memref<f32>, %z: memref<f32>, %w: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %x[] : memref<f32>
+    memref.store %v, %a[] : memref<f32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %a[] : memref<f32>
+    memref.store %v, %y[] : memref<f32>
+    scf.reduce
+  }
+  memref.dealloc %a : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %z[] : memref<f32>
+    memref.store %v, %w[] : memref<f32>
+    scf.reduce
+  }
+  return
 }

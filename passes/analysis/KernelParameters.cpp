@@ -1,0 +1,46 @@
+//===- KernelParameters.cpp - what a kernel's launch passes ---------------===//
+//
+// kernelParameterBytes: the kernel parameters that ops lowered to one
+// kernel take.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/KernelParameters.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+uint64_t mlir::gacc::kernelParameterBytes(ArrayRef<Operation *> ops,
+                                          ArrayRef<Value> more) {
+  llvm::SetVector<Value> taken;
+  for (Value v : more)
+    if (v)
+      taken.insert(v);
+  for (Operation *op : ops) {
+    taken.insert(op->operand_begin(), op->operand_end());
+    for (Region &region : op->getRegions())
+      getUsedValuesDefinedAbove(region, taken);
+  }
+  uint64_t bytes = 0;
+  for (Value v : taken) {
+    Operation *def = v.getDefiningOp();
+    if (matchPattern(v, m_Constant()) || (def && llvm::is_contained(ops, def)))
+      continue;
+    if (auto memref = dyn_cast<MemRefType>(v.getType()))
+      bytes += (3 + 2 * uint64_t(memref.getRank())) * 8;
+    else
+      bytes += 8;
+  }
+  return bytes;
+}
+
+bool mlir::gacc::fitsKernelParameters(ArrayRef<Operation *> ops,
+                                      int64_t maxBytes, ArrayRef<Value> more) {
+  return int64_t(kernelParameterBytes(ops, more) + kLaunchIndexBytes) <=
+         maxBytes;
+}
