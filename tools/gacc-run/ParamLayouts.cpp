@@ -8,6 +8,8 @@
 
 #include "tools/gacc-run/ParamLayouts.h"
 
+#include "runtime/Safetensors.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
@@ -78,23 +80,27 @@ std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
 
 } // namespace
 
-std::string paramsLayoutName(const std::string &layout,
-                             const std::string &name) {
+FileOrigin paramsLayoutOrigin(const std::string &layout,
+                              const std::string &name) {
   if (layout != "gpt2")
-    return "";
+    return {};
   static const std::regex block(R"(^h(\d+)_([a-z0-9]+)_(w|b)$)");
   std::smatch m;
   if (std::regex_match(name, m, block))
     for (auto [gpt2, gacc] : kGpt2BlockParts)
-      if (m[2] == gacc)
-        return "transformer.h." + m[1].str() + "." + gpt2 +
-               (m[3] == "w" ? ".weight" : ".bias");
+      if (m[2] == gacc) {
+        bool weight = m[3] == "w";
+        bool norm = m[2] == "ln1" || m[2] == "ln2";
+        return {"transformer.h." + m[1].str() + "." + gpt2 +
+                    (weight ? ".weight" : ".bias"),
+                weight && !norm};
+      }
   if (name == "wte" || name == "wpe")
-    return "transformer." + name + ".weight";
+    return {"transformer." + name + ".weight"};
   if (name == "lnf_w" || name == "lnf_b")
-    return std::string("transformer.ln_f.") +
-           (name == "lnf_w" ? "weight" : "bias");
-  return "";
+    return {std::string("transformer.ln_f.") +
+            (name == "lnf_w" ? "weight" : "bias")};
+  return {};
 }
 
 bool isKnownParamsLayout(const std::string &layout) {
@@ -103,7 +109,7 @@ bool isKnownParamsLayout(const std::string &layout) {
 
 llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                             std::map<std::string, HostTensor> &tensors,
-                            std::map<std::string, std::string> &origin) {
+                            std::map<std::string, FileOrigin> &origin) {
   if (layout == "gacc")
     return llvm::Error::success();
   if (layout != "gpt2")
@@ -124,7 +130,13 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
     if (conv1d && tensor.shape.size() != 2)
       return layoutError(path + ": GPT-2 '" + name +
                          "' must be a 2-D Conv1D weight [in, out]");
-    origin[gaccName] = name;
+    if (auto seen = origin.find(gaccName); seen != origin.end())
+      return layoutError(path + ": '" + seen->second.name + "' and '" + name +
+                         "' are both GPT-2's name of '" + gaccName + "'");
+    if (conv1d)
+      if (llvm::Error e = checkFinite(path, name, tensor))
+        return e;
+    origin[gaccName] = FileOrigin{name, conv1d};
     mapped[gaccName] = conv1d ? transposed(tensor) : std::move(tensor);
   }
   // The head is tied to the token embedding: a checkpoint's own head must

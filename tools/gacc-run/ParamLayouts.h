@@ -18,6 +18,14 @@
 
 namespace gaccrt {
 
+/// Where a tensor given gacc's name came from in the file: the file's name
+/// of it, and whether it was stored transposed ([in, out], a GPT-2 Conv1D
+/// weight) and turned into gacc's [out, in] on loading.
+struct FileOrigin {
+  std::string name;
+  bool transposed = false;
+};
+
 /// The layouts --params-layout knows ("gacc", the default, and "gpt2").
 bool isKnownParamsLayout(const std::string &layout);
 
@@ -31,17 +39,21 @@ bool isKnownParamsLayout(const std::string &layout);
 ///   h{i}_out_w/_b, their weights transposed from Conv1D's [in, out] to
 ///   torch.nn.Linear's [out, in]; transformer.ln_f → lnf_w/_b. The tied
 ///   lm_head.weight and the attention-mask buffers (attn.bias,
-///   attn.masked_bias) are dropped; any other name is an error naming it.
+///   attn.masked_bias) are dropped; any other name is an error naming it,
+///   and so are two names of one gacc tensor (with and without
+///   "transformer."). A weight stored transposed is checked for NaN and
+///   infinity first, so that the error gives the file's index.
 /// `origin` maps each new name back to the file's, for error messages.
 llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                             std::map<std::string, HostTensor> &tensors,
-                            std::map<std::string, std::string> &origin);
+                            std::map<std::string, FileOrigin> &origin);
 
 /// The name `layout` gives gacc's parameter `name` ("h3_ln1_w" →
-/// "transformer.h.3.ln_1.weight" in "gpt2"), or "" for "gacc" or a name
-/// outside the layout: what an error about a missing tensor names.
-std::string paramsLayoutName(const std::string &layout,
-                             const std::string &name);
+/// "transformer.h.3.ln_1.weight" in "gpt2"; h3_fc_w → mlp.c_fc.weight,
+/// stored transposed), or an empty name for "gacc" or a name outside the
+/// layout: what an error about a missing tensor names.
+FileOrigin paramsLayoutOrigin(const std::string &layout,
+                              const std::string &name);
 
 } // namespace gaccrt
 

@@ -124,16 +124,22 @@ static void initialize(ArrayRef<RankedTensorType> types,
 
 /// Replaces each of `tensors` by the F32 tensor of its name in `loaded`; one
 /// that is not there keeps its initial value and is added to `missing`,
-/// unless `required` says it must be there (an error naming it, and the
-/// name `fileName` gives it in the file's layout, if another). A tensor
+/// unless `required` says it must be there. A tensor missing, of another
+/// type or of another shape is an error naming it as the file does
+/// (`fileName`, in the file's layout: its name and, for a weight stored
+/// transposed, its shape) and saying what the step expects. A tensor
 /// `nonNegative` marks (a variance) must hold no value below 0.
 static llvm::Error
 takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
-           llvm::function_ref<std::string(StringRef)> fileName,
+           llvm::function_ref<FileOrigin(StringRef)> fileName,
            ArrayRef<std::string> names, StringRef what,
            llvm::function_ref<bool(unsigned)> required,
            ArrayRef<bool> nonNegative, std::vector<HostTensor> &tensors,
            std::vector<std::string> &missing) {
+  auto reversed = [](std::vector<int64_t> shape) {
+    std::reverse(shape.begin(), shape.end());
+    return shape;
+  };
   for (auto [k, name] : llvm::enumerate(names)) {
     HostTensor &tensor = tensors[k];
     auto it = loaded.find(name);
@@ -142,19 +148,31 @@ takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
       continue;
     }
     // With another layout, the file's own name of the tensor.
-    std::string own = fileName(name);
-    if (it == loaded.end() || it->second.dtype != DType::F32 ||
-        it->second.shape != tensor.shape) {
-      std::string source = own.empty() ? "" : " (from '" + own + "')";
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          path + ": no F32 tensor '" + name + "'" + source + " with the " +
-              what.str() + "'s shape " + formatShape(tensor.shape));
-    }
-    if (llvm::Error e = checkFinite(path, own.empty() ? name : own, it->second,
+    FileOrigin own = fileName(name);
+    std::string inFile = own.name.empty() ? name : own.name;
+    std::string expected =
+        "the " + what.str() + (own.name.empty() ? "" : " '" + name + "'") +
+        " is F32 " + formatShape(tensor.shape) +
+        (own.transposed ? ", stored transposed in this layout: [in, out] = " +
+                              formatShape(reversed(tensor.shape))
+                        : "");
+    if (it == loaded.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     path + ": no tensor '" + inFile + "'; " +
+                                         expected);
+    const HostTensor &found = it->second;
+    if (found.dtype != DType::F32 || found.shape != tensor.shape)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     path + ": tensor '" + inFile + "' is " +
+                                         dtypeName(found.dtype) + " " +
+                                         formatShape(own.transposed
+                                                         ? reversed(found.shape)
+                                                         : found.shape) +
+                                         "; " + expected);
+    if (llvm::Error e = checkFinite(path, inFile, found,
                                     !nonNegative.empty() && nonNegative[k]))
       return e;
-    tensor = it->second;
+    tensor = found;
   }
   return llvm::Error::success();
 }
@@ -172,7 +190,7 @@ llvm::Error initialParameters(const StepSignature &sig,
   auto loaded = loadSafetensors(settings.loadParams);
   if (!loaded)
     return loaded.takeError();
-  std::map<std::string, std::string> origin;
+  std::map<std::string, FileOrigin> origin;
   if (llvm::Error e = mapParamsLayout(settings.paramsLayout,
                                       settings.loadParams, *loaded, origin))
     return e;
@@ -185,7 +203,7 @@ llvm::Error initialParameters(const StepSignature &sig,
     auto from = origin.find(name.str());
     return from != origin.end()
                ? from->second
-               : paramsLayoutName(settings.paramsLayout, name.str());
+               : paramsLayoutOrigin(settings.paramsLayout, name.str());
   };
   if (llvm::Error e = takeLoaded(
           settings.loadParams, *loaded, fileName, sig.paramNames, "parameter",
@@ -209,7 +227,7 @@ llvm::Error initialParameters(const StepSignature &sig,
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           settings.loadParams + ": tensor '" +
-              (from == origin.end() ? name : from->second) +
+              (from == origin.end() ? name : from->second.name) +
               "' is not a parameter or running statistic of @" + sig.name +
               (from == origin.end() ? "" : " (it would be '" + name + "')"));
     }
