@@ -49,9 +49,14 @@ llvm::Expected<OutputTarget> gaccrt::resolveOutputPath(llvm::StringRef path) {
   std::string p = path.str();
   for (int hop = 0; hop < 40; ++hop) {
     // /proc/self/fd/N and its aliases (/dev/stdout, /dev/fd/N) are the
-    // process's open files: a stream, whatever they point to.
+    // process's open files: a stream, whatever they point to. No file can
+    // be made in /proc: a name there that does not exist is an error now,
+    // not after the work.
     llvm::StringRef ref(p);
     if (ref.starts_with("/proc/")) {
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0)
+        return failErrno(path, "cannot inspect " + p);
       int fd = -1;
       if (ref.consume_front("/proc/self/fd/") && ref.getAsInteger(10, fd))
         fd = -1;
