@@ -697,6 +697,14 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
   uint64_t planned = settings.stepArena || onDevice
                          ? settings.memoryPlan->heldPeakBytes
                          : settings.memoryPlan->peakBytes();
+  summary["planned_peak_bytes"] = int64_t(planned);
+  // Without a step there is nothing to measure: the process's own memory
+  // is not the step's.
+  if (stepMs.empty()) {
+    out << "memory: planned peak " << formatBytes(planned)
+        << ", not measured: this process ran no optimizer step\n";
+    return;
+  }
   // The device's arena peak with the scalar pool and cuBLAS workspace; on
   // the CPU the resident growth of the step's state, the step arena's
   // resident pages (faulted in by the first step, so inside the base) and
@@ -715,9 +723,8 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
                    : " (resident growth of the step's state and of "
                      "training)")
       << llvm::format(", %+.1f%%\n", 100.0 *
-                                          (double(measured) - double(planned)) /
-                                          std::max<double>(planned, 1));
-  summary["planned_peak_bytes"] = int64_t(planned);
+                                         (double(measured) - double(planned)) /
+                                         std::max<double>(planned, 1));
   summary["measured_peak_bytes"] = int64_t(measured);
 }
 
