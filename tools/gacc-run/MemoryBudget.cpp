@@ -1,8 +1,8 @@
 //===- MemoryBudget.cpp - sizes, budgets and measured memory --------------===//
 //
-// Parses byte sizes, bisects the micro-batch against the memory plan for
-// --memory-budget, and reads the process's resident memory for the
-// planned-against-measured comparison.
+// Parses byte sizes, bisects the accumulation steps against the memory
+// plan for --memory-budget, and reads the process's resident memory for
+// the planned-against-measured comparison.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +70,8 @@ llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
             " (e.g. 512MiB, 2GiB, 1.5GB or a number of bytes)");
   };
   llvm::StringRef s = text.trim();
+  if (s.starts_with("-"))
+    return bad("it cannot be negative");
   size_t digits = s.find_first_not_of("0123456789.");
   llvm::StringRef number = s.take_front(digits), unit = s.drop_front(
                                                      number.size()).trim();
@@ -98,10 +100,23 @@ llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
 }
 
 std::string gaccrt::formatBytes(uint64_t bytes) {
+  if (bytes < 1024)
+    return llvm::formatv("{0} bytes", bytes).str();
+  if (bytes < (1 << 20))
+    return llvm::formatv("{0:F2} KiB", double(bytes) / 1024).str();
   return llvm::formatv("{0:F2} MiB", double(bytes) / (1 << 20)).str();
 }
 
 namespace {
+/// formatBytes, and the number of bytes where that rounds them: two sizes
+/// compared in a message read apart however close they are.
+std::string withExactBytes(uint64_t bytes) {
+  std::string text = formatBytes(bytes);
+  if (bytes >= 1024)
+    text += " (" + std::to_string(bytes) + " bytes)";
+  return text;
+}
+
 /// "parameters 0.78 MiB, window inputs 0.77 MiB, ..." for the largest
 /// parts of `plan`'s peak.
 std::string largestParts(const MemoryPlan &plan) {
@@ -139,21 +154,29 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
         llvm::inconvertibleErrorCode(),
         llvm::formatv("--memory-budget {0}: even micro-batch 1 needs {1} "
                       "(largest parts: {2}); raise the budget",
-                      formatBytes(budget), formatBytes(smallest->heldPeakBytes),
+                      withExactBytes(budget),
+                      withExactBytes(smallest->heldPeakBytes),
                       largestParts(*smallest))
             .str());
+  // N = E (m = 1) fits; the fewest steps that fit are in [lo, hi].
   MemoryPlan best = *smallest;
-  int64_t lo = 1, hi = effectiveBatch; // lo fits; the answer is in [lo, hi]
+  auto microBatchOf = [&](int64_t n) { return (effectiveBatch + n - 1) / n; };
+  int64_t lo = 1, hi = effectiveBatch;
   while (lo < hi) {
-    int64_t mid = lo + (hi - lo + 1) / 2;
-    auto p = plan(mid);
+    int64_t mid = lo + (hi - lo) / 2;
+    // Steps that give the micro-batch of the fitting `best` fit too.
+    if (microBatchOf(mid) == best.microBatch) {
+      hi = mid;
+      continue;
+    }
+    auto p = plan(microBatchOf(mid));
     if (!p)
       return p.takeError();
     if (p->heldPeakBytes <= budget) {
-      lo = mid;
+      hi = mid;
       best = std::move(*p);
     } else {
-      hi = mid - 1;
+      lo = mid + 1;
     }
   }
   return best;

@@ -1,7 +1,7 @@
 //===- MemoryBudget.h - sizes, budgets and measured memory ------*- C++ -*-===//
 //
 // gacc-run's side of the memory plan: byte sizes on the command line
-// ("512MiB"), the largest micro-batch whose planned peak fits a budget,
+// ("512MiB"), the fewest micro-batches whose planned peak fits a budget,
 // and the resident memory the process really grew by, to set beside the
 // plan.
 //
@@ -23,12 +23,17 @@ namespace gaccrt {
 /// than 2^60 bytes.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
 
-/// "3.22 MiB".
+/// "3.22 MiB" (and "512 bytes", "12.50 KiB" below a MiB).
 std::string formatBytes(uint64_t bytes);
 
-/// The largest micro-batch m in [1, effective batch] whose planned peak
-/// fits `budget` bytes (bisection: the plan grows with m), with its plan
-/// (compiled with `options`, as the step that runs).
+/// The fewest accumulation steps N whose micro-batch m = ceil(E / N) (E the
+/// effective batch; no larger m for the same N, which would only pad the
+/// last micro-batch) has a planned peak within `budget` bytes, with its plan
+/// (compiled with `options`, as the step that runs): the largest
+/// micro-batch of the fewest micro-batches. Bisection over N: the plan
+/// shrinks as N grows (m falls, and the window's N · m samples stay within
+/// N - 1 of E), where over m it does not (64 × 4 = 256 samples can fit
+/// where 40 × 7 = 280 just does).
 /// Error (the message to print): even m = 1 does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>

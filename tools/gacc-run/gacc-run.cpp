@@ -184,12 +184,13 @@ static cl::opt<std::string> memoryPlanSvg(
     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
-    cl::desc("Train with the largest micro-batch whose planned peak fits "
+    cl::desc("Train with the fewest micro-batches whose planned peak fits "
              "this size (e.g. 512MiB, 2GiB, 1.5GB): the parameters, "
              "accumulators, optimizer state, window inputs, activations, "
              "temporaries and workspaces, not the data set's host copy. "
-             "The effective batch stays; N = ceil(E / m) and the last "
-             "micro-batch of a window may be ragged. Default on --target "
+             "The effective batch E stays: the fewest accumulation steps N "
+             "whose micro-batch m = ceil(E / N) fits (the last micro-batch "
+             "of a window may be ragged). Default on --target "
              "cuda: the model's micro-batch, checked against the device's "
              "free memory less 1 GiB"),
     cl::value_desc("size"), cl::cat(cat));
@@ -470,10 +471,10 @@ static StepToBuffersOptions toBuffersOptions(StringRef target,
   return options;
 }
 
-/// --memory-budget's choice: the largest micro-batch that fits with the
-/// model's recomputation; without --recompute also with the cheap policy,
-/// which is kept (the model marked, `recomputed` set) when it lets a
-/// larger micro-batch fit.
+/// --memory-budget's choice: the fewest micro-batches that fit
+/// (chooseMicroBatch) with the model's recomputation; without --recompute
+/// also with the cheap policy, which is kept (the model marked,
+/// `recomputed` set) when it lets a larger micro-batch fit.
 static llvm::Expected<MemoryPlan>
 chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
                    uint64_t budget, StringRef target,

@@ -1,7 +1,8 @@
-"""Checks that --memory-budget picks the largest micro-batch whose planned
-peak fits: for each budget, gacc-run's choice m has a plan within the
-budget (gacc-opt -gacc-plan-memory), m + 1 has not (or m is the whole
-effective batch), and the run trains with N = ceil(E / m).
+"""Checks that --memory-budget picks the fewest micro-batches whose planned
+peak fits: for each budget, gacc-run's choice of N accumulation steps has
+the micro-batch m = ceil(E / N) and a plan within the budget (gacc-opt
+-gacc-plan-memory), and N - 1 steps' micro-batch ceil(E / (N - 1)) has
+not (or N is 1).
 Usage: budget_choice.py GACC_RUN GACC_OPT MODEL EFFECTIVE_BATCH BUDGET..."""
 import re
 import subprocess
@@ -27,8 +28,9 @@ for budget in sys.argv[5:]:
     m, n = map(int, re.search(r"micro-batch (\d+) x (\d+) accumulation",
                               out).groups())
     assert planned_peak(m) <= limit, (budget, m, "does not fit")
-    assert m == eff or planned_peak(m + 1) > limit, (budget, m, "not largest")
-    assert n == -(-eff // m), (budget, m, n)
+    assert m == -(-eff // n), (budget, m, n, "pads more than N needs")
+    assert n == 1 or planned_peak(-(-eff // (n - 1))) > limit, \
+        (budget, n, "not the fewest")
     assert "effective batch %d" % eff in out, out
-    print("budget %s: micro-batch %d x %d, the largest that fits" %
+    print("budget %s: micro-batch %d x %d, the fewest that fit" %
           (budget, m, n))
