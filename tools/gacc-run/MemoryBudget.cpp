@@ -62,6 +62,49 @@ llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
                     formatBytes(largestBytes), formatBytes(memoryBytes)));
 }
 
+PersistentState gaccrt::persistentState(const StepSignature &sig) {
+  auto bytesOf = [](ShapedType t) {
+    return uint64_t(t.getNumElements()) *
+           ((t.getElementTypeBitWidth() + 7) / 8);
+  };
+  PersistentState p;
+  for (RankedTensorType t : sig.paramTypes)
+    p.params += bytesOf(t);
+  for (unsigned i : sig.trainable)
+    p.accumulators += uint64_t(sig.paramTypes[i].getNumElements()) * 4;
+  p.state = p.accumulators * sig.statePerParam;
+  for (RankedTensorType t : sig.statisticTypes)
+    p.statistics += bytesOf(t);
+  for (unsigned j = 0; j < sig.numInputs; ++j)
+    p.inputs += bytesOf(sig.windowInputType(j));
+  return p;
+}
+
+llvm::Error gaccrt::checkPersistentState(const StepSignature &sig,
+                                         uint64_t memoryBytes) {
+  PersistentState p = persistentState(sig);
+  if (!memoryBytes || p.total() <= memoryBytes)
+    return llvm::Error::success();
+  std::string parts;
+  for (auto [what, bytes] :
+       {std::pair<const char *, uint64_t>{"parameters", p.params},
+        {"gradient accumulators", p.accumulators},
+        {"optimizer state", p.state},
+        {"running statistics", p.statistics},
+        {"window inputs", p.inputs}})
+    if (bytes)
+      parts += (parts.empty() ? "" : ", ") + std::string(what) + " " +
+               formatBytes(bytes);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("@{0} holds {1} before any activation ({2}), more than "
+                    "the {3} of memory this process may use (the machine's, "
+                    "or its container's limit): the step cannot run; make "
+                    "the model smaller or lower --micro-batch",
+                    sig.name, formatBytes(p.total()), parts,
+                    formatBytes(memoryBytes)));
+}
+
 llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
   auto bad = [&](const llvm::Twine &why) {
     return llvm::createStringError(
@@ -104,7 +147,9 @@ std::string gaccrt::formatBytes(uint64_t bytes) {
     return llvm::formatv("{0} bytes", bytes).str();
   if (bytes < (1 << 20))
     return llvm::formatv("{0:F2} KiB", double(bytes) / 1024).str();
-  return llvm::formatv("{0:F2} MiB", double(bytes) / (1 << 20)).str();
+  if (bytes < (uint64_t(1) << 30))
+    return llvm::formatv("{0:F2} MiB", double(bytes) / (1 << 20)).str();
+  return llvm::formatv("{0:F2} GiB", double(bytes) / (1 << 30)).str();
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #define GACC_TOOLS_GACCRUN_MEMORYBUDGET_H
 
 #include "dialect/GAccDialect.h"
+#include "passes/StepSignature.h"
 #include "passes/analysis/MemoryPlan.h"
 
 #include "llvm/Support/Error.h"
@@ -23,7 +24,7 @@ namespace gaccrt {
 /// than 2^60 bytes.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
 
-/// "3.22 MiB" (and "512 bytes", "12.50 KiB" below a MiB).
+/// "3.22 MiB" ("512 bytes", "12.50 KiB" below a MiB, "1.50 GiB" from a GiB).
 std::string formatBytes(uint64_t bytes);
 
 /// The fewest accumulation steps N whose micro-batch m = ceil(E / N) (E the
@@ -52,6 +53,25 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
 /// its result's shape and bytes, and the memory.
 llvm::Error checkLargestTensor(mlir::gacc::TrainStepOp step,
                                uint64_t memoryBytes);
+
+/// The memory the step holds before any activation, in bytes: its
+/// parameters, gradient accumulators and optimizer state (fp32, of the
+/// trainable parameters' shapes), running statistics and one window of
+/// inputs (the layout of `sig`).
+struct PersistentState {
+  uint64_t params = 0, accumulators = 0, state = 0, statistics = 0, inputs = 0;
+  uint64_t total() const {
+    return params + accumulators + state + statistics + inputs;
+  }
+};
+PersistentState persistentState(const mlir::gacc::StepSignature &sig);
+
+/// Checks that the persistent state of `sig` fits `memoryBytes`, as
+/// checkLargestTensor does for one tensor: many tensors that each fit can
+/// still exceed the machine together. Error: the parts and their sum, and
+/// the memory.
+llvm::Error checkPersistentState(const mlir::gacc::StepSignature &sig,
+                                 uint64_t memoryBytes);
 
 /// Resident memory of this process (Linux: /proc/self/status).
 namespace rss {

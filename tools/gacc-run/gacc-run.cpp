@@ -562,12 +562,25 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   // On the CPU, a step that cannot fit this machine stops here, not in
   // the system's out-of-memory killer (the cuda target checks its plan
   // against the device below).
-  if (!onDevice)
-    if (llvm::Error e = checkLargestTensor(step, hostMemoryBytes())) {
+  // A step whose state alone takes more than half of that memory is
+  // planned, and refused below when its plan does not fit.
+  uint64_t hostMemory = onDevice ? 0 : hostMemoryBytes();
+  uint64_t persistent = 0;
+  if (hostMemory) {
+    FailureOr<StepSignature> sig = getStepSignature(step);
+    if (failed(sig))
+      return kExitBadInput;
+    llvm::Error e = checkLargestTensor(step, hostMemory);
+    if (!e)
+      e = checkPersistentState(*sig, hostMemory);
+    if (e) {
       reportError(llvm::toString(std::move(e)));
       return kExitBadInput;
     }
-  bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice;
+    persistent = persistentState(*sig).total();
+  }
+  bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice ||
+                persistent > hostMemory / 2;
   if (!plan && wanted) {
     FailureOr<MemoryPlan> p =
         planTrainingStepMemory(model, step.getSymName(), 0, target, expand,
@@ -578,6 +591,18 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   }
   if (!plan)
     return 0;
+  uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
+  if (hostMemory && plannedPeak > hostMemory) {
+    reportError(llvm::formatv(
+        "the planned peak of micro-batch {0}, {1} ({2} of it parameters, "
+        "gradient accumulators, optimizer state and window inputs), is more "
+        "than the {3} of memory this process may use (the machine's, or its "
+        "container's limit): the step cannot run; lower --micro-batch or "
+        "give --memory-budget to choose one that fits",
+        plan->microBatch, formatBytes(plannedPeak), formatBytes(persistent),
+        formatBytes(hostMemory)));
+    return kExitBadInput;
+  }
   if (onDevice && memoryBudget.empty()) {
     uint64_t arena = cuda::stepMemoryBytes();
     if (plan->peakBytes() > arena) {
