@@ -289,6 +289,24 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
     return "chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, "
            "sm_90a), got '" +
            options.chip + "'";
+  // PTX versions LLVM 22's NVPTX back end knows (`llc -march=nvptx64
+  // -mattr=help`); it ignores any other feature with a warning.
+  static const unsigned ptxVersions[] = {
+      32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73,
+      74, 75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90};
+  SmallVector<StringRef> features;
+  StringRef(options.features).split(features, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef feature : features) {
+    StringRef name = feature.trim();
+    unsigned ptx = 0;
+    bool known = (name.consume_front("+") || name.consume_front("-")) &&
+                 name.consume_front("ptx") && !name.getAsInteger(10, ptx) &&
+                 llvm::is_contained(ptxVersions, ptx);
+    if (!known)
+      return "features must be PTX versions LLVM knows, as +ptxNN "
+             "separated by commas (e.g. +ptx80, +ptx81), got '" +
+             feature.str() + "'";
+  }
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";

@@ -10,6 +10,10 @@
 // OPT: error: gacc-lower-to-nvvm-pipeline: opt-level must be in [0, 3], got 7
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="cuda-graph=true resumable=true" 2>&1 | FileCheck %s --check-prefix=GRAPH
 // GRAPH: error: gacc-lower-to-nvvm-pipeline: cuda-graph excludes resumable: the resumable functions' micro-batch bounds are host values that change from call to call
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="features=+bogus" 2>&1 | FileCheck %s --check-prefix=FEATURES
+// FEATURES: error: gacc-lower-to-nvvm-pipeline: features must be PTX versions LLVM knows, as +ptxNN separated by commas (e.g. +ptx80, +ptx81), got '+bogus'
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="features=+ptx99" 2>&1 | FileCheck %s --check-prefix=PTX99
+// PTX99: got '+ptx99'
 func.func @f() {
   return
 }
