@@ -247,6 +247,18 @@ LogicalResult TrainStepOp::verifyRegions() {
               "result #" + Twine(cast<OpResult>(result).getResultNumber()))))
         return failure();
     }
+  // tensor.expand_shape's own verifier does not hold its static
+  // output_shape to its result type; bufferization's memref.expand_shape
+  // does, far from the model and once per function that clones the op.
+  for (Operation &op : body.without_terminator())
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(&op))
+      for (auto [i, size, extent] :
+           llvm::enumerate(expand.getStaticOutputShape(),
+                           expand.getResultType().getShape()))
+        if (!ShapedType::isDynamic(size) && size != extent)
+          return op.emitOpError("output_shape[")
+                 << i << "] is " << size << " but the result type "
+                 << expand.getResultType() << " has " << extent;
   // Ops that depend on the whole batch must say how they accumulate.
   for (Operation &op : body.without_terminator())
     if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))

@@ -46,11 +46,23 @@ llvm::Error readIdx(const std::string &path, unsigned expectedRank,
     return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) |
            (uint32_t(b[2]) << 8) | uint32_t(b[3]);
   };
-  uint8_t header[4];
-  if (!readAll(header, 4)) {
+  // A read that failed: zlib's reason where it has one (a CRC or a
+  // format error), else the file ended early.
+  auto readFailure = [&](const llvm::Twine &truncated) {
+    int err = Z_OK;
+    // zlib's message starts with the path: the error names it already.
+    llvm::StringRef message = gzerror(f, &err);
+    if (message.consume_front(path))
+      message = message.ltrim(": ");
+    std::string reason = message.str(); // zlib's buffer goes with gzclose
     gzclose(f);
-    return fileError(path, "truncated or corrupt (no IDX header)");
-  }
+    if (err != Z_OK && err != Z_STREAM_END)
+      return fileError(path, "corrupt (zlib: " + reason + ")");
+    return fileError(path, truncated);
+  };
+  uint8_t header[4];
+  if (!readAll(header, 4))
+    return readFailure("truncated (no IDX header)");
   uint32_t magic = be32(header);
   if ((magic >> 8) != 0x08 || (magic & 0xff) != expectedRank) {
     gzclose(f);
@@ -62,10 +74,8 @@ llvm::Error readIdx(const std::string &path, unsigned expectedRank,
   uint64_t total = 1;
   for (unsigned i = 0; i < expectedRank; ++i) {
     uint8_t d[4];
-    if (!readAll(d, 4)) {
-      gzclose(f);
-      return fileError(path, "truncated IDX header");
-    }
+    if (!readAll(d, 4))
+      return readFailure("truncated IDX header");
     dims.push_back(be32(d));
     total *= dims.back();
   }
@@ -74,11 +84,10 @@ llvm::Error readIdx(const std::string &path, unsigned expectedRank,
     return fileError(path, "implausible IDX dimensions");
   }
   data.resize(total);
-  bool ok = readAll(data.data(), total);
+  if (!readAll(data.data(), total))
+    return readFailure(llvm::Twine("truncated: expected ") +
+                       llvm::Twine(total) + " data bytes");
   gzclose(f);
-  if (!ok)
-    return fileError(path, llvm::Twine("truncated or corrupt: expected ") +
-                               llvm::Twine(total) + " data bytes");
   return llvm::Error::success();
 }
 

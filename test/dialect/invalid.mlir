@@ -1540,3 +1540,18 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// tensor.expand_shape's static output_shape must be its result's shape
+// (its own verifier does not compare them).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  // expected-error @below {{'tensor.expand_shape' op output_shape[2] is 3 but the result type 'tensor<2x2x2xf32>' has 2}}
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 3] : tensor<2x4xf32> into tensor<2x2x2xf32>
+  %c = tensor.collapse_shape %e [[0], [1, 2]] : tensor<2x2x2xf32> into tensor<2x4xf32>
+  %z = gacc.linear %c, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -8,19 +8,34 @@
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "tools/InputNesting.h"
+#include "tools/Version.h"
 
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::AddExtraVersionPrinter(gacc::printVersion);
   mlir::gacc::configureCUDAToolkit();
   mlir::registerAllPasses();
   mlir::gacc::registerGAccPasses();
   mlir::gacc::registerGAccPipelines();
   mlir::DialectRegistry registry;
   mlir::gacc::registerGAccDialectsAndInterfaces(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "gacc optimizer driver: the gacc dialect, passes and "
-                  "pipelines\n",
-      registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv,
+      "gacc optimizer driver: the gacc dialect, passes and pipelines\n",
+      registry);
+  // A file nested past what the parser's stack survives: one error, not a
+  // crash (a file that cannot be read is MlirOptMain's to report; standard
+  // input, which MlirOptMain reads itself, is not scanned).
+  if (auto buffer = input == "-" ? nullptr : mlir::openInputFile(input)) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    if (!gacc::checkInputNesting(sourceMgr))
+      return 1;
+  }
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }

@@ -237,24 +237,26 @@ buildCharacterSource(const std::vector<std::string> &sequences,
   if (classes < src->vocab)
     return sourceError("@" + sig.name + " predicts " + llvm::Twine(classes) +
                        " classes but the corpus has " +
-                       llvm::Twine(src->vocab) + " distinct characters");
+                       llvm::Twine(src->vocab) +
+                       " distinct bytes (its characters are bytes)");
   // Every character index must be in range where the model looks it up
   // (an embedding table with fewer rows would be read past its end).
   for (unsigned j = 0; j < sig.indexBound.size(); ++j)
     if (int64_t bound = sig.indexBound[j]; bound && bound < src->vocab)
       return sourceError("@" + sig.name + "'s input #" + llvm::Twine(j) +
                          " indexes " + llvm::Twine(bound) +
-                         " rows but the corpus has " +
-                         llvm::Twine(src->vocab) + " distinct characters");
+                         " rows but the corpus has " + llvm::Twine(src->vocab) +
+                         " distinct bytes (its characters are bytes)");
   std::vector<double> freq(src->vocab, 1.0); // add-one smoothing
   for (size_t i = 0; i < sequences.size(); ++i) {
     const std::string &l = sequences[i];
     if (int64_t(l.size()) - 1 > src->seqLen)
       return sourceError("line " + llvm::Twine(i + 1) + " has " +
                          llvm::Twine(l.size()) +
-                         " characters; the model's sequence length " +
+                         " bytes (its characters are bytes); the model's "
+                         "sequence length " +
                          llvm::Twine(src->seqLen) + " holds verses of up to " +
-                         llvm::Twine(src->seqLen + 1));
+                         llvm::Twine(src->seqLen + 1) + " bytes");
     if (l.size() < 2)
       continue;
     std::vector<int32_t> ids;
@@ -403,6 +405,18 @@ createTensors(const std::string &path, const StepSignature &sig) {
   }
   if (src->count == 0)
     return sourceError(path + ": no samples");
+  // A tensor the step has no input for is an error, as in --load-params:
+  // a misnamed input would otherwise be left out unseen.
+  for (const auto &entry : *file) {
+    bool isInput = false;
+    for (size_t j = 0; j < sig.inputTypes.size(); ++j)
+      isInput |= entry.first == "input" + std::to_string(j);
+    if (!isInput)
+      return sourceError(path + ": tensor '" + entry.first +
+                         "' is not an input of @" + sig.name +
+                         " (input0 to input" +
+                         llvm::Twine(sig.inputTypes.size() - 1) + ")");
+  }
   return std::unique_ptr<DataSource>(std::move(src));
 }
 

@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/gacc-run/ParamLayouts.h"
-#include "tools/gacc-run/Options.h"
+#include "tools/InputNesting.h"
+#include "tools/Version.h"
 #include "tools/gacc-run/MemoryBudget.h"
+#include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/ParamLayouts.h"
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -426,7 +428,11 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   bool haveM = microBatch.getNumOccurrences() > 0;
   bool haveN = accumSteps.getNumOccurrences() > 0;
   if ((haveM && microBatch <= 0) || (haveN && accumSteps <= 0)) {
-    reportError("--micro-batch and --accum-steps must be positive");
+    reportError(haveM && microBatch <= 0
+                    ? "--micro-batch must be positive, got " +
+                          llvm::Twine(int64_t(microBatch))
+                    : "--accum-steps must be positive, got " +
+                          llvm::Twine(int64_t(accumSteps)));
     return false;
   }
   PassManager pm(model.getContext());
@@ -876,6 +882,7 @@ static bool checkCheckpointFlags() {
 /// Everything gacc-run does; returns the exit status.
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
+  cl::AddExtraVersionPrinter(::gacc::printVersion);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "gacc-run: compile a gacc training step and train it with gradient "
@@ -892,7 +899,10 @@ static int run(int argc, char **argv) {
     return kExitBadInput;
   }
   if (epochs <= 0 || logEvery <= 0) {
-    reportError("--epochs and --log-every must be positive");
+    reportError(epochs <= 0 ? "--epochs must be positive, got " +
+                                  llvm::Twine(int64_t(epochs))
+                            : "--log-every must be positive, got " +
+                                  llvm::Twine(int64_t(logEvery)));
     return kExitBadInput;
   }
   if (maxSteps.getNumOccurrences() && maxSteps < 0) {
@@ -1074,6 +1084,8 @@ static int run(int argc, char **argv) {
     return kExitBadInput;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (!::gacc::checkInputNesting(sourceMgr))
+    return kExitBadInput;
   OwningOpRef<ModuleOp> model = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!model)
     return kExitBadInput; // the diagnostic handler printed the location
@@ -1123,6 +1135,20 @@ static int run(int argc, char **argv) {
   std::optional<MemoryPlan> plan;
   bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
                    rampSchedule.has_value();
+  // Asked for in so many words where it cannot apply: an error, not a
+  // choice silently undone.
+  if (deferWeightGradients.getNumOccurrences() && deferWeightGradients &&
+      (resumable || !memoryBudget.empty())) {
+    reportError(llvm::Twine("--defer-weight-gradients=true does not apply "
+                            "with ") +
+                (!memoryBudget.empty() ? "--memory-budget (which keeps "
+                                         "memory smallest)"
+                 : rampSchedule        ? "--accum-schedule (whose windows span "
+                                         "calls)"
+                                       : "checkpoints or --resume (whose "
+                                         "windows span calls)"));
+    return kExitBadInput;
+  }
   // Weight gradients deferred to the end of the window, where the whole
   // window runs in one call, and not where memory comes first.
   int64_t deferWindowBytes =
@@ -1192,6 +1218,17 @@ static int run(int argc, char **argv) {
   settings.saveParams = saveParams;
   settings.evalEma = evalEma;
   settings.saveEma = saveEma;
+  if (evalEma && noEval) {
+    reportError("--eval-ema chooses the weights to evaluate; not with "
+                "--no-eval");
+    return kExitBadInput;
+  }
+  if (fp32Storage && sig->precision == Precision::fp32) {
+    reportError("--fp32-storage keeps a bf16/fp16 step's rounded values in "
+                "fp32; @" +
+                sig->name + " computes in fp32");
+    return kExitBadInput;
+  }
   if ((evalEma || !saveEma.empty()) && !sig->ema) {
     reportError(llvm::Twine(evalEma ? "--eval-ema" : "--save-ema") +
                 ": @" + sig->name +
