@@ -255,7 +255,8 @@ LogicalResult TrainStepOp::verifyRegions() {
       for (auto [i, size, extent] :
            llvm::enumerate(expand.getStaticOutputShape(),
                            expand.getResultType().getShape()))
-        if (!ShapedType::isDynamic(size) && size != extent)
+        if (ShapedType::isStatic(size) && ShapedType::isStatic(extent) &&
+            size != extent)
           return op.emitOpError("output_shape[")
                  << i << "] is " << size << " but the result type "
                  << expand.getResultType() << " has " << extent;

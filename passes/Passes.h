@@ -50,7 +50,8 @@ inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
 /// The most bytes of parameters a kernel may take in PTX before ISA 8.1
 /// (ptxas: "Kernel parameter size larger than 4352 bytes requires PTX ISA
 /// .version 8.1 or later"; the NVVM pipeline's default features are
-/// +ptx80): what gacc-merge-single-thread-loops lets a merged kernel take.
+/// +ptx80): the default limit of gacc-linalg-to-parallel-loops' fused
+/// kernels and gacc-merge-single-thread-loops' merged ones.
 inline constexpr int64_t kPtxKernelParameterBytes = 4352;
 
 #define GEN_PASS_DECL

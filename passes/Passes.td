@@ -1419,6 +1419,37 @@ def GAccPlaceTransientBuffersPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def GAccCheckKernelParametersPass
+    : Pass<"gacc-check-kernel-parameters", "gpu::GPUModuleOp"> {
+  let summary = "Refuse a kernel whose parameters exceed what PTX allows";
+  let description = [{
+    After `gpu-kernel-outlining`, sums each kernel's (`gpu.func ... kernel`)
+    parameters as the LLVM lowering passes them (kernelArgumentBytes: a
+    memref as its descriptor of two pointers, the offset and a size and a
+    stride per dimension, scalars at their size, each aligned to its size)
+    and fails with one error at the kernel's location, naming it and its
+    bytes, where they exceed `max-parameter-bytes`: ptxas would refuse the
+    kernel later, in the middle of the pipeline's serialization, with an
+    error about a `.ptx` file the user never sees. The passes that put
+    several ops in one kernel keep within the same limit
+    (`gacc-linalg-to-parallel-loops`, `gacc-merge-single-thread-loops`);
+    this is the check that they did, and it runs without ptxas
+    (`format=isa`).
+
+    ```
+    error: kernel @big_kernel takes 6120 bytes of parameters (192
+    arguments), more than the 4352 that PTX allows before ISA 8.1
+    (features=+ptx81 or later allows 32764)
+    ```
+  }];
+  let options = [
+    Option<"maxParameterBytes", "max-parameter-bytes", "int64_t",
+           /*default=*/"::mlir::gacc::kPtxKernelParameterBytes",
+           "The most bytes of parameters a kernel may take (4352 by "
+           "default, PTX's limit before ISA 8.1)">,
+  ];
+}
+
 def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
   let summary = "Gather every outlined GPU kernel into one gpu.module";
   let description = [{
@@ -1530,10 +1561,12 @@ def GAccLinalgToParallelLoopsPass
       or write and read nothing they write (two function arguments may
       share memory unless `distinct-arguments` says the caller never binds
       them so), and the kernel's parameters stay within
-      `max-parameter-bytes` (each memref the kernel takes is a descriptor of
-      (3 + 2 · rank) · 8 bytes once outlined, any other value 8 bytes,
-      constants none, with 128 bytes kept for the kernel's own index
-      arguments: a GPT-2-small step's 74 bf16 copies of its [768] vectors
+      `max-parameter-bytes` (kernelParameterBytes: each memref the kernel
+      takes is a descriptor of (3 + 2 · rank) · 8 bytes once outlined, any
+      other value up to 24 bytes (a rank-0 buffer in the graph form),
+      constants none (the NVVM pipeline sinks them into the kernels), with
+      128 bytes kept for the kernel's own index arguments: a GPT-2-small
+      step's 74 bf16 copies of its [768] vectors
       made one kernel of 5920 bytes, which ptxas rejects below PTX ISA
       8.1). An op joins the latest of the last 8 kernels it may join. A
       bias added in place and its activation, a row maximum and the sums
@@ -1667,9 +1700,10 @@ def GAccMergeSingleThreadLoopsPass
     kernel that conflicts) ends the run, and so does a loop whose merge
     would take more than `max-parameter-bytes` of kernel parameters: each
     memref the merged loop uses from above is a descriptor of
-    (3 + 2 · rank) · 8 bytes once outlined, any other value counts 8
-    bytes, constants none (the outlining copies them in), and 128 bytes
-    are kept for the kernel's own index arguments. (A GPT's clipping sums
+    (3 + 2 · rank) · 8 bytes once outlined, any other value up to 24
+    bytes (a rank-0 buffer in the graph form), constants none (the NVVM
+    pipeline sinks them into the kernels), and 128 bytes are kept for the
+    kernel's own index arguments (kernelParameterBytes). (A GPT's clipping sums
     one rank-0 buffer per parameter in one thread: merged whole, kjv_gpt's
     kernel took 6120 bytes, which ptxas rejects below PTX ISA 8.1.)
     examples/fashion_mlp.mlir's

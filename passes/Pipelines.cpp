@@ -167,6 +167,22 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The most bytes of parameters a kernel may take with the PTX `features`
+/// (validated: +ptxNN entries): 32764 from PTX ISA 8.1 on (CUDA 12.1),
+/// kPtxKernelParameterBytes before.
+static int64_t kernelParameterLimit(StringRef features) {
+  unsigned newest = 0;
+  SmallVector<StringRef> entries;
+  features.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    StringRef name = entry.trim();
+    unsigned ptx = 0;
+    if (name.consume_front("+ptx") && !name.getAsInteger(10, ptx))
+      newest = std::max(newest, ptx);
+  }
+  return newest >= 81 ? 32764 : kPtxKernelParameterBytes;
+}
+
 void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
   // The arena kernels are built from the model-level step (before the
@@ -215,9 +231,11 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // reductions in registers, split sums, scalars on the device, fills
   // folded, consecutive ops fused); the upstream lowering takes what is
   // left (dynamic shapes).
+  int64_t parameterBytes = kernelParameterLimit(options.features);
   GAccLinalgToParallelLoopsPassOptions parallelLoops;
   parallelLoops.gemmCallees = gemmCallees;
   parallelLoops.distinctArguments = ::gacc::abi::kDistinctArguments;
+  parallelLoops.maxParameterBytes = parameterBytes;
   pm.addNestedPass<func::FuncOp>(
       createGAccLinalgToParallelLoopsPass(parallelLoops));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -226,6 +244,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   GAccMergeSingleThreadLoopsPassOptions mergeScalars;
   mergeScalars.gemmCallees = gemmCallees;
   mergeScalars.distinctArguments = ::gacc::abi::kDistinctArguments;
+  mergeScalars.maxParameterBytes = parameterBytes;
   pm.addNestedPass<func::FuncOp>(
       createGAccMergeSingleThreadLoopsPass(mergeScalars));
   // Tile the parallel loops so that the inner tile maps to the threads of
@@ -238,11 +257,16 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());
-  // Constants and the index arithmetic on them go into the kernels
-  // (upstream's outlining no longer sinks them): the kernels take fewer
-  // parameters (KernelParameters.h leaves constants out) and fold them.
+  // Constants (and memref.dim, arith.select and arith.cmpi of them) go
+  // into the kernels (upstream's outlining no longer sinks them): the
+  // kernels take fewer parameters (KernelParameters.h leaves constants
+  // out) and fold them.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  GAccCheckKernelParametersPassOptions checkParameters;
+  checkParameters.maxParameterBytes = parameterBytes;
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createGAccCheckKernelParametersPass(checkParameters));
   GAccMergeGPUModulesPassOptions merge;
   pm.addPass(createGAccMergeGPUModulesPass(merge));
   // Launches queue on one stream; the host waits only before it touches

@@ -47,7 +47,8 @@ llvm::Error readIdx(const std::string &path, unsigned expectedRank,
            (uint32_t(b[2]) << 8) | uint32_t(b[3]);
   };
   // A read that failed: zlib's reason where it has one (a CRC or a
-  // format error), else the file ended early.
+  // format error; a compressed stream cut short is Z_BUF_ERROR), else the
+  // data ended early.
   auto readFailure = [&](const llvm::Twine &truncated) {
     int err = Z_OK;
     // zlib's message starts with the path: the error names it already.
@@ -56,6 +57,8 @@ llvm::Error readIdx(const std::string &path, unsigned expectedRank,
       message = message.ltrim(": ");
     std::string reason = message.str(); // zlib's buffer goes with gzclose
     gzclose(f);
+    if (err == Z_BUF_ERROR)
+      return fileError(path, "truncated (zlib: " + reason + ")");
     if (err != Z_OK && err != Z_STREAM_END)
       return fileError(path, "corrupt (zlib: " + reason + ")");
     return fileError(path, truncated);

@@ -1,7 +1,7 @@
 //===- KernelParameters.cpp - what a kernel's launch passes ---------------===//
 //
 // kernelParameterBytes: the kernel parameters that ops lowered to one
-// kernel take.
+// kernel take; kernelArgumentBytes: those of an outlined kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,9 +34,28 @@ uint64_t mlir::gacc::kernelParameterBytes(ArrayRef<Operation *> ops,
     if (auto memref = dyn_cast<MemRefType>(v.getType()))
       bytes += (3 + 2 * uint64_t(memref.getRank())) * 8;
     else
-      bytes += 8;
+      bytes += 24;
   }
   return bytes;
+}
+
+uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types) {
+  uint64_t offset = 0;
+  auto place = [&](uint64_t size) {
+    uint64_t align = std::min<uint64_t>(size, 8);
+    offset = (offset + align - 1) / align * align + size;
+  };
+  for (Type t : types) {
+    if (auto memref = dyn_cast<MemRefType>(t)) {
+      for (int64_t i = 0, n = 3 + 2 * memref.getRank(); i < n; ++i)
+        place(8);
+    } else if (t.isIntOrFloat()) {
+      place(std::max<uint64_t>((t.getIntOrFloatBitWidth() + 7) / 8, 1));
+    } else {
+      place(8); // index, pointers
+    }
+  }
+  return offset;
 }
 
 bool mlir::gacc::fitsKernelParameters(ArrayRef<Operation *> ops,

@@ -12,26 +12,39 @@
 #define GACC_PASSES_ANALYSIS_KERNELPARAMETERS_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeRange.h"
 
 #include <cstdint>
 
 namespace mlir::gacc {
 
-/// Bytes of parameters that the tiling and the GPU mapping add to a kernel
-/// for its own index arithmetic (four to seven index values in the NVVM
-/// pipeline's kernels), kept free of the ops' own values.
+/// Bytes of parameters kept free of the ops' own values: the index
+/// arithmetic the tiling and the GPU mapping add (one index value per
+/// kernel in the NVVM pipeline, where gpu-launch-sink-index-computations
+/// sinks the constants), and the condition buffer gacc-device-resident-
+/// scalars gives a kernel under a branch on a device scalar.
 constexpr uint64_t kLaunchIndexBytes = 128;
 
 /// Bytes of kernel parameters for the values that `ops` take from outside
 /// them (their operands, the values their regions use from above, and
-/// `more`: values the lowering adds, null ones skipped), each counted once, as
-/// the LLVM lowering passes them: a memref as its descriptor, two pointers, the
-/// offset and a size and a stride per dimension ((3 + 2 · rank) · 8 bytes), any
-/// other value as 8 bytes (at most what a scalar parameter takes). Values of
-/// constant-like ops and values the ops define themselves are left out: the
-/// outlining copies constants into the kernel.
+/// `more`: values the lowering adds, null ones skipped), each counted once,
+/// as the LLVM lowering passes them: a memref as its descriptor, two
+/// pointers, the offset and a size and a stride per dimension
+/// ((3 + 2 · rank) · 8 bytes), any other value as 24 bytes (a scalar the
+/// host computes or receives per call becomes a rank-0 buffer's descriptor
+/// in the graph form, gacc-device-resident-scalars; a scalar parameter
+/// takes at most 8). Values of constant-like ops and values the ops define
+/// themselves are left out: the NVVM pipeline's
+/// gpu-launch-sink-index-computations copies constants into the kernel.
 uint64_t kernelParameterBytes(ArrayRef<Operation *> ops,
                               ArrayRef<Value> more = {});
+
+/// Bytes of parameters of a kernel (gpu.func) whose arguments have `types`,
+/// as the LLVM lowering passes them and PTX lays them out: a memref as its
+/// descriptor ((3 + 2 · rank) 8-byte fields), an index as 8 bytes, an
+/// integer or float at its size rounded up to bytes, each aligned to its
+/// size (8 at most); any other type as 8 bytes.
+uint64_t kernelArgumentBytes(TypeRange types);
 
 /// Whether one kernel made of `ops` (and `more`) takes at most `maxBytes`
 /// of parameters (kernelParameterBytes, with kLaunchIndexBytes to spare).

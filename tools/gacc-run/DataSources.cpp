@@ -411,6 +411,9 @@ createTensors(const std::string &path, const StepSignature &sig) {
     bool isInput = false;
     for (size_t j = 0; j < sig.inputTypes.size(); ++j)
       isInput |= entry.first == "input" + std::to_string(j);
+    if (!isInput && sig.inputTypes.empty())
+      return sourceError(path + ": tensor '" + entry.first + "': @" + sig.name +
+                         " takes no inputs");
     if (!isInput)
       return sourceError(path + ": tensor '" + entry.first +
                          "' is not an input of @" + sig.name +

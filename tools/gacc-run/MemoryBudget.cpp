@@ -100,7 +100,8 @@ llvm::Error gaccrt::checkPersistentState(const StepSignature &sig,
       llvm::formatv("@{0} holds {1} before any activation ({2}), more than "
                     "the {3} of memory this process may use (the machine's, "
                     "or its container's limit): the step cannot run; make "
-                    "the model smaller or lower --micro-batch",
+                    "the model smaller or lower the effective batch "
+                    "(--micro-batch with --accum-steps)",
                     sig.name, formatBytes(p.total()), parts,
                     formatBytes(memoryBytes)));
 }

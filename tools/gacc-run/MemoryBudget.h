@@ -31,10 +31,12 @@ std::string formatBytes(uint64_t bytes);
 /// effective batch; no larger m for the same N, which would only pad the
 /// last micro-batch) has a planned peak within `budget` bytes, with its plan
 /// (compiled with `options`, as the step that runs): the largest
-/// micro-batch of the fewest micro-batches. Bisection over N: the plan
-/// shrinks as N grows (m falls, and the window's N · m samples stay within
-/// N - 1 of E), where over m it does not (64 × 4 = 256 samples can fit
-/// where 40 × 7 = 280 just does).
+/// micro-batch of the fewest micro-batches. Bisection over N assumes the
+/// plan shrinks as N grows: m falls, and the window's N · m samples stay
+/// within N - 1 of E (they may grow by a few samples from one N to the
+/// next, which a model of heavy inputs and light activations could feel).
+/// Over m the plan does not shrink: 64 × 4 = 256 samples can fit where
+/// 40 × 7 = 280 just does.
 /// Error (the message to print): even m = 1 does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>

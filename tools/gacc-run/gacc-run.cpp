@@ -525,46 +525,6 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
                       std::optional<MemoryPlan> &plan) {
   bool lead = collectives::launcherRank() == 0;
   bool onDevice = target == "cuda";
-  if (!memoryBudget.empty()) {
-    auto budget = parseByteSize(memoryBudget);
-    if (!budget) {
-      reportError("--memory-budget " + llvm::toString(budget.takeError()));
-      return kExitBadInput;
-    }
-    int64_t eff = step.getEffectiveBatch()
-                      ? step.getEffectiveBatchAttr().getInt()
-                      : int64_t(step.getAccumSteps() * step.getMicroBatch());
-    bool recomputed = false;
-    auto chosen = chooseWithinBudget(model, step, eff, *budget, target,
-                                     expand, recomputed);
-    if (!chosen) {
-      reportError(llvm::toString(chosen.takeError()));
-      return kExitBadInput;
-    }
-    PassManager pm(model.getContext());
-    GAccSetAccumulationSchedulePassOptions options;
-    options.microBatch = uint64_t(chosen->microBatch);
-    options.ragged = true;
-    pm.addPass(createGAccSetAccumulationSchedulePass(options));
-    if (failed(pm.run(model)) || failed(verify(model)))
-      return kExitBadInput;
-    int64_t n = chosen->accumSteps, m = chosen->microBatch;
-    if (lead) {
-      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget)
-                   << ": micro-batch " << m << " x " << n
-                   << " accumulation steps (effective batch " << eff
-                   << (step.getDataParallel() ? " per rank" : "");
-      if (n * m != eff)
-        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
-                     << " samples";
-      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
-      if (recomputed)
-        llvm::outs() << ", with activation recomputation (--recompute cheap: "
-                        "a larger micro-batch fits than without)";
-      llvm::outs() << "\n";
-    }
-    plan = std::move(*chosen);
-  }
   // On the CPU, a step that cannot fit this machine stops here, not in
   // the system's out-of-memory killer (the cuda target checks its plan
   // against the device below).
@@ -585,6 +545,51 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     }
     persistent = persistentState(*sig).total();
   }
+  if (!memoryBudget.empty()) {
+    auto budget = parseByteSize(memoryBudget);
+    if (!budget) {
+      reportError("--memory-budget " + llvm::toString(budget.takeError()));
+      return kExitBadInput;
+    }
+    int64_t eff = step.getEffectiveBatch()
+                      ? step.getEffectiveBatchAttr().getInt()
+                      : int64_t(step.getAccumSteps() * step.getMicroBatch());
+    // A budget beyond this machine's memory is that memory.
+    uint64_t usable = hostMemory ? std::min(*budget, hostMemory) : *budget;
+    bool recomputed = false;
+    auto chosen = chooseWithinBudget(model, step, eff, usable, target, expand,
+                                     recomputed);
+    if (!chosen) {
+      reportError(llvm::toString(chosen.takeError()));
+      return kExitBadInput;
+    }
+    PassManager pm(model.getContext());
+    GAccSetAccumulationSchedulePassOptions options;
+    options.microBatch = uint64_t(chosen->microBatch);
+    options.ragged = true;
+    pm.addPass(createGAccSetAccumulationSchedulePass(options));
+    if (failed(pm.run(model)) || failed(verify(model)))
+      return kExitBadInput;
+    int64_t n = chosen->accumSteps, m = chosen->microBatch;
+    if (lead) {
+      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget);
+      if (usable < *budget)
+        llvm::outs() << " (capped at the " << formatBytes(usable)
+                     << " of memory this process may use)";
+      llvm::outs() << ": micro-batch " << m << " x " << n
+                   << " accumulation steps (effective batch " << eff
+                   << (step.getDataParallel() ? " per rank" : "");
+      if (n * m != eff)
+        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
+                     << " samples";
+      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
+      if (recomputed)
+        llvm::outs() << ", with activation recomputation (--recompute cheap: "
+                        "a larger micro-batch fits than without)";
+      llvm::outs() << "\n";
+    }
+    plan = std::move(*chosen);
+  }
   bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice ||
                 persistent > hostMemory / 2;
   if (!plan && wanted) {
@@ -598,10 +603,11 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   if (!plan)
     return 0;
   uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
-  if (hostMemory && plannedPeak > hostMemory) {
+  if (hostMemory && memoryBudget.empty() && plannedPeak > hostMemory) {
     reportError(llvm::formatv(
         "the planned peak of micro-batch {0}, {1} ({2} of it parameters, "
-        "gradient accumulators, optimizer state and window inputs), is more "
+        "gradient accumulators, optimizer state, running statistics and "
+        "window inputs), is more "
         "than the {3} of memory this process may use (the machine's, or its "
         "container's limit): the step cannot run; lower --micro-batch or "
         "give --memory-budget to choose one that fits",

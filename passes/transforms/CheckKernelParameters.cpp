@@ -1,0 +1,46 @@
+//===- CheckKernelParameters.cpp - gacc-check-kernel-parameters ----------===//
+//
+// Refuses, with one error at the kernel, a gpu.func kernel whose parameters
+// exceed the bytes PTX allows a kernel, before ptxas would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/analysis/KernelParameters.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::gacc {
+#define GEN_PASS_DEF_GACCCHECKKERNELPARAMETERSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gacc
+
+using namespace mlir;
+using namespace mlir::gacc;
+
+namespace {
+
+struct CheckKernelParametersPass
+    : public mlir::gacc::impl::GAccCheckKernelParametersPassBase<
+          CheckKernelParametersPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<gpu::GPUFuncOp>()) {
+      if (!func.isKernel())
+        continue;
+      TypeRange arguments = func.getArgumentTypes();
+      uint64_t bytes = kernelArgumentBytes(arguments);
+      if (int64_t(bytes) <= maxParameterBytes)
+        continue;
+      func.emitError("kernel @")
+          << func.getName() << " takes " << bytes << " bytes of parameters ("
+          << arguments.size() << " arguments), more than the "
+          << int64_t(maxParameterBytes)
+          << " that PTX allows before ISA 8.1 (features=+ptx81 or later "
+             "allows 32764)";
+      signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,27 @@
+// RUN: gacc-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(gpu.module(gacc-check-kernel-parameters{max-parameter-bytes=100}))"
+
+// Two rank-1 descriptors (5 fields each) and an index: 88 bytes, within
+// 100; a function that is not a kernel is not checked.
+module attributes {gpu.container_module} {
+  gpu.module @fits {
+    gpu.func @k(%a: memref<8xf32>, %b: memref<8xf32>, %i: index) kernel {
+      gpu.return
+    }
+    gpu.func @helper(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<8xf32>) {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Two rank-2 descriptors (7 fields each) and an i32: 116 bytes, more than
+// 100: one error at the kernel.
+module attributes {gpu.container_module} {
+  gpu.module @over {
+    // expected-error @below {{kernel @k takes 116 bytes of parameters (3 arguments), more than the 100 that PTX allows before ISA 8.1 (features=+ptx81 or later allows 32764)}}
+    gpu.func @k(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %n: i32) kernel {
+      gpu.return
+    }
+  }
+}
