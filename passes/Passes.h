@@ -53,6 +53,8 @@ inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
 /// +ptx80): the default limit of gacc-linalg-to-parallel-loops' fused
 /// kernels and gacc-merge-single-thread-loops' merged ones.
 inline constexpr int64_t kPtxKernelParameterBytes = 4352;
+/// ... and from PTX ISA 8.1 on (CUDA 12.1, Volta and later).
+inline constexpr int64_t kPtxIsa81KernelParameterBytes = 32764;
 
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"

@@ -180,7 +180,8 @@ static int64_t kernelParameterLimit(StringRef features) {
     if (name.consume_front("+ptx") && !name.getAsInteger(10, ptx))
       newest = std::max(newest, ptx);
   }
-  return newest >= 81 ? 32764 : kPtxKernelParameterBytes;
+  return newest >= 81 ? kPtxIsa81KernelParameterBytes
+                      : kPtxKernelParameterBytes;
 }
 
 void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,

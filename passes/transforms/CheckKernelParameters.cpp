@@ -32,12 +32,16 @@ struct CheckKernelParametersPass
       uint64_t bytes = kernelArgumentBytes(arguments);
       if (int64_t(bytes) <= maxParameterBytes)
         continue;
-      func.emitError("kernel @")
-          << func.getName() << " takes " << bytes << " bytes of parameters ("
-          << arguments.size() << " arguments), more than the "
-          << int64_t(maxParameterBytes)
-          << " that PTX allows before ISA 8.1 (features=+ptx81 or later "
-             "allows 32764)";
+      InFlightDiagnostic error = func.emitError("kernel @");
+      error << func.getName() << " takes " << bytes << " bytes of parameters ("
+            << arguments.size() << " arguments), more than the "
+            << int64_t(maxParameterBytes);
+      if (maxParameterBytes < kPtxIsa81KernelParameterBytes)
+        error << " that PTX allows before ISA 8.1 (features=+ptx81 or later "
+                 "allows "
+              << kPtxIsa81KernelParameterBytes << ")";
+      else
+        error << " allowed";
       signalPassFailure();
     }
   }
