@@ -6,17 +6,13 @@ with SGD and momentum.
   plan:  the first weight is 0.2 of the memory (its state 0.6) and the
          micro-batch 1568 rows, so that each [1568, H] activation is 0.4
          of it and the step's planned peak exceeds it.
-The memory is the one gacc-run uses (the machine's, or its container's
-limit), read from its refusal of a step too large for it on standard input
-("... more than the 23.54 GiB of memory this process may use ...").
+The memory is the one gacc-run uses (gacc_memory.py).
 Usage: gacc-run huge.mlir 2>&1 | make_heavy_step.py state|plan"""
-import re
 import sys
 
-found = re.search(r"more than the ([0-9.]+) (MiB|GiB) of memory", sys.stdin.read())
-if not found:
-    sys.exit("make_heavy_step.py: no memory figure from gacc-run on stdin")
-memory = float(found.group(1)) * {"MiB": 2**20, "GiB": 2**30}[found.group(2)]
+import gacc_memory
+
+memory = gacc_memory.from_stdin()
 share, m = {'state': (0.4, 32), 'plan': (0.2, 1568)}[sys.argv[1]]
 h = int(share * memory / (784 * 4))
 print(f'''gacc.param @w1 : tensor<{h}x784xf32> = #gacc.zeros

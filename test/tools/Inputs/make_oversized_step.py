@@ -3,12 +3,15 @@
 a convolution of 8 x 1 x 28 x 28 images padded until its 8 x 4 x S x S
 output is that large, then ReLU (which keeps it for the backward),
 global average pooling, a linear layer and cross-entropy
-(tools/allocation-failures.test)."""
+(tools/allocation-failures.test). The memory is the one gacc-run uses
+(gacc_memory.py).
+Usage: gacc-run huge.mlir 2>&1 | make_oversized_step.py"""
 import math
-import os
 
-physical = os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
-pad = (int(math.sqrt(0.9 * physical / (8 * 4 * 4))) - 26) // 2
+import gacc_memory
+
+memory = gacc_memory.from_stdin()
+pad = (int(math.sqrt(0.9 * memory / (8 * 4 * 4))) - 26) // 2
 side = 26 + 2 * pad
 image = f'tensor<8x4x{side}x{side}xf32>'
 print(f'''gacc.param @w : tensor<4x1x3x3xf32> = #gacc.kaiming_uniform<fan_in = 9>
