@@ -1420,10 +1420,11 @@ def GAccPlaceTransientBuffersPass
 }
 
 def GAccCheckKernelParametersPass
-    : Pass<"gacc-check-kernel-parameters", "gpu::GPUModuleOp"> {
+    : Pass<"gacc-check-kernel-parameters", "ModuleOp"> {
   let summary = "Refuse a kernel whose parameters exceed what PTX allows";
   let description = [{
-    After `gpu-kernel-outlining`, sums each kernel's (`gpu.func ... kernel`)
+    After `gpu-kernel-outlining`, sums each kernel's (`gpu.func ... kernel`
+    of every `gpu.module`)
     parameters as the LLVM lowering passes them (kernelArgumentBytes: a
     memref as its descriptor of two pointers, the offset and a size and a
     stride per dimension, scalars at their size, each aligned to its size)

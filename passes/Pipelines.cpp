@@ -167,19 +167,38 @@ void mlir::gacc::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-/// The most bytes of parameters a kernel may take with the PTX `features`
-/// (validated: +ptxNN entries): 32764 from PTX ISA 8.1 on (CUDA 12.1),
-/// kPtxKernelParameterBytes before.
-static int64_t kernelParameterLimit(StringRef features) {
-  unsigned newest = 0;
+/// Reads the PTX `features` (comma-separated +ptxNN or -ptxNN entries):
+/// `newest` is the newest version turned on (0 for none). Returns the
+/// first entry that is not a PTX version LLVM 22's NVPTX back end knows
+/// (`llc -march=nvptx64 -mattr=help`; it ignores any other feature with a
+/// warning), or std::nullopt.
+static std::optional<std::string> readPtxFeatures(StringRef features,
+                                                  unsigned &newest) {
+  static const unsigned known[] = {32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64,
+                                   65, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80,
+                                   81, 82, 83, 84, 85, 86, 87, 88, 90};
+  newest = 0;
   SmallVector<StringRef> entries;
   features.split(entries, ',', -1, /*KeepEmpty=*/false);
   for (StringRef entry : entries) {
     StringRef name = entry.trim();
+    bool on = name.consume_front("+");
     unsigned ptx = 0;
-    if (name.consume_front("+ptx") && !name.getAsInteger(10, ptx))
+    if ((!on && !name.consume_front("-")) || !name.consume_front("ptx") ||
+        name.getAsInteger(10, ptx) || !llvm::is_contained(known, ptx))
+      return entry.str();
+    if (on)
       newest = std::max(newest, ptx);
   }
+  return std::nullopt;
+}
+
+/// The most bytes of parameters a kernel may take with the PTX `features`
+/// (validated): 32764 from PTX ISA 8.1 on (CUDA 12.1),
+/// kPtxKernelParameterBytes before.
+static int64_t kernelParameterLimit(StringRef features) {
+  unsigned newest = 0;
+  (void)readPtxFeatures(features, newest);
   return newest >= 81 ? kPtxIsa81KernelParameterBytes
                       : kPtxKernelParameterBytes;
 }
@@ -266,8 +285,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   GAccCheckKernelParametersPassOptions checkParameters;
   checkParameters.maxParameterBytes = parameterBytes;
-  pm.addNestedPass<gpu::GPUModuleOp>(
-      createGAccCheckKernelParametersPass(checkParameters));
+  pm.addPass(createGAccCheckKernelParametersPass(checkParameters));
   GAccMergeGPUModulesPassOptions merge;
   pm.addPass(createGAccMergeGPUModulesPass(merge));
   // Launches queue on one stream; the host waits only before it touches
@@ -314,24 +332,12 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
     return "chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, "
            "sm_90a), got '" +
            options.chip + "'";
-  // PTX versions LLVM 22's NVPTX back end knows (`llc -march=nvptx64
-  // -mattr=help`); it ignores any other feature with a warning.
-  static const unsigned ptxVersions[] = {
-      32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73,
-      74, 75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90};
-  SmallVector<StringRef> features;
-  StringRef(options.features).split(features, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef feature : features) {
-    StringRef name = feature.trim();
-    unsigned ptx = 0;
-    bool known = (name.consume_front("+") || name.consume_front("-")) &&
-                 name.consume_front("ptx") && !name.getAsInteger(10, ptx) &&
-                 llvm::is_contained(ptxVersions, ptx);
-    if (!known)
-      return "features must be PTX versions LLVM knows, as +ptxNN "
-             "separated by commas (e.g. +ptx80, +ptx81), got '" +
-             feature.str() + "'";
-  }
+  unsigned newest = 0;
+  if (std::optional<std::string> bad =
+          readPtxFeatures(options.features, newest))
+    return "features must be PTX versions LLVM knows, as +ptxNN "
+           "separated by commas (e.g. +ptx80, +ptx81), got '" +
+           *bad + "'";
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";

@@ -15,6 +15,12 @@
 
 using namespace mlir;
 
+/// Bytes of a memref of `rank` as the LLVM lowering passes it: two
+/// pointers, the offset, and a size and a stride per dimension.
+static uint64_t descriptorBytes(int64_t rank) {
+  return (3 + 2 * uint64_t(rank)) * 8;
+}
+
 uint64_t mlir::gacc::kernelParameterBytes(ArrayRef<Operation *> ops,
                                           ArrayRef<Value> more) {
   llvm::SetVector<Value> taken;
@@ -31,10 +37,9 @@ uint64_t mlir::gacc::kernelParameterBytes(ArrayRef<Operation *> ops,
     Operation *def = v.getDefiningOp();
     if (matchPattern(v, m_Constant()) || (def && llvm::is_contained(ops, def)))
       continue;
-    if (auto memref = dyn_cast<MemRefType>(v.getType()))
-      bytes += (3 + 2 * uint64_t(memref.getRank())) * 8;
-    else
-      bytes += 24;
+    // A scalar may become a rank-0 buffer (gacc-device-resident-scalars).
+    auto memref = dyn_cast<MemRefType>(v.getType());
+    bytes += descriptorBytes(memref ? memref.getRank() : 0);
   }
   return bytes;
 }
@@ -47,8 +52,7 @@ uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types) {
   };
   for (Type t : types) {
     if (auto memref = dyn_cast<MemRefType>(t)) {
-      for (int64_t i = 0, n = 3 + 2 * memref.getRank(); i < n; ++i)
-        place(8);
+      place(descriptorBytes(memref.getRank())); // 8-byte fields
     } else if (t.isIntOrFloat()) {
       place(std::max<uint64_t>((t.getIntOrFloatBitWidth() + 7) / 8, 1));
     } else {
@@ -60,6 +64,6 @@ uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types) {
 
 bool mlir::gacc::fitsKernelParameters(ArrayRef<Operation *> ops,
                                       int64_t maxBytes, ArrayRef<Value> more) {
-  return int64_t(kernelParameterBytes(ops, more) + kLaunchIndexBytes) <=
+  return int64_t(kernelParameterBytes(ops, more) + kReservedParameterBytes) <=
          maxBytes;
 }

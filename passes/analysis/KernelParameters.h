@@ -23,7 +23,7 @@ namespace mlir::gacc {
 /// kernel in the NVVM pipeline, where gpu-launch-sink-index-computations
 /// sinks the constants), and the condition buffer gacc-device-resident-
 /// scalars gives a kernel under a branch on a device scalar.
-constexpr uint64_t kLaunchIndexBytes = 128;
+constexpr uint64_t kReservedParameterBytes = 128;
 
 /// Bytes of kernel parameters for the values that `ops` take from outside
 /// them (their operands, the values their regions use from above, and
@@ -47,7 +47,8 @@ uint64_t kernelParameterBytes(ArrayRef<Operation *> ops,
 uint64_t kernelArgumentBytes(TypeRange types);
 
 /// Whether one kernel made of `ops` (and `more`) takes at most `maxBytes`
-/// of parameters (kernelParameterBytes, with kLaunchIndexBytes to spare).
+/// of parameters (kernelParameterBytes, with kReservedParameterBytes to
+/// spare).
 bool fitsKernelParameters(ArrayRef<Operation *> ops, int64_t maxBytes,
                           ArrayRef<Value> more = {});
 

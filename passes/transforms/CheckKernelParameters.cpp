@@ -25,13 +25,13 @@ struct CheckKernelParametersPass
           CheckKernelParametersPass> {
   using Base::Base;
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<gpu::GPUFuncOp>()) {
+    getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
-        continue;
+        return;
       TypeRange arguments = func.getArgumentTypes();
       uint64_t bytes = kernelArgumentBytes(arguments);
       if (int64_t(bytes) <= maxParameterBytes)
-        continue;
+        return;
       InFlightDiagnostic error = func.emitError("kernel @");
       error << func.getName() << " takes " << bytes << " bytes of parameters ("
             << arguments.size() << " arguments), more than the "
@@ -43,7 +43,7 @@ struct CheckKernelParametersPass
       else
         error << " allowed";
       signalPassFailure();
-    }
+    });
   }
 };
 

@@ -1,4 +1,4 @@
-// RUN: gacc-opt %s -split-input-file -verify-diagnostics -pass-pipeline="builtin.module(gpu.module(gacc-check-kernel-parameters{max-parameter-bytes=100}))"
+// RUN: gacc-opt %s -split-input-file -verify-diagnostics -gacc-check-kernel-parameters=max-parameter-bytes=100
 
 // Two rank-1 descriptors (5 fields each) and an index: 88 bytes, within
 // 100; a function that is not a kernel is not checked.

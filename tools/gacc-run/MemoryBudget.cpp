@@ -23,6 +23,11 @@ using namespace gaccrt;
 using namespace mlir;
 using namespace mlir::gacc;
 
+/// Bytes of a static tensor or memref type of integers or floats.
+static uint64_t bytesOf(ShapedType t) {
+  return uint64_t(t.getNumElements()) * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
 llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
   if (!memoryBytes)
     return llvm::Error::success();
@@ -37,8 +42,7 @@ llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
       if (!type || !type.hasStaticShape() ||
           !type.getElementType().isIntOrFloat())
         continue;
-      uint64_t bytes = uint64_t(type.getNumElements()) *
-                       ((type.getElementTypeBitWidth() + 7) / 8);
+      uint64_t bytes = bytesOf(type);
       if (bytes > largestBytes) {
         largest = op;
         largestType = type;
@@ -63,10 +67,6 @@ llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
 }
 
 PersistentState gaccrt::persistentState(const StepSignature &sig) {
-  auto bytesOf = [](ShapedType t) {
-    return uint64_t(t.getNumElements()) *
-           ((t.getElementTypeBitWidth() + 7) / 8);
-  };
   PersistentState p;
   for (RankedTensorType t : sig.paramTypes)
     p.params += bytesOf(t);

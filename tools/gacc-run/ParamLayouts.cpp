@@ -39,11 +39,17 @@ HostTensor transposed(const HostTensor &t) {
   return out;
 }
 
-/// A GPT-2 block's modules and the parts of gacc's names they become
-/// (transformer.h.{i}.<gpt2>.weight ↔ h{i}_<gacc>_w).
-constexpr std::pair<const char *, const char *> kGpt2BlockParts[] = {
-    {"ln_1", "ln1"},         {"ln_2", "ln2"},    {"attn.c_attn", "attn"},
-    {"attn.c_proj", "proj"}, {"mlp.c_fc", "fc"}, {"mlp.c_proj", "out"}};
+/// A GPT-2 block's modules, the parts of gacc's names they become
+/// (transformer.h.{i}.<gpt2>.weight ↔ h{i}_<gacc>_w), and whether the
+/// module is a Conv1D (its weight stored [in, out], transposed on loading).
+struct Gpt2BlockPart {
+  const char *gpt2, *gacc;
+  bool conv1d;
+};
+constexpr Gpt2BlockPart kGpt2BlockParts[] = {
+    {"ln_1", "ln1", false},        {"ln_2", "ln2", false},
+    {"attn.c_attn", "attn", true}, {"attn.c_proj", "proj", true},
+    {"mlp.c_fc", "fc", true},      {"mlp.c_proj", "out", true}};
 
 /// The gacc name of one GPT-2 tensor name, whether its weight is a Conv1D
 /// one (transposed), or "" to drop it; std::nullopt when it is unknown.
@@ -56,14 +62,14 @@ std::optional<std::pair<std::string, bool>> gpt2Name(const std::string &name) {
       R"(^(?:transformer\.)?(wte|wpe|ln_f)\.(weight|bias)$)");
   std::smatch m;
   if (std::regex_match(name, m, block)) {
-    const char *part = nullptr;
-    for (auto [gpt2, gacc] : kGpt2BlockParts)
-      if (m[2] == gpt2)
-        part = gacc;
+    const Gpt2BlockPart *part = nullptr;
+    for (const Gpt2BlockPart &p : kGpt2BlockParts)
+      if (m[2] == p.gpt2)
+        part = &p;
     bool weight = m[3] == "weight";
-    bool conv1d = weight && m[2] != "ln_1" && m[2] != "ln_2";
-    return std::make_pair(
-        "h" + m[1].str() + "_" + part + (weight ? "_w" : "_b"), conv1d);
+    return std::make_pair("h" + m[1].str() + "_" + part->gacc +
+                              (weight ? "_w" : "_b"),
+                          weight && part->conv1d);
   }
   if (std::regex_match(name, m, top)) {
     if (m[1] == "ln_f")
@@ -87,13 +93,12 @@ FileOrigin paramsLayoutOrigin(const std::string &layout,
   static const std::regex block(R"(^h(\d+)_([a-z0-9]+)_(w|b)$)");
   std::smatch m;
   if (std::regex_match(name, m, block))
-    for (auto [gpt2, gacc] : kGpt2BlockParts)
-      if (m[2] == gacc) {
+    for (const Gpt2BlockPart &p : kGpt2BlockParts)
+      if (m[2] == p.gacc) {
         bool weight = m[3] == "w";
-        bool norm = m[2] == "ln1" || m[2] == "ln2";
-        return {"transformer.h." + m[1].str() + "." + gpt2 +
+        return {"transformer.h." + m[1].str() + "." + p.gpt2 +
                     (weight ? ".weight" : ".bias"),
-                weight && !norm};
+                weight && p.conv1d};
       }
   if (name == "wte" || name == "wpe")
     return {"transformer." + name + ".weight"};

@@ -338,7 +338,7 @@ static cl::opt<bool> deferWeightGradients(
              "(gacc-defer-weight-gradients; default true; off with "
              "--memory-budget, which keeps memory smallest, and with "
              "checkpoints, --resume or --accum-schedule, whose windows span "
-             "calls)"),
+             "calls, where =true is an error)"),
     cl::init(true), cl::cat(cat));
 static cl::opt<bool> fp32Storage(
     "fp32-storage",
@@ -346,7 +346,8 @@ static cl::opt<bool> fp32Storage(
              "instead of buffers of its precision (no "
              "gacc-narrow-stored-values): the same results (bit for bit on "
              "the CPU; on the cuda target fp32 GEMMs instead of bf16 ones), "
-             "with twice the bytes for each; for comparison"),
+             "with twice the bytes for each; for comparison (an error on an "
+             "fp32 step)"),
     cl::init(false), cl::cat(cat));
 static cl::opt<std::string>
     emitKind("emit",
@@ -1142,7 +1143,14 @@ static int run(int argc, char **argv) {
   bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
                    rampSchedule.has_value();
   // Asked for in so many words where it cannot apply: an error, not a
-  // choice silently undone.
+  // choice silently undone (in every mode).
+  if (fp32Storage &&
+      step.getPrecision().value_or(Precision::fp32) == Precision::fp32) {
+    reportError("--fp32-storage keeps a bf16/fp16 step's rounded values in "
+                "fp32; @" +
+                step.getSymName() + " computes in fp32");
+    return kExitBadInput;
+  }
   if (deferWeightGradients.getNumOccurrences() && deferWeightGradients &&
       (resumable || !memoryBudget.empty())) {
     reportError(llvm::Twine("--defer-weight-gradients=true does not apply "
@@ -1227,12 +1235,6 @@ static int run(int argc, char **argv) {
   if (evalEma && noEval) {
     reportError("--eval-ema chooses the weights to evaluate; not with "
                 "--no-eval");
-    return kExitBadInput;
-  }
-  if (fp32Storage && sig->precision == Precision::fp32) {
-    reportError("--fp32-storage keeps a bf16/fp16 step's rounded values in "
-                "fp32; @" +
-                sig->name + " computes in fp32");
     return kExitBadInput;
   }
   if ((evalEma || !saveEma.empty()) && !sig->ema) {
