@@ -44,6 +44,27 @@ constexpr const char *kCublasLtSgemmEpilogue = "gacc_cublaslt_sgemm_epilogue";
 /// C[i, j] += bias[j] (cuBLASLt's BIAS epilogue), or that followed by
 /// max(·, 0) (RELU_BIAS).
 enum class GemmEpilogue : int32_t { bias = 0, reluBias = 1 };
+/// gacc_cublaslt_sgemm_gelu_bias(A, B, Y, bias, X, transA, transB, beta,
+/// inputs): X = beta·Y + op(A)·op(B) + bias (bias per column, as above)
+/// and Y = GELU(X), the tanh approximation (Hendrycks and Gimpel 2016), in
+/// one cuBLASLt call (GELU_AUX_BIAS: a linear layer's forward into the
+/// tanh GELU, whose adjoint reads X). Y and X are fp32 [m, n], X's row
+/// stride a multiple of 8 (cuBLASLt's rule); A and B fp32.
+constexpr const char *kCublasLtSgemmGeluBias = "gacc_cublaslt_sgemm_gelu_bias";
+/// gacc_cublaslt_sgemm_gelu_grad(A, B, Y, X, transA, transB, beta,
+/// inputs): Y = (beta·Y + op(A)·op(B)) · GELU'(X) elementwise, in one
+/// cuBLASLt call (DGELU: the gradient that reaches a tanh GELU from the
+/// next layer's product, times the GELU's derivative at its input X).
+/// Shapes and types as kCublasLtSgemmGeluBias's.
+constexpr const char *kCublasLtSgemmGeluGrad = "gacc_cublaslt_sgemm_gelu_grad";
+/// Whether a GEMM entry point above (`callee`, of any operand type) writes
+/// its memref operand number `index` (counting memrefs only, from 0): C,
+/// the third, and kCublasLtSgemmGeluBias's X, its fifth. Every other memref
+/// operand (A, B, a bias, DGELU's X) is only read.
+inline bool gemmWritesMemref(const std::string &callee, unsigned index) {
+  return index == 2 ||
+         (index == 4 && callee.rfind(kCublasLtSgemmGeluBias, 0) == 0);
+}
 
 /// The entry point of a GEMM whose A and B are bf16 (`type` "bf16") or
 /// fp16 ("f16") memrefs, C fp32: the name of `f32EntryPoint` (kSgemm,

@@ -178,8 +178,9 @@ fi
 # graph and of cuBLASLt against the CPU path (unless GPU_TESTS names
 # others), PyTorch's eager and whole-step graph steps for fashion_mlp,
 # fashion_mlp_adamw and kjv_char, gacc's --cuda-graph step for each with
-# cuBLAS and with cuBLASLt, and where fashion_mlp's eager cuBLASLt step's
-# device time goes.
+# cuBLAS and with cuBLASLt (kjv_char also without cuBLASLt's GELU
+# epilogues), and where fashion_mlp's eager cuBLASLt step's device time
+# goes.
 if [ -n "${GPU_QUICK:-}" ]; then
   [ -n "$BIN" ] && [ "$gpu" = 1 ] || { echo "gpu.sh: GPU_QUICK needs gacc and a GPU"; exit 2; }
   QUICK="fashion_mlp fashion_mlp_adamw kjv_char"
@@ -191,15 +192,20 @@ if [ -n "${GPU_QUICK:-}" ]; then
   echo "== PyTorch: eager and the whole step as one CUDA graph"
   step "$PY" bench/torch_step.py --steps 50 --elements 0 --models "${QUICK// /,}" || failed=1
   for model in $QUICK; do
-    for gemm in cublas cublaslt; do
+    # kjv_char's tanh GELU also without cuBLASLt's GELU epilogues, to
+    # compare (llm.c found them slower than a GELU kernel in fp32).
+    for gemm in cublas cublaslt cublaslt-no-gelu; do
+      [ "$gemm" = cublaslt-no-gelu ] && [ "$model" != kjv_char ] && continue
+      flags=(--cuda-gemm=${gemm%-no-gelu})
+      [ "$gemm" = cublaslt-no-gelu ] && flags+=(--cuda-gelu-epilogue=false)
       m=$LOGS/gpu_${model}_graph_$gemm.jsonl; rm -f "$m"
-      step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph --cuda-gemm=$gemm \
+      step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph "${flags[@]}" \
         --max-steps 100 --no-eval --log-every 100 \
         $([ "$model" = kjv_char ] && echo --dataset kjv "${KJV[@]}") --metrics "$m" > /dev/null
       rc=$?
       [ "$rc" = 0 ] || failed=1
-      "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f'gacc {sys.argv[2]} --cuda-graph --cuda-gemm={sys.argv[3]}: {d[\"median_step_ms\"]:.3f} ms/step, peak device {d.get(\"peak_device_mb\", 0):.1f} MB')" "$m" $model $gemm 2>/dev/null ||
-        echo "gacc $model --cuda-graph --cuda-gemm=$gemm: exit $rc"
+      "$PY" -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]; print(f'gacc {sys.argv[2]} --cuda-graph {sys.argv[3]}: {d[\"median_step_ms\"]:.3f} ms/step, peak device {d.get(\"peak_device_mb\", 0):.1f} MB')" "$m" $model "${flags[*]}" 2>/dev/null ||
+        echo "gacc $model --cuda-graph ${flags[*]}: exit $rc"
     done
   done
   echo "== where fashion_mlp's eager cuBLASLt step's device time goes (GACC_CUDA_PROFILE=1, 20 steps)"
@@ -252,12 +258,16 @@ elif [ -n "$BIN" ]; then
     [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
   done
   # The same graph with cuBLASLt's GEMMs (a linear layer's bias add and ReLU
-  # in the GEMM's epilogue), for issue 15's three models.
-  for model in fashion_mlp fashion_mlp_adamw kjv_char; do
-    args=(--max-steps $(steps_of $model) --no-eval --log-every 100 $(data_args $model))
-    echo "== gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt $model ${args[*]}"
+  # or tanh GELU in the GEMM's epilogue), for issue 15's three models, and
+  # kjv_char's also with its GELU left to gacc's kernels.
+  for model in fashion_mlp fashion_mlp_adamw kjv_char kjv_char-no-gelu; do
+    flags=(--cuda-gemm=cublaslt)
+    [ "$model" = kjv_char-no-gelu ] && flags+=(--cuda-gelu-epilogue=false)
+    example=${model%-no-gelu}
+    args=(--max-steps $(steps_of $example) --no-eval --log-every 100 $(data_args $example))
+    echo "== gacc-run --target cuda --cuda-graph ${flags[*]} $example ${args[*]}"
     m=/tmp/gpu_${model}_graph_lt.jsonl; rm -f "$m"
-    step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph --cuda-gemm=cublaslt "${args[@]}" --metrics "$m"
+    step "$BIN/gacc-run" examples/$example.mlir --target cuda --cuda-graph "${flags[@]}" "${args[@]}" --metrics "$m"
     rc=$?; echo "exit $rc"
     [ "$rc" = 0 ] && step_ms["$model graph cublaslt"]=$(summarize "$m") || failed=1
   done
@@ -320,6 +330,8 @@ for model in $MODELS; do
   echo "-- gacc-run --target cuda --cuda-graph @$model ($n steps): ${step_ms[$model graph]:-not measured}"
   [ -n "${step_ms[$model graph cublaslt]:-}" ] &&
     echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt @$model ($n steps): ${step_ms[$model graph cublaslt]}"
+  [ -n "${step_ms[$model-no-gelu graph cublaslt]:-}" ] &&
+    echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt --cuda-gelu-epilogue=false @$model ($n steps): ${step_ms[$model-no-gelu graph cublaslt]}"
 done
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'gpu.sh: incomplete, missing: %s\n' "${missing[@]}"

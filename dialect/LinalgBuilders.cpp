@@ -782,9 +782,6 @@ LayerNormGrads mlir::gacc::buildLayerNormGrad(OpBuilder &b, Location loc,
 // GELU
 //===----------------------------------------------------------------------===//
 
-static constexpr double kSqrt2OverPi = 0.7978845608028654;
-static constexpr double kGeluCubic = 0.044715;
-
 Value mlir::gacc::buildGelu(OpBuilder &b, Location loc, Value x,
                             bool tanhForm) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -798,7 +795,7 @@ Value mlir::gacc::buildGelu(OpBuilder &b, Location loc, Value x,
           Value x3 = arith::MulFOp::create(
               nb, nl, v, arith::MulFOp::create(nb, nl, v, v));
           Value arg = arith::MulFOp::create(
-              nb, nl, f32Const(nb, nl, kSqrt2OverPi),
+              nb, nl, f32Const(nb, nl, kGeluSqrt2OverPi),
               arith::AddFOp::create(
                   nb, nl, v,
                   arith::MulFOp::create(nb, nl, f32Const(nb, nl, kGeluCubic),
@@ -828,7 +825,7 @@ Value mlir::gacc::buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
         Value d;
         if (tanhForm) {
           Value x3 = arith::MulFOp::create(nb, nl, v, x2);
-          Value k = f32Const(nb, nl, kSqrt2OverPi);
+          Value k = f32Const(nb, nl, kGeluSqrt2OverPi);
           Value arg = arith::MulFOp::create(
               nb, nl, k,
               arith::AddFOp::create(

@@ -1,10 +1,11 @@
-//===- LinalgBuilders.h - linalg building blocks of the layer ops -*- C++ -*-===//
+//===- LinalgBuilders.h - linalg building blocks of the layer ops -*- C++
+//-*-===//
 //
 // Small builders that emit upstream linalg/tensor/arith ops for the forward
 // lowering of the layer ops (convert-gacc-to-linalg) and for their adjoints
 // (gacc-autodiff), so both use one definition of each formula; and the
-// matcher of the low-precision rounding they build, for the passes that
-// recognise it.
+// matchers of the low-precision rounding and the tanh GELU they build
+// (GeluMatchers.cpp), for the passes that recognise them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -237,12 +238,26 @@ LayerNormGrads buildLayerNormGrad(OpBuilder &b, Location loc, Value x,
                                   const LayerNormStats &stats, Value weight,
                                   Value dy, bool needX);
 
+/// The tanh GELU's constants: gelu(x) = 0.5·x·(1 + tanh(√(2/π)·(x +
+/// 0.044715·x³))) (Hendrycks and Gimpel 2016, eq. 2;
+/// torch.nn.functional.gelu with approximate="tanh").
+constexpr double kGeluSqrt2OverPi = 0.7978845608028654, kGeluCubic = 0.044715;
+
 /// gelu(x), exact (erf) or tanh form.
 Value buildGelu(OpBuilder &b, Location loc, Value x, bool tanhForm);
 
 /// dy · gelu'(x).
 Value buildGeluGrad(OpBuilder &b, Location loc, Value x, Value dy,
                     bool tanhForm);
+
+/// Whether the fp32 scalar `y` is buildGelu's tanh form of `x`, as an
+/// elementwise generic's payload holds it (canonicalization may swap the
+/// operands of additions and products): for passes that hand the GELU to
+/// a library (convert-gacc-to-blas, cuBLASLt's GELU epilogues).
+bool isTanhGelu(Value y, Value x);
+/// Whether the fp32 scalar `y` is buildGeluGrad's tanh form, dy · gelu'(x),
+/// in the same sense.
+bool isTanhGeluGrad(Value y, Value x, Value dy);
 
 /// Σ (x · scale)² over every element of an f32 tensor x, accumulated in
 /// f64; `scale` is an f32 scalar. Returns the f64 scalar.

@@ -126,9 +126,13 @@ void populateGAccToLinalgConversionPatterns(RewritePatternSet &patterns);
 /// abi::kCublasLtSgemm); with abi::kSgemm or abi::kCublasLtSgemm, fp32
 /// memref linalg.batch_matmul as calls of abi::kSgemmBatched or
 /// abi::kCublasLtSgemmBatched. cuBLASLt's calls pass the abi::GemmInputs of
-/// the product's kGemmInputsAttrName (fp32 without it).
+/// the product's kGemmInputsAttrName (fp32 without it). With
+/// abi::kCublasLtSgemm, a product's bias add and ReLU go into cuBLASLt's
+/// epilogue, and with `geluEpilogues` a tanh GELU after the bias add and
+/// the GELU's gradient after a data-gradient product too.
 void populateGAccToBLASConversionPatterns(RewritePatternSet &patterns,
-                                          StringRef callee);
+                                          StringRef callee,
+                                          bool geluEpilogues = true);
 
 /// convert-gacc-to-cudnn: memref gacc.fused_attention and
 /// gacc.fused_attention_backward as calls of the runtime's cuDNN attention

@@ -794,6 +794,31 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     keeps the order of values and their sign. cuBLAS and OpenBLAS calls
     keep the generic.
 
+    The tanh GELU (`gacc.gelu {approximate = "tanh"}`, whose payload
+    `isTanhGelu` recognises op by op) goes into cuBLASLt's epilogues too
+    (option `gelu-epilogues`, on by default), for fp32 products whose C is
+    a contiguous [m, n] buffer with n a multiple of 8 (cuBLASLt's rule for
+    the auxiliary matrix's leading dimension) that zeros start:
+    - forward: a bias add into C followed by the GELU of C (the next op
+      with memory effects, reading C or a reshape of it, as a linear layer
+      on [m, T, d] makes) or the bias add's own second output holding the
+      GELU (the 2-D form gacc-fuse-elementwise joins) becomes one call of
+      `gacc_cublaslt_sgemm_gelu_bias` (GELU_AUX_BIAS): the GELU into the
+      generic's output (viewed as [m, n]), the sum into C, which the GELU's
+      adjoint reads;
+    - backward: a product onto zeros whose next op multiplies it (dy, C or
+      a reshape of C that nothing else reads) by the tanh GELU's derivative
+      at an input X (`isTanhGeluGrad`) becomes one call of
+      `gacc_cublaslt_sgemm_gelu_grad` (DGELU) into the generic's output,
+      X read as the auxiliary matrix; C goes.
+    cuBLASLt's GELU is the tanh approximation (NVIDIA documents no formula;
+    llm.c relies on it for GPT-2's tanh GELU), computed in fp32 by the
+    library, so its values are not gacc's kernels' bit for bit (the GPU
+    parity test, train-cuda-gpt, holds both against float64 PyTorch). The
+    bias-gradient epilogues (BGRADA/BGRADB, DGELU_BGRAD) are not used:
+    gacc sums bias gradients in fp64 (cuBLASLt sums in the output type) and
+    accumulates them over the window, where cuBLASLt writes them.
+
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f {transpose_a} : memref<32x10xf32>, memref<32x784xf32> into memref<10x784xf32>
     // becomes
@@ -813,6 +838,11 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
     }
     // becomes (beta 0, inputs fp32, epilogue 1 = RELU_BIAS)
     func.call @gacc_cublaslt_sgemm_epilogue(%x_, %w_, %y_, %b_, %false, %true, %zero, %fp32, %relu) : (..., memref<?xf32, strided<[?], offset: ?>>, i32, i32, f32, i32, i32) -> ()
+
+    // callee = gacc_cublaslt_sgemm: a product onto zeros, its bias, then
+    // the tanh GELU of C into %y (through a reshape)
+    // becomes (GELU_AUX_BIAS: %y_ is %y viewed as [m, n], C keeps the sum)
+    func.call @gacc_cublaslt_sgemm_gelu_bias(%x_, %w_, %y_, %b_, %c_, %false, %true, %zero, %fp32) : (..., memref<?xf32, strided<[?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32, i32) -> ()
     ```
   }];
   let options = [
@@ -820,7 +850,11 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
            /*default=*/"::gacc::abi::kSgemm",
            "The runtime GEMM to call: gacc_sgemm (OpenBLAS, host memory), "
            "gacc_cublas_sgemm (cuBLAS, device memory; the cuda target) or "
-           "gacc_cublaslt_sgemm (cuBLASLt, device memory)">
+           "gacc_cublaslt_sgemm (cuBLASLt, device memory)">,
+    Option<"geluEpilogues", "gelu-epilogues", "bool", /*default=*/"true",
+           "With gacc_cublaslt_sgemm: fold a linear layer's tanh GELU into "
+           "its GEMM (GELU_AUX_BIAS) and the GELU's gradient into the "
+           "data-gradient GEMM that feeds it (DGELU)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -221,6 +221,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   if (options.cublas) {
     ConvertGAccToBLASPassOptions blas;
     blas.callee = gemm;
+    blas.geluEpilogues = options.cublasLtGelu;
     pm.addPass(createConvertGAccToBLASPass(blas));
   }
   if (options.cudnnAttention)
@@ -240,12 +241,16 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
          {"", ::gacc::abi::kBF16Operands, ::gacc::abi::kF16Operands})
       gemmCallees.push_back(*type ? ::gacc::abi::lowOperandsGemm(g, type)
                                   : std::string(g));
-  // cuBLASLt's GEMM with a bias epilogue (fp32 and bf16 operands): it
-  // also reads the bias, its fourth memref.
+  // cuBLASLt's GEMMs with an epilogue: the bias (fp32 and bf16 operands),
+  // which also read the bias, their fourth memref, and the GELU and its
+  // gradient (fp32), which write and read the GELU's input
+  // (abi::gemmWritesMemref).
   if (options.cublas && options.cublasLt) {
     gemmCallees.push_back(::gacc::abi::kCublasLtSgemmEpilogue);
     gemmCallees.push_back(::gacc::abi::lowOperandsGemm(
         ::gacc::abi::kCublasLtSgemmEpilogue, ::gacc::abi::kBF16Operands));
+    gemmCallees.push_back(::gacc::abi::kCublasLtSgemmGeluBias);
+    gemmCallees.push_back(::gacc::abi::kCublasLtSgemmGeluGrad);
   }
   // Every static linalg op as one-dimensional parallel loops (coalesced,
   // reductions in registers, split sums, scalars on the device, fills

@@ -78,6 +78,12 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("With cublas: call cuBLASLt (gacc_cublaslt_sgemm, its "
                      "plans chosen once per shape) instead of cuBLAS"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> cublasLtGelu{
+      *this, "cublaslt-gelu",
+      llvm::cl::desc("With cublaslt: fold a linear layer's tanh GELU into "
+                     "its GEMM (GELU_AUX_BIAS) and the GELU's gradient into "
+                     "the next layer's data-gradient GEMM (DGELU)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> arenaKernels{
       *this, "arena-kernels",
       llvm::cl::desc("Also build the multi-tensor arena kernels "

@@ -268,6 +268,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
     bind(abi::kCublasLtSgemm, &gacc_cublaslt_sgemm);
     bind(abi::kCublasLtSgemmBatched, &gacc_cublaslt_sgemm_batched);
     bind(abi::kCublasLtSgemmEpilogue, &gacc_cublaslt_sgemm_epilogue);
+    bind(abi::kCublasLtSgemmGeluBias, &gacc_cublaslt_sgemm_gelu_bias);
+    bind(abi::kCublasLtSgemmGeluGrad, &gacc_cublaslt_sgemm_gelu_grad);
     // The same for bf16 and fp16 operands (a narrowed step's products).
     auto bindLow = [&](const char *f32, const char *type, auto *fn) {
       bind(abi::lowOperandsGemm(f32, type).c_str(), fn);

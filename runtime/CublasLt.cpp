@@ -1,8 +1,8 @@
 //===- CublasLt.cpp - cuBLASLt GEMMs with plans chosen once ---------------===//
 //
 // Opening libcublasLt, and GemmPlans: a row-major GEMM mapped onto
-// cuBLASLt's column-major one (its bias epilogue included), planned once
-// per shape.
+// cuBLASLt's column-major one (its bias and GELU epilogues included),
+// planned once per shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,14 +55,14 @@ static std::string failed(const char *call, int status) {
 /// A is [k, m] ([m, k]), C is [n, m]; each leading dimension is the
 /// row-major row stride. A batch sets each layout's count and stride.
 std::string GemmPlans::plan(const RowMajorGemm &g, const Alignments &align,
-                            const void *bias, GemmPlan &p) {
-  std::string problem = planWith(g, g.compute, align, bias, p);
+                            EpilogueOperands operands, GemmPlan &p) {
+  std::string problem = planWith(g, g.compute, align, operands, p);
   if (problem.empty() || g.compute == kCompute32F)
     return problem;
   // The fast compute type is an optimization of the same values: where
   // cuBLASLt has no algorithm for it (or refuses it), fp32 computes them.
   release(p);
-  if (std::string fp32 = planWith(g, kCompute32F, align, bias, p);
+  if (std::string fp32 = planWith(g, kCompute32F, align, operands, p);
       !fp32.empty())
     return fp32;
   ++fallbacks;
@@ -109,9 +109,36 @@ std::string GemmPlans::summary() const {
   return s;
 }
 
+/// An epilogue of the bias vector (BIAS, RELU_BIAS, GELU_AUX_BIAS).
+static bool hasBias(uint32_t epilogue) {
+  return epilogue != kEpilogueDefault && (epilogue & kEpilogueBias);
+}
+/// An epilogue of the auxiliary matrix (GELU_AUX_BIAS, DGELU).
+static bool hasAux(uint32_t epilogue) {
+  return epilogue != kEpilogueDefault && (epilogue & kEpilogueAuxBit);
+}
+
+std::string GemmPlans::setEpilogueOperands(const RowMajorGemm &g,
+                                           MatmulDesc desc,
+                                           EpilogueOperands operands) {
+  if (hasBias(g.epilogue))
+    if (int s = api.matmulDescSetAttribute(
+            desc, kDescBiasPointer, &operands.bias, sizeof(operands.bias)))
+      return failed("cublasLtMatmulDescSetAttribute (bias)", s);
+  if (hasAux(g.epilogue)) {
+    if (int s = api.matmulDescSetAttribute(desc, kDescEpilogueAuxPointer,
+                                           &operands.aux, sizeof(operands.aux)))
+      return failed("cublasLtMatmulDescSetAttribute (aux)", s);
+    if (int s = api.matmulDescSetAttribute(desc, kDescEpilogueAuxLd, &g.ldAux,
+                                           sizeof(g.ldAux)))
+      return failed("cublasLtMatmulDescSetAttribute (aux ld)", s);
+  }
+  return "";
+}
+
 std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
-                                const Alignments &align, const void *bias,
-                                GemmPlan &p) {
+                                const Alignments &align,
+                                EpilogueOperands operands, GemmPlan &p) {
   if (int s = api.preferenceCreate(&p.preference))
     return failed("cublasLtMatmulPreferenceCreate", s);
   uint64_t bound = workspaceBytes;
@@ -137,15 +164,15 @@ std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
   if (int s = api.matmulDescSetAttribute(p.desc, kDescTransB, &opSecond,
                                          sizeof(opSecond)))
     return failed("cublasLtMatmulDescSetAttribute", s);
-  // The epilogue, and the bias address the heuristic reads its alignment
-  // from (run sets each call's own).
+  // The epilogue, and the bias and auxiliary addresses the heuristic reads
+  // their alignments from (run sets each call's own).
   if (g.epilogue != kEpilogueDefault) {
     if (int s = api.matmulDescSetAttribute(p.desc, kDescEpilogue, &g.epilogue,
                                            sizeof(g.epilogue)))
       return failed("cublasLtMatmulDescSetAttribute (epilogue)", s);
-    if (int s = api.matmulDescSetAttribute(p.desc, kDescBiasPointer, &bias,
-                                           sizeof(bias)))
-      return failed("cublasLtMatmulDescSetAttribute (bias)", s);
+    if (std::string problem = setEpilogueOperands(g, p.desc, operands);
+        !problem.empty())
+      return problem;
   }
   auto ld = [](int64_t stride) { return std::max<int64_t>(stride, 1); };
   uint64_t m = g.m, n = g.n, k = g.k;
@@ -190,20 +217,38 @@ std::string GemmPlans::planWith(const RowMajorGemm &g, int32_t compute,
   return "";
 }
 
+/// Why cuBLASLt cannot run `g`'s epilogue with these operands, or "".
+static std::string epilogueProblem(const RowMajorGemm &g, const void *bias,
+                                   const void *aux) {
+  if (g.epilogue == kEpilogueDefault)
+    return "";
+  if (g.epilogue != kEpilogueBias && g.epilogue != kEpilogueReluBias &&
+      g.epilogue != kEpilogueGeluAuxBias && g.epilogue != kEpilogueDGelu)
+    return "cublasLtMatmul: epilogue " + std::to_string(g.epilogue) +
+           " is not one gacc asks for (bias, bias and ReLU, bias and GELU "
+           "keeping its input, GELU's derivative)";
+  // The bias has D's type (cuBLASLt's default for these types).
+  if ((hasBias(g.epilogue) && !bias) || g.batch > 1 ||
+      (g.cType != kR32F && g.cType != g.aType))
+    return "cublasLtMatmul: an epilogue runs on one product with a C of "
+           "fp32 or of the operands' type, and a bias epilogue needs a bias "
+           "vector";
+  // The auxiliary matrix has D's type: gacc asks for fp32 only.
+  if (hasAux(g.epilogue) && (!aux || g.aType != kR32F || g.cType != kR32F ||
+                             g.ldAux < g.n || g.ldAux % 8))
+    return "cublasLtMatmul: a GELU epilogue needs an auxiliary matrix whose "
+           "row stride is a multiple of 8 and at least the " +
+           std::to_string(g.n) + " columns (got " + std::to_string(g.ldAux) +
+           "), and fp32 operands and C";
+  return "";
+}
+
 std::string GemmPlans::run(const RowMajorGemm &g, const void *a, const void *b,
-                           void *c, float beta, const void *bias) {
+                           void *c, float beta, const void *bias, void *aux) {
   if (g.m == 0 || g.n == 0 || g.batch == 0)
     return "";
-  bool epilogue = g.epilogue != kEpilogueDefault;
-  if (epilogue &&
-      (g.epilogue != kEpilogueBias && g.epilogue != kEpilogueReluBias))
-    return "cublasLtMatmul: epilogue " + std::to_string(g.epilogue) +
-           " is not one gacc asks for (bias, or bias and ReLU)";
-  // The bias has D's type (cuBLASLt's default for these types).
-  if (epilogue &&
-      (!bias || g.batch > 1 || (g.cType != kR32F && g.cType != g.aType)))
-    return "cublasLtMatmul: a bias epilogue needs a bias vector, one "
-           "product and a C of fp32 or of the operands' type";
+  if (std::string problem = epilogueProblem(g, bias, aux); !problem.empty())
+    return problem;
   if (g.batch > std::numeric_limits<int32_t>::max())
     return "cublasLtMatmul: a batch of " + std::to_string(g.batch) +
            " products (cuBLASLt counts at most 2^31 - 1)";
@@ -226,21 +271,23 @@ std::string GemmPlans::run(const RowMajorGemm &g, const void *a, const void *b,
   Alignments align{alignment(b, g.strideB, g.bType),
                    alignment(a, g.strideA, g.aType),
                    alignment(c, g.strideC, g.cType),
-                   epilogue ? alignment(bias, 0, g.cType) : 256u};
+                   hasBias(g.epilogue) ? alignment(bias, 0, g.cType) : 256u,
+                   hasAux(g.epilogue) ? alignment(aux, 0, g.cType) : 256u};
+  EpilogueOperands operands{bias, aux};
   auto [it, inserted] = plans.try_emplace(Key{g, align});
   if (inserted)
-    if (std::string problem = plan(g, align, bias, it->second);
+    if (std::string problem = plan(g, align, operands, it->second);
         !problem.empty()) {
       release(it->second);
       plans.erase(it);
       return problem;
     }
   const GemmPlan &p = it->second;
-  // This call's bias (the plan's descriptor holds the first call's).
-  if (epilogue)
-    if (int s = api.matmulDescSetAttribute(p.desc, kDescBiasPointer, &bias,
-                                           sizeof(bias)))
-      return failed("cublasLtMatmulDescSetAttribute (bias)", s);
+  // This call's bias and auxiliary matrix (the plan's descriptor holds the
+  // first call's).
+  if (std::string problem = setEpilogueOperands(g, p.desc, operands);
+      !problem.empty())
+    return problem;
   const float alpha = 1.0f;
   if (int s = api.matmul(handle, p.desc, &alpha, b, p.b, a, p.a, &beta, c,
                          p.c, c, p.c, &p.algo, workspace, workspaceBytes,

@@ -10,7 +10,9 @@
 // products (attention's scores and weighted values), and its compute type
 // may let cuBLASLt run fp32 operands that hold bf16 or fp16 values on
 // tensor cores, and its epilogue may add a bias and apply a ReLU to the
-// product as cuBLASLt writes it (a linear layer's forward in one call). The
+// product as cuBLASLt writes it (a linear layer's forward in one call), or
+// apply the tanh GELU keeping its input, or GELU's derivative at a kept
+// input (an MLP's forward and backward through the activation). The
 // table is a parameter so that the unit tests drive GemmPlans with a fake
 // library and check the calls it makes.
 //
@@ -43,15 +45,26 @@ constexpr int32_t kR32F = 0, kR16F = 2, kR16BF = 14;
 constexpr int32_t kCompute32F = 68, kCompute32FFast16F = 74,
                   kCompute32FFast16BF = 75;
 /// cublasLtMatmulDescAttributes_t: the operands' transposes (int32_t),
-/// the epilogue (uint32_t, a cublasLtEpilogue_t) and the bias vector's
-/// device address (const void *).
+/// the epilogue (uint32_t, a cublasLtEpilogue_t), the bias vector's
+/// device address (const void *), and the auxiliary matrix's device address
+/// (void *) and leading dimension (int64_t, elements).
 constexpr int32_t kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
-                  kDescBiasPointer = 8;
+                  kDescBiasPointer = 8, kDescEpilogueAuxPointer = 11,
+                  kDescEpilogueAuxLd = 12;
 /// cublasLtEpilogue_t: none; D = op(A)·op(B) + beta·C + bias, the bias
-/// broadcast over D's columns (column-major D: one element per row); and
-/// that followed by max(x, 0).
+/// broadcast over D's columns (column-major D: one element per row); that
+/// followed by max(x, 0); that followed by GELU (GELU_AUX_BIAS: the sum
+/// before the GELU is also written to the auxiliary matrix); and D =
+/// (op(A)·op(B) + beta·C) · GELU'(aux) (DGELU: the auxiliary matrix is
+/// read). cuBLASLt's GELU is the tanh approximation, 0.5·x·(1 +
+/// tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, eq. 2; what
+/// llm.c relies on for GPT-2's GELU).
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4,
-                   kEpilogueReluBias = 6;
+                   kEpilogueReluBias = 6, kEpilogueGeluAuxBias = 164,
+                   kEpilogueDGelu = 192;
+/// The bit of a cublasLtEpilogue_t whose epilogue writes or reads the
+/// auxiliary matrix (CUBLASLT_EPILOGUE_GELU_AUX = GELU | 128).
+constexpr uint32_t kEpilogueAuxBit = 128;
 /// cublasLtMatrixLayoutAttribute_t: the matrices in a batch (int32_t) and
 /// the elements from one to the next (int64_t).
 constexpr int32_t kLayoutBatchCount = 5, kLayoutStridedBatchOffset = 6;
@@ -124,7 +137,11 @@ std::string loadApi(Api &api);
 /// packed bias of n elements of C's type (row-major C's bias per column is
 /// column-major D's per row, what cuBLASLt broadcasts), computed in fp32
 /// and rounded once to C's type; one product only, C fp32 or of A's and
-/// B's type.
+/// B's type. kEpilogueGeluAuxBias applies GELU after the bias and writes
+/// the sum before it to the row-major auxiliary matrix [m, n] (row stride
+/// `ldAux`); kEpilogueDGelu multiplies the product by GELU' of that
+/// matrix's elements, with no bias; both take fp32 operands and C, and an
+/// `ldAux` that is a multiple of 8 and at least n (cuBLASLt's rule).
 struct RowMajorGemm {
   int64_t m, n, k;
   bool transA, transB;
@@ -133,6 +150,7 @@ struct RowMajorGemm {
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
   int32_t compute = kCompute32F;
   uint32_t epilogue = kEpilogueDefault;
+  int64_t ldAux = 0;
 };
 
 /// One GEMM shape's descriptor, preference, layouts and algorithm, and
@@ -164,15 +182,18 @@ public:
         workspaceBytes(workspaceBytes), stream(stream) {}
 
   /// Queues C = beta·C + op(A)·op(B) (alpha = 1; each of a batch) on the
-  /// stream, then g.epilogue's bias (`bias`, device memory of g.n fp32
-  /// elements) and ReLU, planning the shape on its first call. Nothing for
-  /// an empty C or batch; K = 0 is refused, and so is an epilogue without
-  /// a bias or on a batch. A fast compute type for which the heuristic
-  /// finds no algorithm is planned with kCompute32F instead (the same
+  /// stream, then g.epilogue's bias (`bias`, device memory of g.n
+  /// elements of C's type), ReLU or GELU, writing or reading the auxiliary
+  /// matrix `aux` (device memory of g.m rows of g.ldAux fp32 elements),
+  /// planning the shape on its first call. Nothing for an empty C or batch;
+  /// K = 0 is refused, and so is an epilogue without its bias or auxiliary
+  /// matrix, on a batch, or (GELU's) with a C that is not fp32 or an
+  /// auxiliary stride cuBLASLt does not take. A fast compute type for which the
+  /// heuristic finds no algorithm is planned with kCompute32F instead (the same
   /// values: the inputs are exact in fp32), and counted. Returns "" or the
   /// failing call and its status.
   std::string run(const RowMajorGemm &g, const void *a, const void *b, void *c,
-                  float beta, const void *bias = nullptr);
+                  float beta, const void *bias = nullptr, void *aux = nullptr);
 
   /// How many shapes have been planned.
   size_t size() const { return plans.size(); }
@@ -190,9 +211,10 @@ public:
 private:
   /// The operands' alignments in bytes (at most 256), in cuBLASLt's order:
   /// its A is gacc's B, its B gacc's A, its C and D gacc's C; and the
-  /// bias's (the heuristic reads the bias pointer for it; 256 without).
+  /// bias's and the auxiliary matrix's (the heuristic reads their
+  /// pointers for it; 256 without).
   struct Alignments {
-    uint32_t first, second, c, bias;
+    uint32_t first, second, c, bias, aux;
   };
   /// What a plan depends on: the GEMM and its operands' alignments.
   struct Key {
@@ -201,17 +223,27 @@ private:
     auto fields() const {
       return std::tie(g.m, g.n, g.k, g.transA, g.transB, g.lda, g.ldb, g.ldc,
                       g.aType, g.bType, g.cType, g.batch, g.strideA, g.strideB,
-                      g.strideC, g.compute, g.epilogue, align.first,
-                      align.second, align.c, align.bias);
+                      g.strideC, g.compute, g.epilogue, g.ldAux, align.first,
+                      align.second, align.c, align.bias, align.aux);
     }
     bool operator<(const Key &other) const {
       return fields() < other.fields();
     }
   };
+  /// The epilogue's operands, whose addresses the heuristic reads.
+  struct EpilogueOperands {
+    const void *bias;
+    void *aux;
+  };
   std::string plan(const RowMajorGemm &g, const Alignments &align,
-                   const void *bias, GemmPlan &p);
+                   EpilogueOperands operands, GemmPlan &p);
   std::string planWith(const RowMajorGemm &g, int32_t compute,
-                       const Alignments &align, const void *bias, GemmPlan &p);
+                       const Alignments &align, EpilogueOperands operands,
+                       GemmPlan &p);
+  /// Sets the descriptor's bias and auxiliary addresses (and the
+  /// auxiliary stride) that g.epilogue uses.
+  std::string setEpilogueOperands(const RowMajorGemm &g, MatmulDesc desc,
+                                  EpilogueOperands operands);
   /// Destroys what `p` holds and empties it.
   void release(GemmPlan &p);
 

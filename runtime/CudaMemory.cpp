@@ -360,7 +360,8 @@ static std::optional<int32_t> computeTypeOf(int32_t inputs) {
 /// Queues `g` through the plans, or records why it cannot.
 static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
                         int32_t inputs, const float *a, const float *b,
-                        float *c, float beta, const float *bias = nullptr) {
+                        float *c, float beta, const float *bias = nullptr,
+                        float *aux = nullptr) {
   if (!cublasLt) {
     recordFailure(std::string(caller) + " called before cuBLASLt was loaded");
     return;
@@ -373,7 +374,7 @@ static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
   }
   g.compute = *compute;
   void *profiled = profileBegin("cublasLtMatmul");
-  std::string problem = cublasLt->run(g, a, b, c, beta, bias);
+  std::string problem = cublasLt->run(g, a, b, c, beta, bias, aux);
   profileEnd(profiled);
   if (!problem.empty())
     recordFailure(problem);
@@ -446,6 +447,63 @@ extern "C" void gacc_cublaslt_sgemm_epilogue(
                        cSt1, biasS0, biasSt0, transA, transB, epilogue))
     runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
                 cAligned + cOff, beta, biasAligned + biasOff);
+}
+
+/// The auxiliary matrix of a GELU epilogue: X, [m, n] as the product's
+/// `g` with unit inner stride, sets g.ldAux; false, recorded, otherwise.
+static bool auxMatrix(const char *caller, cublaslt::RowMajorGemm &g,
+                      int64_t xS0, int64_t xS1, int64_t xSt0, int64_t xSt1) {
+  if (xS0 != g.m || xS1 != g.n || (xSt1 != 1 && xS1 > 1)) {
+    recordFailure(std::string(caller) + ": the GELU input is " +
+                  std::to_string(xS0) + " x " + std::to_string(xS1) +
+                  " (inner stride " + std::to_string(xSt1) + ") for a " +
+                  std::to_string(g.m) + " x " + std::to_string(g.n) +
+                  " product (unit inner stride)");
+    return false;
+  }
+  g.ldAux = xSt0;
+  return true;
+}
+
+extern "C" void gacc_cublaslt_sgemm_gelu_bias(
+    float *, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *, float *bAligned, int64_t bOff, int64_t,
+    int64_t, int64_t bSt0, int64_t bSt1, float *, float *yAligned, int64_t yOff,
+    int64_t yS0, int64_t yS1, int64_t ySt0, int64_t ySt1, float *,
+    float *biasAligned, int64_t biasOff, int64_t biasS0, int64_t biasSt0,
+    float *, float *xAligned, int64_t xOff, int64_t xS0, int64_t xS1,
+    int64_t xSt0, int64_t xSt1, int32_t transA, int32_t transB, float beta,
+    int32_t inputs) {
+  const char *caller = "gacc_cublaslt_sgemm_gelu_bias";
+  std::optional<cublaslt::RowMajorGemm> g = epilogueGemm(
+      caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, yS0, yS1, ySt0, ySt1, biasS0,
+      biasSt0, transA, transB, int32_t(::gacc::abi::GemmEpilogue::bias));
+  if (!g || !auxMatrix(caller, *g, xS0, xS1, xSt0, xSt1))
+    return;
+  g->epilogue = cublaslt::kEpilogueGeluAuxBias;
+  runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
+              yAligned + yOff, beta, biasAligned + biasOff, xAligned + xOff);
+}
+
+extern "C" void gacc_cublaslt_sgemm_gelu_grad(
+    float *, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *, float *bAligned, int64_t bOff, int64_t,
+    int64_t, int64_t bSt0, int64_t bSt1, float *, float *yAligned, int64_t yOff,
+    int64_t yS0, int64_t yS1, int64_t ySt0, int64_t ySt1, float *,
+    float *xAligned, int64_t xOff, int64_t xS0, int64_t xS1, int64_t xSt0,
+    int64_t xSt1, int32_t transA, int32_t transB, float beta, int32_t inputs) {
+  const char *caller = "gacc_cublaslt_sgemm_gelu_grad";
+  if (aSt1 != 1 || bSt1 != 1 || ySt1 != 1) {
+    recordFailure(std::string(caller) + " needs unit inner strides");
+    return;
+  }
+  cublaslt::RowMajorGemm g{
+      yS0, yS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, ySt0};
+  if (!auxMatrix(caller, g, xS0, xS1, xSt0, xSt1))
+    return;
+  g.epilogue = cublaslt::kEpilogueDGelu;
+  runCublasLt(caller, g, inputs, aAligned + aOff, bAligned + bOff,
+              yAligned + yOff, beta, nullptr, xAligned + xOff);
 }
 
 extern "C" void gacc_cublaslt_sgemm_batched(

@@ -113,6 +113,35 @@ void gacc_cublaslt_sgemm_epilogue(
     int64_t biasS0, int64_t biasSt0, int32_t transA, int32_t transB, float beta,
     int32_t inputs, int32_t epilogue);
 
+/// X = beta·Y + op(A)·op(B) + bias (per column) and Y = GELU(X), the tanh
+/// approximation: one cublasLtMatmul with cuBLASLt's GELU_AUX_BIAS
+/// epilogue (abi::kCublasLtSgemmGeluBias), planned as
+/// gacc_cublaslt_sgemm_epilogue's. Y (the memref after B) and X are fp32
+/// [m, n] with unit inner strides, X's row stride a multiple of 8; `bias`
+/// a packed fp32 vector of n. Anything else, or a failed call, is recorded
+/// (cuda::recordFailure) and nothing is queued.
+void gacc_cublaslt_sgemm_gelu_bias(
+    float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *bAlloc, float *bAligned, int64_t bOff,
+    int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1, float *yAlloc,
+    float *yAligned, int64_t yOff, int64_t yS0, int64_t yS1, int64_t ySt0,
+    int64_t ySt1, float *biasAlloc, float *biasAligned, int64_t biasOff,
+    int64_t biasS0, int64_t biasSt0, float *xAlloc, float *xAligned,
+    int64_t xOff, int64_t xS0, int64_t xS1, int64_t xSt0, int64_t xSt1,
+    int32_t transA, int32_t transB, float beta, int32_t inputs);
+
+/// Y = (beta·Y + op(A)·op(B)) · GELU'(X) elementwise: one cublasLtMatmul
+/// with cuBLASLt's DGELU epilogue (abi::kCublasLtSgemmGeluGrad). Shapes,
+/// strides and errors as gacc_cublaslt_sgemm_gelu_bias's, without a bias.
+void gacc_cublaslt_sgemm_gelu_grad(
+    float *aAlloc, float *aAligned, int64_t aOff, int64_t aS0, int64_t aS1,
+    int64_t aSt0, int64_t aSt1, float *bAlloc, float *bAligned, int64_t bOff,
+    int64_t bS0, int64_t bS1, int64_t bSt0, int64_t bSt1, float *yAlloc,
+    float *yAligned, int64_t yOff, int64_t yS0, int64_t yS1, int64_t ySt0,
+    int64_t ySt1, float *xAlloc, float *xAligned, int64_t xOff, int64_t xS0,
+    int64_t xS1, int64_t xSt0, int64_t xSt1, int32_t transA, int32_t transB,
+    float beta, int32_t inputs);
+
 /// C[b] = beta·C[b] + op(A[b])·op(B[b]) for each b of rank-3 memrefs (a
 /// linalg.batch_matmul), as one strided batched cublasLtMatmul: inner
 /// strides 1, the batch stride of each operand its outermost stride.

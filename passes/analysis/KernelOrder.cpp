@@ -7,6 +7,8 @@
 
 #include "passes/analysis/KernelOrder.h"
 
+#include "abi/RuntimeABI.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
@@ -71,10 +73,11 @@ bool mlir::gacc::touchesMemoryOf(Operation *op, Value buffer,
 static bool conflicts(func::CallOp call,
                       const mlir::gacc::EarlierWork &earlier) {
   unsigned memref = 0;
+  std::string callee = call.getCallee().str();
   for (Value v : call.getOperands()) {
     if (!isa<MemRefType>(v.getType()))
       continue;
-    bool written = memref++ == 2;
+    bool written = ::gacc::abi::gemmWritesMemref(callee, memref++);
     if (earlier.writes(v) || (written && earlier.views(v)))
       return true;
   }

@@ -62,8 +62,9 @@ struct EarlierWork {
 ///     views and read nothing it writes, or is a call of one of
 ///     `gemmCallees` (the runtime's GEMM entry points, abi/RuntimeABI.h:
 ///     they read their first two memref operands A and B, read and write
-///     the third, C, read any further one (the bias of cuBLASLt's
-///     epilogue) and touch no other memory) under the same condition;
+///     the third, C, read or write any further one as
+///     abi::gemmWritesMemref says (the bias of cuBLASLt's epilogue, the
+///     GELU's input) and touch no other memory) under the same condition;
 ///   - DelayFree: it frees a buffer the earlier work views; the free must
 ///     move after the fused kernel (no op of the later kernel uses that
 ///     buffer, as none could after its free);

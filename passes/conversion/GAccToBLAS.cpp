@@ -13,7 +13,11 @@
 // values (gacc-narrow-stored-values), call the same entry points for those
 // operand types (abi::lowOperandsGemm: gacc_sgemm_bf16, ...). With
 // cuBLASLt, an fp32 product followed by its bias add (and ReLU) is one call
-// with cuBLASLt's epilogue (gacc_cublaslt_sgemm_epilogue).
+// with cuBLASLt's epilogue (gacc_cublaslt_sgemm_epilogue), one followed by
+// its bias add and a tanh GELU is one call with GELU_AUX_BIAS
+// (gacc_cublaslt_sgemm_gelu_bias), and a product into zeros that a tanh
+// GELU's gradient multiplies is one call with DGELU
+// (gacc_cublaslt_sgemm_gelu_grad).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +29,7 @@
 #include "passes/analysis/KernelOrder.h"
 #include "passes/conversion/RuntimeCalls.h"
 
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-gacc-to-blas"
@@ -71,13 +76,25 @@ std::string entryPoint(StringRef callee, Type factor) {
 bool takesInputs(StringRef callee) {
   return callee == abi::kCublasLtSgemm ||
          callee == abi::kCublasLtSgemmBatched ||
-         callee == abi::kCublasLtSgemmEpilogue;
+         callee == abi::kCublasLtSgemmEpilogue ||
+         callee == abi::kCublasLtSgemmGeluBias ||
+         callee == abi::kCublasLtSgemmGeluGrad;
 }
 
-/// Whether `callee` takes a bias after C and an abi::GemmEpilogue last (the
-/// epilogue's entry point, for fp32 or 16-bit operands).
+/// Whether `callee` takes an abi::GemmEpilogue last (the epilogue's entry
+/// point, for fp32 or 16-bit operands).
 bool takesEpilogue(StringRef callee) {
   return callee.starts_with(abi::kCublasLtSgemmEpilogue);
+}
+/// Whether `callee` takes a rank-1 bias after C.
+bool takesBias(StringRef callee) {
+  return takesEpilogue(callee) || callee == abi::kCublasLtSgemmGeluBias;
+}
+/// Whether `callee` takes the GELU's input X, rank 2 fp32, after C (and
+/// the bias).
+bool takesGeluInput(StringRef callee) {
+  return callee == abi::kCublasLtSgemmGeluBias ||
+         callee == abi::kCublasLtSgemmGeluGrad;
 }
 
 /// The private declaration of `callee`'s entry point for the product of
@@ -86,7 +103,8 @@ bool takesEpilogue(StringRef callee) {
 /// products; the epilogue's entry point takes a rank-1 bias after C and
 /// `epilogue: i32` last, and its C and bias are fp32 for fp32 operands and
 /// of the operands' type for 16-bit ones (a narrowed step's rounded
-/// output). At the start of the module unless it exists.
+/// output); the GELU's entry points take the bias (GELU_AUX_BIAS) and the
+/// GELU's input X after C. At the start of the module unless it exists.
 /// Failure when no entry point takes the operands' element types
 /// (factorType) or the name is taken by a function of another type;
 /// nothing is created then.
@@ -101,10 +119,12 @@ FailureOr<func::FuncOp> declareGemm(RewriterBase &rewriter, Operation *op,
   Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
   MemRefType ab = dynamicStrided(*factor, batched);
   Type out = takesEpilogue(name) ? *factor : f32;
-  SmallVector<Type> types = {ab,  ab,  dynamicStrided(out, batched),
-                             i32, i32, f32};
-  if (takesEpilogue(name))
-    types.insert(types.begin() + 3, getDynamicStridedMemRefType(out, 1));
+  SmallVector<Type> types = {ab, ab, dynamicStrided(out, batched)};
+  if (takesBias(name))
+    types.push_back(getDynamicStridedMemRefType(out, 1));
+  if (takesGeluInput(name))
+    types.push_back(dynamicStrided(f32, /*batched=*/false));
+  types.append({i32, i32, f32});
   if (takesInputs(name))
     types.push_back(i32);
   if (takesEpilogue(name))
@@ -130,11 +150,12 @@ abi::GemmInputs gemmInputs(Operation *op) {
   return abi::GemmInputs::fp32;
 }
 
-/// What a call of the epilogue's entry point adds to the product: the
-/// bias and the abi::GemmEpilogue.
+/// What a call of an epilogue's entry point adds to the product: the
+/// bias, the GELU's input and the abi::GemmEpilogue, where it takes them.
 struct EpilogueOperands {
   Value bias;
-  abi::GemmEpilogue epilogue;
+  Value geluInput = nullptr;
+  abi::GemmEpilogue epilogue = abi::GemmEpilogue::bias;
 };
 
 /// Calls the entry point `f` (declareGemm) for `op`: C = beta·C +
@@ -153,19 +174,27 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
     return arith::ConstantOp::create(rewriter, loc,
                                      rewriter.getI32IntegerAttr(v));
   };
+  StringRef name = f.getName();
+  assert((epilogue || !(takesBias(name) || takesGeluInput(name))) &&
+         "an epilogue's entry point takes its operands");
   SmallVector<Value> operands = {toDynamic(a), toDynamic(b), toDynamic(c),
                                  i32(transA),  i32(transB),  beta};
-  if (takesInputs(f.getName()))
+  if (takesInputs(name))
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getI32IntegerAttr(static_cast<int32_t>(gemmInputs(op)))));
-  if (takesEpilogue(f.getName())) {
-    assert(epilogue && "the epilogue's entry point takes a bias");
-    operands.insert(operands.begin() + 3, toDynamic(epilogue->bias));
+  // The epilogue's memrefs follow C.
+  SmallVector<Value> epilogueMemrefs;
+  if (takesBias(name))
+    epilogueMemrefs.push_back(toDynamic(epilogue->bias));
+  if (takesGeluInput(name))
+    epilogueMemrefs.push_back(toDynamic(epilogue->geluInput));
+  operands.insert(operands.begin() + 3, epilogueMemrefs.begin(),
+                  epilogueMemrefs.end());
+  if (takesEpilogue(name))
     operands.push_back(arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getI32IntegerAttr(static_cast<int32_t>(epilogue->epilogue))));
-  }
   func::CallOp::create(rewriter, loc, f, operands);
 }
 
@@ -279,10 +308,11 @@ struct BiasAdd {
   /// type.
   Value bias;
   /// The generic's output C (fp32: C[i, j] + bias[j]) and, if it has one,
-  /// its second output Y: max(that, 0) (`relu`) of fp32 operands, or, of
-  /// 16-bit ones, that sum (or its ReLU) rounded to their type.
+  /// its second output Y: max(that, 0) (`relu`) or its tanh GELU (`gelu`)
+  /// of fp32 operands, or, of 16-bit ones, that sum (or its ReLU) rounded
+  /// to their type.
   OpOperand *sum = nullptr, *result = nullptr;
-  bool relu = false;
+  bool relu = false, gelu = false;
 };
 
 /// The first op after `op` in its block that has memory effects (views,
@@ -423,8 +453,14 @@ FailureOr<BiasAdd> matchBiasAdd(linalg::MatmulOp matmul, StringRef &why) {
   if (!add.result)
     return add;
   Value y = generic.getMatchingYieldValue(add.result)->get();
-  add.relu = !narrow;
-  if (narrow ? !isRoundedResult(y, added, add.relu) : reluInput(y) != added)
+  if (narrow) {
+    if (!isRoundedResult(y, added, add.relu))
+      return failure();
+    return add;
+  }
+  add.relu = reluInput(y) == added;
+  add.gelu = !add.relu && isTanhGelu(y, added);
+  if (!add.relu && !add.gelu)
     return failure();
   return add;
 }
@@ -453,15 +489,246 @@ bool canWriteResult(linalg::MatmulOp matmul, const BiasAdd &add,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// The tanh GELU and its gradient in cuBLASLt's epilogues
+//===----------------------------------------------------------------------===//
+
+/// The buffer `v` reshapes (through memref.expand_shape and
+/// collapse_shape, which keep the order of the elements), or `v`.
+Value reshapedBuffer(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(op))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<memref::CollapseShapeOp>(op))
+      v = c.getSrc();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Whether `v` is a contiguous static fp32 memref of m·n elements whose
+/// innermost size is n (its elements are a row-major [m, n] matrix).
+bool holdsRows(Value v, int64_t m, int64_t n) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getElementType().isF32() && type.getRank() >= 1 &&
+         memref::isStaticShapeAndContiguousRowMajor(type) &&
+         type.getShape().back() == n && type.getNumElements() == m * n;
+}
+
+/// `v` (holdsRows) as a rank-2 [m, n] memref: itself, or its leading
+/// dimensions collapsed into one.
+Value asRows(RewriterBase &rewriter, Location loc, Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  if (type.getRank() == 2)
+    return v;
+  SmallVector<ReassociationIndices> groups(2);
+  for (int64_t d = 0; d + 1 < type.getRank(); ++d)
+    groups[0].push_back(d);
+  groups[1].push_back(type.getRank() - 1);
+  if (type.getRank() == 1)
+    return memref::ExpandShapeOp::create(
+        rewriter, loc,
+        MemRefType::get({1, type.getShape()[0]}, type.getElementType()), v,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+  return memref::CollapseShapeOp::create(rewriter, loc, v, groups);
+}
+
+/// Whether `generic` is elementwise on buffers with `inputs` inputs and
+/// one output: parallel loops only, identity maps and a pure payload.
+bool isElementwise(linalg::GenericOp generic, unsigned inputs) {
+  return generic && generic.hasPureBufferSemantics() &&
+         generic.getNumDpsInputs() == inputs && generic.getNumDpsInits() == 1 &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }) &&
+         llvm::all_of(generic.getBody()->without_terminator(),
+                      [](Operation &op) { return isPure(&op); });
+}
+
+/// Whether C, the fp32 [m, n] output of `matmul`, can be cuBLASLt's
+/// auxiliary matrix of a GELU epilogue: a contiguous static buffer whose
+/// row stride n is a multiple of 8 (cuBLASLt's rule), A and B fp32.
+bool takesGeluEpilogue(linalg::MatmulOp matmul, int64_t &m, int64_t &n) {
+  Value c = matmul.getDpsInits()[0];
+  auto type = cast<MemRefType>(c.getType());
+  if (!cast<MemRefType>(matmul.getDpsInputs()[0].getType())
+           .getElementType()
+           .isF32() ||
+      !memref::isStaticShapeAndContiguousRowMajor(type))
+    return false;
+  m = type.getShape()[0];
+  n = type.getShape()[1];
+  return n % 8 == 0;
+}
+
+/// The tanh GELU of a bias add's sum C and where it goes: the bias add's
+/// own second output (matchBiasAdd's `gelu`, the 2-D form that
+/// gacc-fuse-elementwise joins), or, after a bias add into C alone, the
+/// next op with memory effects: an elementwise generic with one input, C
+/// or a reshape of it, that yields isTanhGelu of it to its output Y (a
+/// linear layer on [m, T, d], whose GELU a reshape keeps apart).
+struct GeluOfSum {
+  /// The generic that computes the GELU (the bias add's, or its own).
+  linalg::GenericOp generic;
+  Value output;
+};
+/// GeluOfSum, where Y is a contiguous fp32 buffer of C's elements in rows
+/// of n apart from A, B, the bias and C, C's rows are a multiple of 8
+/// (takesGeluEpilogue) and zeros start C (GELU_AUX_BIAS writes Y, not C,
+/// so beta cannot read C). Failure, with `why`, for anything else.
+FailureOr<GeluOfSum> matchGeluOfSum(linalg::MatmulOp matmul, const BiasAdd &add,
+                                    linalg::FillOp zeros, StringRef &why) {
+  int64_t m, n;
+  Value c = matmul.getDpsInits()[0];
+  why = "C is not fp32 rows of a multiple of 8, or zeros do not start it";
+  if (!zeros || !takesGeluEpilogue(matmul, m, n))
+    return failure();
+  GeluOfSum gelu{add.generic, add.gelu ? add.result->get() : nullptr};
+  if (!add.gelu) {
+    gelu.generic =
+        dyn_cast_or_null<linalg::GenericOp>(nextEffectingOp(add.generic));
+    why = "the op after the bias add is not an elementwise generic of C";
+    if (add.result || !isElementwise(gelu.generic, 1) ||
+        reshapedBuffer(gelu.generic.getDpsInputs()[0]) != c)
+      return failure();
+    why = "it does not compute the tanh GELU of its input";
+    OpOperand *in = gelu.generic.getDpsInputOperand(0);
+    OpOperand *out = gelu.generic.getDpsInitOperand(0);
+    if (!isTanhGelu(gelu.generic.getMatchingYieldValue(out)->get(),
+                    gelu.generic.getMatchingBlockArgument(in)))
+      return failure();
+    gelu.output = out->get();
+  }
+  why = "the GELU's output is not contiguous rows of C's shape apart from "
+        "the operands";
+  if (!holdsRows(gelu.output, m, n))
+    return failure();
+  for (Value operand :
+       {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], add.bias, c})
+    if (mayAlias(gelu.output, operand))
+      return failure();
+  return gelu;
+}
+
+/// A tanh GELU's gradient after a product into zeros: the next op with
+/// memory effects after `matmul` is an elementwise generic with two
+/// inputs, the gradient dy (C or a reshape of C, which nothing but the
+/// product, its fill, those reshapes and frees uses) and the GELU's input
+/// X (contiguous fp32 rows of C's shape apart from C), and one output Y
+/// (the same, apart from A, B, X and C), to which it yields
+/// isTanhGeluGrad: dy · gelu'(X).
+struct GeluGrad {
+  linalg::GenericOp generic;
+  Value input;
+  /// C's reshapes, read by the generic alone.
+  SmallVector<Operation *> views;
+};
+FailureOr<GeluGrad> matchGeluGrad(linalg::MatmulOp matmul, linalg::FillOp zeros,
+                                  StringRef &why) {
+  int64_t m, n;
+  Value c = matmul.getDpsInits()[0];
+  why = "C is not fp32 rows of a multiple of 8 that zeros start";
+  if (!zeros || !c.getDefiningOp<memref::AllocOp>() ||
+      !takesGeluEpilogue(matmul, m, n))
+    return failure();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(nextEffectingOp(matmul));
+  why = "the next op with memory effects is not an elementwise generic of C";
+  if (!isElementwise(generic, 2))
+    return failure();
+  OpOperand *dy = nullptr, *x = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    (reshapedBuffer(input->get()) == c ? dy : x) = input;
+  if (!dy || !x)
+    return failure();
+  GeluGrad grad{generic, x->get(), {}};
+  why = "C is read elsewhere";
+  for (Operation *user : c.getUsers()) {
+    if (user == matmul || user == zeros || user == generic ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user) ||
+        !llvm::all_of(user->getUsers(),
+                      [&](Operation *u) { return u == generic; }))
+      return failure();
+    grad.views.push_back(user);
+  }
+  Value y = generic.getDpsInits()[0];
+  why = "the GELU's input or the output is not contiguous rows of C's shape "
+        "apart from the operands";
+  if (!holdsRows(grad.input, m, n) || !holdsRows(y, m, n) ||
+      mayAlias(grad.input, c) || mayAlias(grad.input, y))
+    return failure();
+  for (Value operand : {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], c})
+    if (mayAlias(y, operand))
+      return failure();
+  why = "it does not compute dy times the tanh GELU's derivative";
+  if (!isTanhGeluGrad(
+          generic.getMatchingYieldValue(generic.getDpsInitOperand(0))->get(),
+          generic.getMatchingBlockArgument(x),
+          generic.getMatchingBlockArgument(dy)))
+    return failure();
+  return grad;
+}
+
+/// linalg.matmul (memref, fp32) into zeros whose next op is a tanh GELU's
+/// gradient (matchGeluGrad): one call with cuBLASLt's DGELU epilogue
+/// (abi::kCublasLtSgemmGeluGrad) that writes the generic's output, reading
+/// the GELU's input as its auxiliary matrix; C's buffer goes.
+struct MatmulWithGeluGradToCall : public OpConversionPattern<linalg::MatmulOp> {
+  MatmulWithGeluGradToCall(MLIRContext *ctx)
+      : OpConversionPattern(ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef callee = abi::kCublasLtSgemmGeluGrad;
+    Value a = adaptor.getInputs()[0], b = adaptor.getInputs()[1],
+          c = adaptor.getOutputs()[0];
+    if (!isBLASMatmul(op, abi::kCublasLtSgemm))
+      return rewriter.notifyMatchFailure(op, "not a product cuBLASLt takes");
+    linalg::FillOp zeros = getZeroStart(op);
+    StringRef why;
+    FailureOr<GeluGrad> grad = matchGeluGrad(op, zeros, why);
+    if (failed(grad))
+      return rewriter.notifyMatchFailure(op, why);
+    Value y = grad->generic.getDpsInits()[0];
+    FailureOr<func::FuncOp> f = declareGemm(rewriter, op, callee, a, b, c);
+    if (failed(f))
+      return rewriter.notifyMatchFailure(op, "its entry point's name is "
+                                             "taken");
+    auto [ta, tb] = *getMatmulTransposes(op);
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(grad->generic);
+    Value beta =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
+    EpilogueOperands operands{nullptr, asRows(rewriter, loc, grad->input)};
+    emitCall(rewriter, op, *f, a, b, asRows(rewriter, loc, y), ta, tb, beta,
+             operands);
+    rewriter.eraseOp(grad->generic);
+    for (Operation *view : grad->views)
+      rewriter.eraseOp(view);
+    rewriter.eraseOp(zeros);
+    rewriter.eraseOp(op);
+    // C's other users were erased above, and its frees (matchGeluGrad).
+    for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.eraseOp(c.getDefiningOp());
+    return success();
+  }
+};
+
 /// linalg.matmul (memref; fp32 operands, or bf16 ones) followed
 /// by its bias add (matchBiasAdd), through cuBLASLt's epilogue: one call
 /// (abi::kCublasLtSgemmEpilogue, with the operands' type) instead of a GEMM
 /// and a kernel, BIAS into C, or, where the generic has a second output
 /// (canWriteResult), BIAS or RELU_BIAS into that output, and C's buffer
-/// goes with the product.
+/// goes with the product; or, with `gelu` and a tanh GELU of C next
+/// (matchGeluOfSum), GELU_AUX_BIAS (abi::kCublasLtSgemmGeluBias): the
+/// GELU into its generic's output and the sum into C, both generics gone.
 struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
-  MatmulWithEpilogueToCall(MLIRContext *ctx)
-      : OpConversionPattern(ctx, /*benefit=*/2) {}
+  MatmulWithEpilogueToCall(MLIRContext *ctx, bool gelu)
+      : OpConversionPattern(ctx, /*benefit=*/2), gelu(gelu) {}
   LogicalResult
   matchAndRewrite(linalg::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -473,6 +740,13 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
     linalg::FillOp zeros = getZeroStart(op);
     StringRef why;
     FailureOr<BiasAdd> add = matchBiasAdd(op, why);
+    if (succeeded(add) && gelu && (add->gelu || !add->result))
+      if (FailureOr<GeluOfSum> g = matchGeluOfSum(op, *add, zeros, why);
+          succeeded(g))
+        return rewriteGeluOfSum(op, a, b, c, *add, *g, zeros, rewriter);
+    if (succeeded(add) && add->gelu)
+      return rewriter.notifyMatchFailure(
+          op, gelu ? why : "GELU epilogues are off (gelu-epilogues=false)");
     if (failed(add) || (add->result && !canWriteResult(op, *add, zeros, why)))
       return rewriter.notifyMatchFailure(op, why);
     Value out = add->result ? add->result->get() : c;
@@ -486,8 +760,9 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
     Value beta = arith::ConstantOp::create(
         rewriter, op.getLoc(), rewriter.getF32FloatAttr(zeros ? 0.0 : 1.0));
     emitCall(rewriter, op, *f, a, b, out, ta, tb, beta,
-             EpilogueOperands{add->bias, add->relu ? abi::GemmEpilogue::reluBias
-                                                   : abi::GemmEpilogue::bias});
+             EpilogueOperands{add->bias, nullptr,
+                              add->relu ? abi::GemmEpilogue::reluBias
+                                        : abi::GemmEpilogue::bias});
     rewriter.eraseOp(add->generic);
     if (zeros)
       rewriter.eraseOp(zeros);
@@ -502,6 +777,34 @@ struct MatmulWithEpilogueToCall : public OpConversionPattern<linalg::MatmulOp> {
     }
     return success();
   }
+
+private:
+  LogicalResult rewriteGeluOfSum(linalg::MatmulOp op, Value a, Value b, Value c,
+                                 const BiasAdd &add, const GeluOfSum &gelu,
+                                 linalg::FillOp zeros,
+                                 ConversionPatternRewriter &rewriter) const {
+    FailureOr<func::FuncOp> f =
+        declareGemm(rewriter, op, abi::kCublasLtSgemmGeluBias, a, b, c);
+    if (failed(f))
+      return rewriter.notifyMatchFailure(op, "its entry point's name is "
+                                             "taken");
+    auto [ta, tb] = *getMatmulTransposes(op);
+    Location loc = op.getLoc();
+    // At the GELU's place: its output may be a buffer made between.
+    rewriter.setInsertionPoint(gelu.generic);
+    Value beta =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
+    Value y = asRows(rewriter, loc, gelu.output);
+    emitCall(rewriter, op, *f, a, b, y, ta, tb, beta,
+             EpilogueOperands{add.bias, c});
+    if (gelu.generic != add.generic)
+      rewriter.eraseOp(gelu.generic);
+    rewriter.eraseOp(add.generic);
+    rewriter.eraseOp(zeros);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  bool gelu;
 };
 
 /// The batched GEMM that goes with `callee`, if there is one.
@@ -543,7 +846,7 @@ struct ConvertGAccToBLASPass
             return !isBLASMatmul(op, b);
           });
     RewritePatternSet patterns(ctx);
-    populateGAccToBLASConversionPatterns(patterns, callee);
+    populateGAccToBLASConversionPatterns(patterns, callee, geluEpilogues);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -553,12 +856,15 @@ struct ConvertGAccToBLASPass
 } // namespace
 
 void mlir::gacc::populateGAccToBLASConversionPatterns(
-    RewritePatternSet &patterns, StringRef callee) {
+    RewritePatternSet &patterns, StringRef callee, bool geluEpilogues) {
   patterns.add<MatmulAccumulateToCall, ProductToCall<linalg::MatmulOp>>(
       patterns.getContext(), callee);
   if (std::optional<StringRef> batched = batchedCallee(callee))
     patterns.add<ProductToCall<linalg::BatchMatmulOp>>(patterns.getContext(),
                                                        *batched);
   if (callee == abi::kCublasLtSgemm)
-    patterns.add<MatmulWithEpilogueToCall>(patterns.getContext());
+    patterns.add<MatmulWithEpilogueToCall>(patterns.getContext(),
+                                           geluEpilogues);
+  if (callee == abi::kCublasLtSgemm && geluEpilogues)
+    patterns.add<MatmulWithGeluGradToCall>(patterns.getContext());
 }

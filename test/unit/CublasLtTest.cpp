@@ -18,7 +18,12 @@
 // K = 0 is refused; that a bias epilogue adds a row-major C's bias per
 // column and applies the ReLU after it (against float64), with each call's
 // own bias, in a plan of its own, and is refused without a bias or on a
-// batch. Where the CUDA toolkit's headers are installed, the
+// batch; that GELU_AUX_BIAS writes the tanh GELU of the sum and the sum to
+// a padded auxiliary matrix, and DGELU multiplies the product by GELU' of
+// it (against float64), each call with its own auxiliary matrix, and that
+// a GELU epilogue without one, with a row stride cuBLASLt does not take or
+// with bf16 operands is refused. Where the CUDA toolkit's headers are
+// installed, the
 // enumerators and structs gacc restates are checked against them.
 //
 //===----------------------------------------------------------------------===//
@@ -50,10 +55,17 @@ static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT &&
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA &&
               kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB &&
               kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE &&
-              kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+              kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER &&
+              kDescEpilogueAuxPointer ==
+                  CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER &&
+              kDescEpilogueAuxLd == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD);
 static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT &&
               kEpilogueBias == CUBLASLT_EPILOGUE_BIAS &&
-              kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS);
+              kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS &&
+              kEpilogueGeluAuxBias == CUBLASLT_EPILOGUE_GELU_AUX_BIAS &&
+              kEpilogueDGelu == CUBLASLT_EPILOGUE_DGELU &&
+              (CUBLASLT_EPILOGUE_GELU_AUX & kEpilogueAuxBit) &&
+              !(CUBLASLT_EPILOGUE_GELU & kEpilogueAuxBit));
 static_assert(kPrefMaxWorkspaceBytes ==
                   CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES &&
               kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
@@ -77,6 +89,8 @@ struct FakeDesc {
   int32_t compute, scale, transA = kOpN, transB = kOpN;
   uint32_t epilogue = kEpilogueDefault;
   const void *bias = nullptr;
+  void *aux = nullptr;
+  int64_t auxLd = 0;
 };
 struct FakeLayout {
   int32_t type;
@@ -120,6 +134,10 @@ int descSet(MatmulDesc d, int32_t attribute, const void *value, size_t bytes) {
     desc->epilogue = *static_cast<const uint32_t *>(value);
   else if (attribute == kDescBiasPointer && bytes == sizeof(void *))
     desc->bias = *static_cast<const void *const *>(value);
+  else if (attribute == kDescEpilogueAuxPointer && bytes == sizeof(void *))
+    desc->aux = *static_cast<void *const *>(value);
+  else if (attribute == kDescEpilogueAuxLd && bytes == sizeof(int64_t))
+    desc->auxLd = *static_cast<const int64_t *>(value);
   else if (attribute == kDescTransA && bytes == sizeof(int32_t))
     desc->transA = *static_cast<const int32_t *>(value);
   else if (attribute == kDescTransB && bytes == sizeof(int32_t))
@@ -183,6 +201,19 @@ int heuristic(Handle, MatmulDesc d, Layout, Layout, Layout, Layout,
 using gacc::test::fromBF16;
 using gacc::test::toBF16;
 
+/// The tanh GELU and its derivative in float64 (Hendrycks and Gimpel
+/// 2016; torch.nn.functional.gelu(approximate="tanh")).
+double gelu(double x) {
+  double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+double geluDerivative(double x) {
+  double k = std::sqrt(2.0 / M_PI);
+  double t = std::tanh(k * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) +
+         0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x);
+}
+
 /// Element i of an fp32 or bf16 array.
 float element(const void *data, int32_t type, int64_t i) {
   return type == kR16BF ? fromBF16(static_cast<const uint16_t *>(data)[i])
@@ -215,9 +246,16 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
   const auto &desc = *static_cast<FakeDesc *>(d);
   const auto &layoutC = *static_cast<FakeLayout *>(lc);
   if (desc.epilogue != kEpilogueDefault && desc.epilogue != kEpilogueBias &&
-      desc.epilogue != kEpilogueReluBias)
+      desc.epilogue != kEpilogueReluBias &&
+      desc.epilogue != kEpilogueGeluAuxBias && desc.epilogue != kEpilogueDGelu)
     return kInvalidValue;
   if ((desc.epilogue & kEpilogueBias) && !desc.bias)
+    return kInvalidValue;
+  // The auxiliary matrix (D's type, fp32 here) as cuBLASLt documents it:
+  // a leading dimension divisible by 8 and no less than D's rows.
+  bool aux = desc.epilogue & kEpilogueAuxBit;
+  if (aux && (!desc.aux || desc.auxLd % 8 ||
+              desc.auxLd < int64_t(layoutC.rows) || layoutC.type != kR32F))
     return kInvalidValue;
   for (Layout l : {la, lb, lc})
     if (static_cast<FakeLayout *>(l)->ld <
@@ -254,6 +292,14 @@ int matmul(Handle, MatmulDesc d, const void *alpha, const void *a, Layout la,
           o += element(desc.bias, layoutC.type, i);
         if (desc.epilogue & 2) // CUBLASLT_EPILOGUE_RELU
           o = std::max(o, 0.0f);
+        float *auxAt =
+            aux ? static_cast<float *>(desc.aux) + i + j * desc.auxLd : nullptr;
+        if (desc.epilogue == kEpilogueGeluAuxBias) {
+          *auxAt = o;
+          o = float(gelu(o));
+        }
+        if (desc.epilogue == kEpilogueDGelu)
+          o = float(o * geluDerivative(*auxAt));
         if (layoutC.type == kR16BF)
           static_cast<uint16_t *>(dOut)[at] = toBF16(o);
         else
@@ -636,6 +682,89 @@ TEST_F(GemmPlansTest, RefusesAnEpilogueWithoutItsBias) {
   g.epilogue = 2; // CUBLASLT_EPILOGUE_RELU: not one gacc asks for
   EXPECT_NE(plans.run(g, a.data(), b.data(), c.data(), 0.0f, bias.data())
                 .find("not one gacc asks for"),
+            std::string::npos);
+  EXPECT_EQ(fake.matmuls, 0);
+  EXPECT_EQ(plans.size(), 0u);
+}
+
+/// A linear layer into the tanh GELU and the GELU's gradient, row-major:
+/// GELU_AUX_BIAS writes gelu(x·Wᵀ + b) to C and the sum to an auxiliary
+/// matrix whose rows are padded to 8 (its padding untouched); DGELU
+/// multiplies dz·W by gelu' of that matrix. Against float64, each call
+/// with its own auxiliary matrix and bias (set per call on the plan's
+/// descriptor, one plan per epilogue).
+TEST_F(GemmPlansTest, GeluAuxBiasAndItsGradient) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr int64_t m = 3, n = 5, k = 4, ld = 8;
+  alignas(256) float x[m * k], w[n * k], bias[n], y[m * n];
+  // Both auxiliary matrices 256-byte aligned, so that alignment makes no
+  // plan.
+  alignas(256) float pre0[m * ld], pre1[m * ld], dz[m * k], dx[m * n];
+  float *pre[2] = {pre0, pre1};
+  for (auto [v, size] : {std::pair{x, m * k}, std::pair{w, n * k},
+                         std::pair{bias, n}, std::pair{dz, m * k}})
+    for (int64_t i = 0; i < size; ++i)
+      v[i] = u(rng);
+  for (int copy = 0; copy < 2; ++copy) {
+    SCOPED_TRACE(::testing::Message() << "auxiliary matrix " << copy);
+    std::fill(pre[copy], pre[copy] + m * ld, -7.0f);
+    RowMajorGemm forward{m, n, k, false, /*transB=*/true, k, k, n};
+    forward.epilogue = kEpilogueGeluAuxBias;
+    forward.ldAux = ld;
+    ASSERT_EQ(plans.run(forward, x, w, y, 0.0f, bias, pre[copy]), "");
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ld; ++j) {
+        if (j >= n) {
+          EXPECT_EQ(pre[copy][i * ld + j], -7.0f);
+          continue;
+        }
+        double sum = bias[j];
+        for (int64_t l = 0; l < k; ++l)
+          sum += double(x[i * k + l]) * w[j * k + l];
+        EXPECT_NEAR(pre[copy][i * ld + j], sum, 1e-5) << i << ", " << j;
+        EXPECT_NEAR(y[i * n + j], gelu(sum), 1e-5) << i << ", " << j;
+      }
+    // dx = (dz · W') · gelu'(pre), W' = the [k, n] weight of the next layer.
+    RowMajorGemm backward{m, n, k, false, false, k, n, n};
+    backward.epilogue = kEpilogueDGelu;
+    backward.ldAux = ld;
+    ASSERT_EQ(plans.run(backward, dz, w, dx, 0.0f, nullptr, pre[copy]), "");
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double grad = 0;
+        for (int64_t l = 0; l < k; ++l)
+          grad += double(dz[i * k + l]) * w[l * n + j];
+        EXPECT_NEAR(dx[i * n + j], grad * geluDerivative(pre[copy][i * ld + j]),
+                    1e-5)
+            << i << ", " << j;
+      }
+  }
+  EXPECT_EQ(plans.size(), 2u);
+  EXPECT_EQ(fake.descs[0]->epilogue, kEpilogueGeluAuxBias);
+  EXPECT_EQ(fake.descs[1]->epilogue, kEpilogueDGelu);
+  EXPECT_EQ(fake.descs[1]->bias, nullptr);
+  EXPECT_EQ(fake.descs[1]->auxLd, ld);
+}
+
+TEST_F(GemmPlansTest, RefusesAGeluEpilogueCuBLASLtCannotRun) {
+  alignas(256) float a[64], b[64], c[64], bias[8], aux[64];
+  RowMajorGemm g{4, 8, 2, false, false, 2, 8, 8};
+  g.epilogue = kEpilogueGeluAuxBias;
+  g.ldAux = 8;
+  auto refused = [&](const std::string &problem) {
+    return problem.find("needs an auxiliary matrix") != std::string::npos;
+  };
+  EXPECT_TRUE(refused(plans.run(g, a, b, c, 0.0f, bias)));
+  g.ldAux = 12; // not a multiple of 8
+  EXPECT_TRUE(refused(plans.run(g, a, b, c, 0.0f, bias, aux)));
+  g.ldAux = 0; // below the row's 8 elements
+  EXPECT_TRUE(refused(plans.run(g, a, b, c, 0.0f, bias, aux)));
+  g.ldAux = 8;
+  g.aType = g.bType = kR16BF;
+  EXPECT_TRUE(refused(plans.run(g, a, b, c, 0.0f, bias, aux)));
+  g.aType = g.bType = kR32F;
+  EXPECT_NE(plans.run(g, a, b, c, 0.0f, nullptr, aux).find("bias vector"),
             std::string::npos);
   EXPECT_EQ(fake.matmuls, 0);
   EXPECT_EQ(plans.size(), 0u);

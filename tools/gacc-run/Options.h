@@ -40,6 +40,9 @@ struct RunSettings {
   /// The cuda target's GEMMs through cuBLASLt (gacc_cublaslt_sgemm), not
   /// cuBLAS (--cuda-gemm).
   bool cublasLt = false;
+  /// With cublasLt: the tanh GELU and its gradient in cuBLASLt's epilogues
+  /// (--cuda-gelu-epilogue).
+  bool cublasLtGelu = true;
   /// A bf16/fp16 step's attention through cuDNN's fused kernels on the
   /// cuda target (--cuda-attention=cudnn).
   bool cudnnAttention = false;

@@ -341,6 +341,7 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.format = "bin";
     options.cublas = settings.blas;
     options.cublasLt = settings.cublasLt;
+    options.cublasLtGelu = settings.cublasLtGelu;
     options.cudnnAttention = settings.cudnnAttention;
     options.arenaKernels = false;
     options.arenaUpdate = settings.arenaUpdate;

@@ -275,10 +275,20 @@ static cl::opt<CudaGemm> cudaGemm(
                           "cublasLtMatmul, descriptors and algorithm chosen "
                           "once per GEMM shape; batch products (attention) "
                           "as batched GEMMs; a linear layer's bias add and "
-                          "ReLU in the GEMM's epilogue (fp32 steps); a "
+                          "ReLU, or tanh GELU, in the GEMM's epilogue and "
+                          "a GELU's gradient in the epilogue of the GEMM "
+                          "that feeds it (fp32 steps); a "
                           "bf16/fp16 step's operands on tensor cores with "
                           "fp32 sums")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
+static cl::opt<bool> cudaGeluEpilogue(
+    "cuda-gelu-epilogue",
+    cl::desc("With --cuda-gemm=cublaslt: a linear layer's tanh GELU in its "
+             "GEMM's epilogue (cuBLASLt's GELU_AUX_BIAS) and the GELU's "
+             "gradient in the epilogue of the data-gradient GEMM that "
+             "feeds it (DGELU), where their rows are a multiple of 8 "
+             "(default true; =false keeps them gacc's kernels, to compare)"),
+    cl::init(true), cl::cat(cat));
 enum class CudaAttention { Decomposed, Cudnn };
 static cl::opt<CudaAttention> cudaAttention(
     "cuda-attention",
@@ -973,6 +983,11 @@ static int run(int argc, char **argv) {
                 "--target cuda");
     return kExitBadInput;
   }
+  if (cudaGeluEpilogue.getNumOccurrences() && cudaGemm != CudaGemm::CublasLt) {
+    reportError("--cuda-gelu-epilogue chooses cuBLASLt's GELU epilogues; it "
+                "needs --cuda-gemm=cublaslt");
+    return kExitBadInput;
+  }
   if (cudaGemm == CudaGemm::CublasLt && noBlas) {
     reportError("--cuda-gemm=cublaslt with --no-blas: the GEMMs are "
                 "compiled to kernels, not library calls");
@@ -1219,6 +1234,7 @@ static int run(int argc, char **argv) {
   }
   settings.blas = !noBlas;
   settings.cublasLt = cudaGemm == CudaGemm::CublasLt;
+  settings.cublasLtGelu = cudaGeluEpilogue;
   settings.cudnnAttention = cudaAttention == CudaAttention::Cudnn;
   settings.stepArena = !noStepArena;
   if (resolvedTarget == "cpu") {
