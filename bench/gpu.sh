@@ -178,7 +178,7 @@ fi
 # graph and of cuBLASLt against the CPU path (unless GPU_TESTS names
 # others), PyTorch's eager and whole-step graph steps for fashion_mlp,
 # fashion_mlp_adamw and kjv_char, gacc's --cuda-graph step for each with
-# cuBLAS and with cuBLASLt (kjv_char also without cuBLASLt's GELU
+# cuBLAS and with cuBLASLt (kjv_char also with cuBLASLt's GELU
 # epilogues), and where fashion_mlp's eager cuBLASLt step's device time
 # goes.
 if [ -n "${GPU_QUICK:-}" ]; then
@@ -192,12 +192,13 @@ if [ -n "${GPU_QUICK:-}" ]; then
   echo "== PyTorch: eager and the whole step as one CUDA graph"
   step "$PY" bench/torch_step.py --steps 50 --elements 0 --models "${QUICK// /,}" || failed=1
   for model in $QUICK; do
-    # kjv_char's tanh GELU also without cuBLASLt's GELU epilogues, to
-    # compare (llm.c found them slower than a GELU kernel in fp32).
-    for gemm in cublas cublaslt cublaslt-no-gelu; do
-      [ "$gemm" = cublaslt-no-gelu ] && [ "$model" != kjv_char ] && continue
-      flags=(--cuda-gemm=${gemm%-no-gelu})
-      [ "$gemm" = cublaslt-no-gelu ] && flags+=(--cuda-gelu-epilogue=false)
+    # kjv_char's tanh GELU also in cuBLASLt's GELU epilogues, to compare
+    # (llm.c found them slower than a GELU kernel on one GPU, faster on
+    # an H100).
+    for gemm in cublas cublaslt cublaslt-gelu; do
+      [ "$gemm" = cublaslt-gelu ] && [ "$model" != kjv_char ] && continue
+      flags=(--cuda-gemm=${gemm%-gelu})
+      [ "$gemm" = cublaslt-gelu ] && flags+=(--cuda-gelu-epilogue)
       m=$LOGS/gpu_${model}_graph_$gemm.jsonl; rm -f "$m"
       step "$BIN/gacc-run" examples/$model.mlir --target cuda --cuda-graph "${flags[@]}" \
         --max-steps 100 --no-eval --log-every 100 \
@@ -258,12 +259,12 @@ elif [ -n "$BIN" ]; then
     [ "$rc" = 0 ] && step_ms["$model graph"]=$(summarize "$m") || failed=1
   done
   # The same graph with cuBLASLt's GEMMs (a linear layer's bias add and ReLU
-  # or tanh GELU in the GEMM's epilogue), for issue 15's three models, and
-  # kjv_char's also with its GELU left to gacc's kernels.
-  for model in fashion_mlp fashion_mlp_adamw kjv_char kjv_char-no-gelu; do
+  # in the GEMM's epilogue), for issue 15's three models, and kjv_char's
+  # also with its tanh GELU in cuBLASLt's GELU epilogues.
+  for model in fashion_mlp fashion_mlp_adamw kjv_char kjv_char-gelu; do
     flags=(--cuda-gemm=cublaslt)
-    [ "$model" = kjv_char-no-gelu ] && flags+=(--cuda-gelu-epilogue=false)
-    example=${model%-no-gelu}
+    [ "$model" = kjv_char-gelu ] && flags+=(--cuda-gelu-epilogue)
+    example=${model%-gelu}
     args=(--max-steps $(steps_of $example) --no-eval --log-every 100 $(data_args $example))
     echo "== gacc-run --target cuda --cuda-graph ${flags[*]} $example ${args[*]}"
     m=/tmp/gpu_${model}_graph_lt.jsonl; rm -f "$m"
@@ -330,8 +331,8 @@ for model in $MODELS; do
   echo "-- gacc-run --target cuda --cuda-graph @$model ($n steps): ${step_ms[$model graph]:-not measured}"
   [ -n "${step_ms[$model graph cublaslt]:-}" ] &&
     echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt @$model ($n steps): ${step_ms[$model graph cublaslt]}"
-  [ -n "${step_ms[$model-no-gelu graph cublaslt]:-}" ] &&
-    echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt --cuda-gelu-epilogue=false @$model ($n steps): ${step_ms[$model-no-gelu graph cublaslt]}"
+  [ -n "${step_ms[$model-gelu graph cublaslt]:-}" ] &&
+    echo "-- gacc-run --target cuda --cuda-graph --cuda-gemm=cublaslt --cuda-gelu-epilogue @$model ($n steps): ${step_ms[$model-gelu graph cublaslt]}"
 done
 if [ ${#missing[@]} -gt 0 ]; then
   printf 'gpu.sh: incomplete, missing: %s\n' "${missing[@]}"

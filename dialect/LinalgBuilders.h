@@ -1,5 +1,4 @@
-//===- LinalgBuilders.h - linalg building blocks of the layer ops -*- C++
-//-*-===//
+//===- LinalgBuilders.h - linalg blocks of the layer ops --------*- C++ -*-===//
 //
 // Small builders that emit upstream linalg/tensor/arith ops for the forward
 // lowering of the layer ops (convert-gacc-to-linalg) and for their adjoints

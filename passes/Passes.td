@@ -796,7 +796,9 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
 
     The tanh GELU (`gacc.gelu {approximate = "tanh"}`, whose payload
     `isTanhGelu` recognises op by op) goes into cuBLASLt's epilogues too
-    (option `gelu-epilogues`, on by default), for fp32 products whose C is
+    (option `gelu-epilogues`; on by default here, off by default in
+    gacc-lower-to-nvvm-pipeline and gacc-run until a device has run it),
+    for fp32 products whose C is
     a contiguous [m, n] buffer with n a multiple of 8 (cuBLASLt's rule for
     the auxiliary matrix's leading dimension) that zeros start:
     - forward: a bias add into C followed by the GELU of C (the next op
@@ -811,8 +813,8 @@ def ConvertGAccToBLASPass : Pass<"convert-gacc-to-blas", "ModuleOp"> {
       at an input X (`isTanhGeluGrad`) becomes one call of
       `gacc_cublaslt_sgemm_gelu_grad` (DGELU) into the generic's output,
       X read as the auxiliary matrix; C goes.
-    cuBLASLt's GELU is the tanh approximation (NVIDIA documents no formula;
-    llm.c relies on it for GPT-2's tanh GELU), computed in fp32 by the
+    gacc takes cuBLASLt's GELU to be the tanh approximation (NVIDIA
+    documents no formula; llm.c relies on it for GPT-2's), computed by the
     library, so its values are not gacc's kernels' bit for bit (the GPU
     parity test, train-cuda-gpt, holds both against float64 PyTorch). The
     bias-gradient epilogues (BGRADA/BGRADB, DGELU_BGRAD) are not used:

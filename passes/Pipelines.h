@@ -82,8 +82,9 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
       *this, "cublaslt-gelu",
       llvm::cl::desc("With cublaslt: fold a linear layer's tanh GELU into "
                      "its GEMM (GELU_AUX_BIAS) and the GELU's gradient into "
-                     "the next layer's data-gradient GEMM (DGELU)"),
-      llvm::cl::init(true)};
+                     "the next layer's data-gradient GEMM (DGELU); off until "
+                     "a device has run it"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> arenaKernels{
       *this, "arena-kernels",
       llvm::cl::desc("Also build the multi-tensor arena kernels "

@@ -56,9 +56,10 @@ constexpr int32_t kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
 /// followed by max(x, 0); that followed by GELU (GELU_AUX_BIAS: the sum
 /// before the GELU is also written to the auxiliary matrix); and D =
 /// (op(A)·op(B) + beta·C) · GELU'(aux) (DGELU: the auxiliary matrix is
-/// read). cuBLASLt's GELU is the tanh approximation, 0.5·x·(1 +
-/// tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, eq. 2; what
-/// llm.c relies on for GPT-2's GELU).
+/// read). NVIDIA documents no formula for cuBLASLt's GELU; gacc takes it
+/// to be the tanh approximation, 0.5·x·(1 + tanh(√(2/π)·(x +
+/// 0.044715·x³))) (Hendrycks and Gimpel 2016, eq. 2), as llm.c does for
+/// GPT-2's GELU, and the GPU parity test (train-cuda-gpt) checks it.
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4,
                    kEpilogueReluBias = 6, kEpilogueGeluAuxBias = 164,
                    kEpilogueDGelu = 192;

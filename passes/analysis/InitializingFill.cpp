@@ -19,8 +19,8 @@ linalg::FillOp mlir::gacc::getInitializingFill(Operation *op, Value init,
                                                bool writesAll) {
   Value buffer = bufferOf(init);
   if (!writesAll || !buffer ||
-      !buffer.getDefiningOp<memref::AllocOp>() &&
-          !buffer.getDefiningOp<memref::AllocaOp>())
+      !isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+          buffer.getDefiningOp()))
     return nullptr;
   unsigned views = 0;
   for (Value v : op->getOperands())

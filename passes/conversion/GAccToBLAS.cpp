@@ -29,7 +29,6 @@
 #include "passes/analysis/KernelOrder.h"
 #include "passes/conversion/RuntimeCalls.h"
 
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-gacc-to-blas"
@@ -159,7 +158,9 @@ struct EpilogueOperands {
 };
 
 /// Calls the entry point `f` (declareGemm) for `op`: C = beta·C +
-/// op(A)·op(B), followed by `epilogue` where `f` takes one.
+/// op(A)·op(B), followed by `epilogue` where `f` takes one: its bias and
+/// the GELU's input X after C, its abi::GemmEpilogue last, as `f` takes
+/// them.
 void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
               Value b, Value c, bool transA, bool transB, Value beta,
               std::optional<EpilogueOperands> epilogue = std::nullopt) {
@@ -507,12 +508,14 @@ Value reshapedBuffer(Value v) {
   return v;
 }
 
-/// Whether `v` is a contiguous static fp32 memref of m·n elements whose
-/// innermost size is n (its elements are a row-major [m, n] matrix).
+/// Whether `v` is a static fp32 memref of rank 2 or more with the identity
+/// layout (offset 0, row-major strides: what a buffer's alloc and its
+/// reshapes have) of m·n elements whose innermost size is n: a row-major
+/// [m, n] matrix whose row stride is n.
 bool holdsRows(Value v, int64_t m, int64_t n) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getElementType().isF32() && type.getRank() >= 1 &&
-         memref::isStaticShapeAndContiguousRowMajor(type) &&
+  return type && type.getElementType().isF32() && type.getRank() >= 2 &&
+         type.hasStaticShape() && type.getLayout().isIdentity() &&
          type.getShape().back() == n && type.getNumElements() == m * n;
 }
 
@@ -526,11 +529,6 @@ Value asRows(RewriterBase &rewriter, Location loc, Value v) {
   for (int64_t d = 0; d + 1 < type.getRank(); ++d)
     groups[0].push_back(d);
   groups[1].push_back(type.getRank() - 1);
-  if (type.getRank() == 1)
-    return memref::ExpandShapeOp::create(
-        rewriter, loc,
-        MemRefType::get({1, type.getShape()[0]}, type.getElementType()), v,
-        ArrayRef<ReassociationIndices>{{0, 1}});
   return memref::CollapseShapeOp::create(rewriter, loc, v, groups);
 }
 
@@ -546,20 +544,21 @@ bool isElementwise(linalg::GenericOp generic, unsigned inputs) {
                       [](Operation &op) { return isPure(&op); });
 }
 
-/// Whether C, the fp32 [m, n] output of `matmul`, can be cuBLASLt's
-/// auxiliary matrix of a GELU epilogue: a contiguous static buffer whose
-/// row stride n is a multiple of 8 (cuBLASLt's rule), A and B fp32.
+/// Whether C, the fp32 [m, n] output of `matmul` (m and n set), can be
+/// cuBLASLt's auxiliary matrix of a GELU epilogue: a static buffer of the
+/// identity layout (holdsRows) whose row stride n is a multiple of 8
+/// (cuBLASLt's rule for the auxiliary matrix's leading dimension), A and B
+/// fp32.
 bool takesGeluEpilogue(linalg::MatmulOp matmul, int64_t &m, int64_t &n) {
-  Value c = matmul.getDpsInits()[0];
-  auto type = cast<MemRefType>(c.getType());
+  auto type = cast<MemRefType>(matmul.getDpsInits()[0].getType());
   if (!cast<MemRefType>(matmul.getDpsInputs()[0].getType())
            .getElementType()
            .isF32() ||
-      !memref::isStaticShapeAndContiguousRowMajor(type))
+      !type.hasStaticShape())
     return false;
   m = type.getShape()[0];
   n = type.getShape()[1];
-  return n % 8 == 0;
+  return n % 8 == 0 && holdsRows(matmul.getDpsInits()[0], m, n);
 }
 
 /// The tanh GELU of a bias add's sum C and where it goes: the bias add's

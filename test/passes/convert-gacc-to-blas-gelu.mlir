@@ -337,13 +337,14 @@ func.func @gelu_in_place(%x: memref<4x3xf32>, %w: memref<8x3xf32>, %b: memref<8x
   }
   return %c : memref<4x8xf32>
 }
-func.func @grad_c_read_later(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>, %y: memref<4x8xf32>, %keep: memref<4x8xf32>) {
+func.func @grad_c_read_later(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>, %keep: memref<4x8xf32>) -> memref<4x8xf32> {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %one = arith.constant 1.0 : f32
   %cubic = arith.constant 0.044715 : f32
   %cubic3 = arith.constant 0.134145 : f32
   %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
   %c = memref.alloc() : memref<4x8xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
   linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
@@ -372,15 +373,16 @@ func.func @grad_c_read_later(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memr
   }
   memref.copy %c, %keep : memref<4x8xf32> to memref<4x8xf32>
   memref.dealloc %c : memref<4x8xf32>
-  return
+  return %y : memref<4x8xf32>
 }
-func.func @grad_added(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>, %y: memref<4x8xf32>) {
+func.func @grad_added(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>) -> memref<4x8xf32> {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %one = arith.constant 1.0 : f32
   %cubic = arith.constant 0.044715 : f32
   %cubic3 = arith.constant 0.134145 : f32
   %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
   %c = memref.alloc() : memref<4x8xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
   linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
@@ -408,5 +410,254 @@ func.func @grad_added(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8x
     linalg.yield %g : f32
   }
   memref.dealloc %c : memref<4x8xf32>
-  return
+  return %y : memref<4x8xf32>
+}
+
+// -----
+
+// The gradient's payload op by op: the 2-D form is taken (control); a
+// wrong constant, 1 - t·t with its operands swapped, and t + 1 in place of
+// 1 - t·t are not. A GELU that an op with memory effects separates from
+// its bias add, and a GELU whose 0.5 is 0.4, keep the BIAS epilogue and
+// their generic.
+
+// CHECK-LABEL: func.func @grad_2d(
+// CHECK: call @gacc_cublaslt_sgemm_gelu_grad(
+// CHECK-NOT: math.tanh
+// CHECK-LABEL: func.func @grad_wrong_constant(
+// CHECK-NOT: gelu_grad(
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @grad_sub_swapped(
+// CHECK-NOT: gelu_grad(
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @grad_tanh_plus_one(
+// CHECK-NOT: gelu_grad(
+// CHECK: call @gacc_cublaslt_sgemm(
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @gelu_not_next(
+// CHECK-NOT: gelu_bias
+// CHECK: call @gacc_cublaslt_sgemm_epilogue(
+// CHECK: memref.copy
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @gelu_wrong_half(
+// CHECK-NOT: gelu_bias
+// CHECK: call @gacc_cublaslt_sgemm_epilogue(
+// CHECK: math.tanh
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#mm = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+func.func @grad_2d(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %cubic3 = arith.constant 0.134145 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : memref<4x8xf32>, memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %dy: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %l0 = arith.addf %t, %one : f32
+    %left = arith.mulf %l0, %half : f32
+    %tt = arith.mulf %t, %t : f32
+    %sech2 = arith.subf %one, %tt : f32
+    %d0 = arith.mulf %sq, %cubic3 : f32
+    %d1 = arith.addf %d0, %one : f32
+    %darg = arith.mulf %d1, %k : f32
+    %r0 = arith.mulf %sech2, %darg : f32
+    %hx = arith.mulf %in, %half : f32
+    %right = arith.mulf %hx, %r0 : f32
+    %d = arith.addf %left, %right : f32
+    %g = arith.mulf %dy, %d : f32
+    linalg.yield %g : f32
+  }
+  memref.dealloc %c : memref<4x8xf32>
+  return %y : memref<4x8xf32>
+}
+func.func @grad_wrong_constant(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %cubic3 = arith.constant 0.13 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : memref<4x8xf32>, memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %dy: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %l0 = arith.addf %t, %one : f32
+    %left = arith.mulf %l0, %half : f32
+    %tt = arith.mulf %t, %t : f32
+    %sech2 = arith.subf %one, %tt : f32
+    %d0 = arith.mulf %sq, %cubic3 : f32
+    %d1 = arith.addf %d0, %one : f32
+    %darg = arith.mulf %d1, %k : f32
+    %r0 = arith.mulf %sech2, %darg : f32
+    %hx = arith.mulf %in, %half : f32
+    %right = arith.mulf %hx, %r0 : f32
+    %d = arith.addf %left, %right : f32
+    %g = arith.mulf %dy, %d : f32
+    linalg.yield %g : f32
+  }
+  memref.dealloc %c : memref<4x8xf32>
+  return %y : memref<4x8xf32>
+}
+func.func @grad_sub_swapped(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %cubic3 = arith.constant 0.134145 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : memref<4x8xf32>, memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %dy: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %l0 = arith.addf %t, %one : f32
+    %left = arith.mulf %l0, %half : f32
+    %tt = arith.mulf %t, %t : f32
+    %sech2 = arith.subf %tt, %one : f32
+    %d0 = arith.mulf %sq, %cubic3 : f32
+    %d1 = arith.addf %d0, %one : f32
+    %darg = arith.mulf %d1, %k : f32
+    %r0 = arith.mulf %sech2, %darg : f32
+    %hx = arith.mulf %in, %half : f32
+    %right = arith.mulf %hx, %r0 : f32
+    %d = arith.addf %left, %right : f32
+    %g = arith.mulf %dy, %d : f32
+    linalg.yield %g : f32
+  }
+  memref.dealloc %c : memref<4x8xf32>
+  return %y : memref<4x8xf32>
+}
+func.func @grad_tanh_plus_one(%dz: memref<4x4xf32>, %w: memref<4x8xf32>, %x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %cubic3 = arith.constant 0.134145 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%dz, %w : memref<4x4xf32>, memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : memref<4x8xf32>, memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %dy: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %l0 = arith.addf %t, %one : f32
+    %left = arith.mulf %l0, %half : f32
+    %tt = arith.mulf %t, %t : f32
+    %sech2 = arith.addf %t, %one : f32
+    %d0 = arith.mulf %sq, %cubic3 : f32
+    %d1 = arith.addf %d0, %one : f32
+    %darg = arith.mulf %d1, %k : f32
+    %r0 = arith.mulf %sech2, %darg : f32
+    %hx = arith.mulf %in, %half : f32
+    %right = arith.mulf %hx, %r0 : f32
+    %d = arith.addf %left, %right : f32
+    %g = arith.mulf %dy, %d : f32
+    linalg.yield %g : f32
+  }
+  memref.dealloc %c : memref<4x8xf32>
+  return %y : memref<4x8xf32>
+}
+func.func @gelu_not_next(%x: memref<4x3xf32>, %w: memref<8x3xf32>, %b: memref<8xf32>, %keep: memref<4x8xf32>) -> (memref<4x8xf32>, memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<8x3xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<8xf32>) outs(%c : memref<4x8xf32>) {
+  ^bb0(%bias: f32, %sum: f32):
+    %s = arith.addf %sum, %bias : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %c, %keep : memref<4x8xf32> to memref<4x8xf32>
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %h = arith.mulf %in, %half : f32
+    %p = arith.addf %t, %one : f32
+    %g = arith.mulf %h, %p : f32
+    linalg.yield %g : f32
+  }
+  return %c, %y : memref<4x8xf32>, memref<4x8xf32>
+}
+func.func @gelu_wrong_half(%x: memref<4x3xf32>, %w: memref<8x3xf32>, %b: memref<8xf32>, %keep: memref<4x8xf32>) -> (memref<4x8xf32>, memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.4 : f32
+  %one = arith.constant 1.0 : f32
+  %cubic = arith.constant 0.044715 : f32
+  %k = arith.constant 0.797884583 : f32
+  %y = memref.alloc() : memref<4x8xf32>
+  %c = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul indexing_maps = #mm ins(%x, %w : memref<4x3xf32>, memref<8x3xf32>) outs(%c : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<8xf32>) outs(%c : memref<4x8xf32>) {
+  ^bb0(%bias: f32, %sum: f32):
+    %s = arith.addf %sum, %bias : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sq = arith.mulf %in, %in : f32
+    %cu = arith.mulf %in, %sq : f32
+    %t0 = arith.mulf %cu, %cubic : f32
+    %t1 = arith.addf %in, %t0 : f32
+    %t2 = arith.mulf %t1, %k : f32
+    %t = math.tanh %t2 : f32
+    %h = arith.mulf %in, %half : f32
+    %p = arith.addf %t, %one : f32
+    %g = arith.mulf %h, %p : f32
+    linalg.yield %g : f32
+  }
+  return %c, %y : memref<4x8xf32>, memref<4x8xf32>
 }

@@ -748,7 +748,8 @@ TEST_F(GemmPlansTest, GeluAuxBiasAndItsGradient) {
 }
 
 TEST_F(GemmPlansTest, RefusesAGeluEpilogueCuBLASLtCannotRun) {
-  alignas(256) float a[64], b[64], c[64], bias[8], aux[64];
+  alignas(256) float a[64] = {}, b[64] = {}, c[64] = {}, bias[8] = {},
+                     aux[64] = {};
   RowMajorGemm g{4, 8, 2, false, false, 2, 8, 8};
   g.epilogue = kEpilogueGeluAuxBias;
   g.ldAux = 8;

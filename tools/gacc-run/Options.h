@@ -42,7 +42,7 @@ struct RunSettings {
   bool cublasLt = false;
   /// With cublasLt: the tanh GELU and its gradient in cuBLASLt's epilogues
   /// (--cuda-gelu-epilogue).
-  bool cublasLtGelu = true;
+  bool cublasLtGelu = false;
   /// A bf16/fp16 step's attention through cuDNN's fused kernels on the
   /// cuda target (--cuda-attention=cudnn).
   bool cudnnAttention = false;

@@ -275,9 +275,8 @@ static cl::opt<CudaGemm> cudaGemm(
                           "cublasLtMatmul, descriptors and algorithm chosen "
                           "once per GEMM shape; batch products (attention) "
                           "as batched GEMMs; a linear layer's bias add and "
-                          "ReLU, or tanh GELU, in the GEMM's epilogue and "
-                          "a GELU's gradient in the epilogue of the GEMM "
-                          "that feeds it (fp32 steps); a "
+                          "ReLU in the GEMM's epilogue (fp32 steps; the "
+                          "tanh GELU too with --cuda-gelu-epilogue); a "
                           "bf16/fp16 step's operands on tensor cores with "
                           "fp32 sums")),
     cl::init(CudaGemm::Cublas), cl::cat(cat));
@@ -286,9 +285,9 @@ static cl::opt<bool> cudaGeluEpilogue(
     cl::desc("With --cuda-gemm=cublaslt: a linear layer's tanh GELU in its "
              "GEMM's epilogue (cuBLASLt's GELU_AUX_BIAS) and the GELU's "
              "gradient in the epilogue of the data-gradient GEMM that "
-             "feeds it (DGELU), where their rows are a multiple of 8 "
-             "(default true; =false keeps them gacc's kernels, to compare)"),
-    cl::init(true), cl::cat(cat));
+             "feeds it (DGELU), where their row length is a multiple of 8 "
+             "(default false: gacc's kernels; not yet run on a device)"),
+    cl::init(false), cl::cat(cat));
 enum class CudaAttention { Decomposed, Cudnn };
 static cl::opt<CudaAttention> cudaAttention(
     "cuda-attention",
