@@ -81,6 +81,13 @@ static cl::opt<bool> cublasLt(
              "batch products included"),
     cl::init(false), cl::cat(cat));
 
+static cl::opt<bool> cublasLtGelu(
+    "cuda-gelu-epilogue",
+    cl::desc("With --compile-only --cublaslt: the tanh GELU and its "
+             "gradient in cuBLASLt's epilogues (the NVVM pipeline's "
+             "cublaslt-gelu=true, gacc-run --cuda-gelu-epilogue)"),
+    cl::init(false), cl::cat(cat));
+
 static cl::opt<bool> cudnnAttention(
     "cudnn-attention",
     cl::desc("With --compile-only: a bf16/fp16 step's attention through "
@@ -150,6 +157,7 @@ std::unique_ptr<CpuJit> compile(ModuleOp model, bool onDevice,
     options.format = "bin";
     options.cublas = true;
     options.cublasLt = cublasLt;
+    options.cublasLtGelu = cublasLtGelu;
     options.cudaGraph = graphForm;
     options.cudnnAttention = cudnnAttention;
     buildLowerToNVVMPipeline(pm, options);
