@@ -338,6 +338,11 @@ std::string gaccrt::cuda::loadCublasLt() {
   return "";
 }
 
+void gaccrt::cuda::setCublasLtPlans(
+    std::unique_ptr<cublaslt::GemmPlans> plans) {
+  cublasLt = std::move(plans);
+}
+
 std::string gaccrt::cuda::cublasLtSummary() {
   return cublasLt ? cublasLt->summary() : "";
 }

@@ -153,8 +153,11 @@ void *gaccrt::cuda::profileBegin(const char *name) {
 }
 
 void gaccrt::cuda::profileEnd(void *token) {
+  // No token (not profiling): no driver either.
+  if (!token)
+    return;
   const Driver *d = driverOrReport();
-  if (!d || !token)
+  if (!d)
     return;
   std::lock_guard<std::mutex> lock(errorMutex);
   size_t index = reinterpret_cast<uintptr_t>(token) - 1;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 /// captures the stream into a CUDA graph (cuda::capturing()).
 void gacc_cuda_synchronize();
 }
+
+namespace gaccrt::cublaslt {
+class GemmPlans;
+} // namespace gaccrt::cublaslt
 
 namespace gaccrt::cuda {
 /// The first driver error since the last call ("" when none), cleared.
@@ -240,6 +245,10 @@ std::string loadCublasLt();
 /// After cuBLASLt's GEMMs ran: the shapes planned by compute type
 /// (GemmPlans::summary), or "" when cuBLASLt was not loaded.
 std::string cublasLtSummary();
+/// The unit tests' seam: the cuBLASLt plans the gacc_cublaslt_* entry
+/// points run on (a GemmPlans over a fake library, or null for none, as
+/// before loadCublasLt).
+void setCublasLtPlans(std::unique_ptr<cublaslt::GemmPlans> plans);
 } // namespace gaccrt::cuda
 
 #endif // GACC_RUNTIME_CUDARUNTIME_H

@@ -22,13 +22,16 @@
 // a padded auxiliary matrix, and DGELU multiplies the product by GELU' of
 // it (against float64), each call with its own auxiliary matrix, and that
 // a GELU epilogue without one, with a row stride cuBLASLt does not take or
-// with bf16 operands is refused. Where the CUDA toolkit's headers are
-// installed, the
+// with bf16 operands is refused; and that the GELU epilogues' entry points
+// (gacc_cublaslt_sgemm_gelu_bias, _gelu_grad) unpack their memrefs into
+// those calls and refuse a GELU input of another shape. Where the CUDA
+// toolkit's headers are installed, the
 // enumerators and structs gacc restates are checked against them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CublasLt.h"
+#include "runtime/CudaRuntime.h"
 #include "test/unit/BF16Bits.h"
 
 #include <gtest/gtest.h>
@@ -801,6 +804,65 @@ TEST_F(GemmPlansTest, BF16ReluBiasEpilogueWritesBF16) {
   g.cType = kR16F;
   EXPECT_NE(plans.run(g, x, w, y, 0.0f, bias).find("of the operands' type"),
             std::string::npos);
+}
+
+/// The entry points the compiled step calls, on the plans of a fake
+/// cuBLASLt (cuda::setCublasLtPlans): their memref descriptors (allocated
+/// and aligned pointers, offset, sizes, strides) unpacked into the
+/// row-major GEMM, the GELU input's row stride as the auxiliary matrix's
+/// leading dimension (16: padded rows), against float64.
+TEST_F(GemmPlansTest, GeluEntryPointsUnpackTheirMemrefs) {
+  char entryWorkspace[16];
+  int entryStream;
+  gaccrt::cuda::setCublasLtPlans(std::make_unique<GemmPlans>(
+      fakeApi, nullptr, entryWorkspace, sizeof(entryWorkspace), &entryStream));
+  (void)gaccrt::cuda::lastError();
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr int64_t m = 3, n = 8, k = 4, ld = 16;
+  alignas(256) float x[m * k], w[n * k], bias[n], y[m * n], pre[m * ld];
+  alignas(256) float dz[m * k], w2[k * n], dx[m * n];
+  for (auto [v, size] :
+       {std::pair{x, m * k}, std::pair{w, n * k}, std::pair{bias, n},
+        std::pair{dz, m * k}, std::pair{w2, k * n}})
+    for (int64_t i = 0; i < size; ++i)
+      v[i] = u(rng);
+  // y = gelu(x·wᵀ + bias), pre = the sum: A [m, k], B [n, k] transposed.
+  gacc_cublaslt_sgemm_gelu_bias(x, x, 0, m, k, k, 1, w, w, 0, n, k, k, 1, y, y,
+                                0, m, n, n, 1, bias, bias, 0, n, 1, pre, pre, 0,
+                                m, n, ld, 1, /*transA=*/0, /*transB=*/1, 0.0f,
+                                /*inputs=*/0);
+  ASSERT_EQ(gaccrt::cuda::lastError(), "");
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias[j];
+      for (int64_t l = 0; l < k; ++l)
+        sum += double(x[i * k + l]) * w[j * k + l];
+      EXPECT_NEAR(pre[i * ld + j], sum, 1e-5) << i << ", " << j;
+      EXPECT_NEAR(y[i * n + j], gelu(sum), 1e-5) << i << ", " << j;
+    }
+  // dx = (dz·w2) · gelu'(pre): A [m, k], B [k, n].
+  gacc_cublaslt_sgemm_gelu_grad(dz, dz, 0, m, k, k, 1, w2, w2, 0, k, n, n, 1,
+                                dx, dx, 0, m, n, n, 1, pre, pre, 0, m, n, ld, 1,
+                                0, 0, 0.0f, 0);
+  ASSERT_EQ(gaccrt::cuda::lastError(), "");
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double grad = 0;
+      for (int64_t l = 0; l < k; ++l)
+        grad += double(dz[i * k + l]) * w2[l * n + j];
+      EXPECT_NEAR(dx[i * n + j], grad * geluDerivative(pre[i * ld + j]), 1e-5)
+          << i << ", " << j;
+    }
+  // A GELU input of 2 rows for a 3-row product: recorded, nothing queued.
+  int before = fake.matmuls;
+  gacc_cublaslt_sgemm_gelu_grad(dz, dz, 0, m, k, k, 1, w2, w2, 0, k, n, n, 1,
+                                dx, dx, 0, m, n, n, 1, pre, pre, 0, 2, n, ld, 1,
+                                0, 0, 0.0f, 0);
+  EXPECT_NE(gaccrt::cuda::lastError().find("the GELU input is 2 x 8"),
+            std::string::npos);
+  EXPECT_EQ(fake.matmuls, before);
+  gaccrt::cuda::setCublasLtPlans(nullptr);
 }
 
 } // namespace
