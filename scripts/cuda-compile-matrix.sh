@@ -3,8 +3,9 @@
 # step of bench/gpu.sh, to cubin (ptxas included) under each cuda form
 # that gacc-run and bench/gpu.sh use: eager and --cuda-graph, cuBLAS and
 # cuBLASLt, --arena-update, resumable (checkpoints), cuDNN attention,
-# --fp32-storage, no BLAS. No GPU needed: what fails here (ptxas refusing a
-# kernel, a pipeline error) would fail on the device after its start-up.
+# --fp32-storage, no BLAS, cuBLASLt's GELU epilogues. No GPU needed: what
+# fails here (ptxas refusing a kernel, a pipeline error) would fail on the
+# device after its start-up.
 # The lit tests compile only some of these forms to cubin; this is the
 # whole set, about 15 minutes on 2 cores.
 # Usage: scripts/cuda-compile-matrix.sh [BUILD_DIR]   (default build)
@@ -25,7 +26,9 @@ configs=("cublas=true" "cublas=true cublaslt=true" "cublas=true resumable=true"
   "cuda-graph=true cublas=true" "cuda-graph=true cublas=true cublaslt=true"
   "cuda-graph=true cublas=true cublaslt=true arena-update=true"
   "cuda-graph=true cublas=true cublaslt=true cudnn-attention=true"
-  "cublas=true cublaslt=true cudnn-attention=true fp32-storage=true" "cublas=false")
+  "cublas=true cublaslt=true cudnn-attention=true fp32-storage=true" "cublas=false"
+  "cublas=true cublaslt=true cublaslt-gelu=true"
+  "cuda-graph=true cublas=true cublaslt=true cublaslt-gelu=true")
 failed=0 total=0
 for m in "${models[@]}"; do
   for c in "${configs[@]}"; do
