@@ -385,6 +385,34 @@ static void runCublasLt(const char *caller, cublaslt::RowMajorGemm g,
     recordFailure(problem);
 }
 
+/// The row-major product C = op(A)·op(B) of an entry point's memrefs
+/// (their sizes and strides as the descriptors give them); nullopt,
+/// recorded, when an inner stride is not 1 (cuBLASLt reads rows of
+/// consecutive elements).
+static std::optional<cublaslt::RowMajorGemm>
+rowMajorGemm(const char *caller, int64_t aS0, int64_t aS1, int64_t aSt0,
+             int64_t aSt1, int64_t bSt0, int64_t bSt1, int64_t cS0, int64_t cS1,
+             int64_t cSt0, int64_t cSt1, int32_t transA, int32_t transB) {
+  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
+    recordFailure(std::string(caller) + " needs unit inner strides");
+    return std::nullopt;
+  }
+  return cublaslt::RowMajorGemm{
+      cS0, cS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, cSt0};
+}
+
+/// Whether a bias of `biasS0` elements `biasSt0` apart is packed and one
+/// per column of `g`'s C; recorded otherwise.
+static bool packedBias(const char *caller, const cublaslt::RowMajorGemm &g,
+                       int64_t biasS0, int64_t biasSt0) {
+  if ((biasSt0 == 1 || biasS0 <= 1) && biasS0 == g.n)
+    return true;
+  recordFailure(std::string(caller) + ": a bias of " + std::to_string(biasS0) +
+                " elements " + std::to_string(biasSt0) + " apart for " +
+                std::to_string(g.n) + " columns (packed, one per column)");
+  return false;
+}
+
 extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
                                     int64_t aS0, int64_t aS1, int64_t aSt0,
                                     int64_t aSt1, float *, float *bAligned,
@@ -395,46 +423,39 @@ extern "C" void gacc_cublaslt_sgemm(float *, float *aAligned, int64_t aOff,
                                     int64_t cSt1, int32_t transA,
                                     int32_t transB, float beta,
                                     int32_t inputs) {
-  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
-    recordFailure("gacc_cublaslt_sgemm needs unit inner strides");
-    return;
-  }
-  cublaslt::RowMajorGemm g{cS0,  cS1,  transA ? aS0 : aS1, transA != 0,
-                           transB != 0, aSt0, bSt0,        cSt0};
-  runCublasLt("gacc_cublaslt_sgemm", g, inputs, aAligned + aOff,
-              bAligned + bOff, cAligned + cOff, beta);
+  const char *caller = "gacc_cublaslt_sgemm";
+  if (std::optional<cublaslt::RowMajorGemm> g =
+          rowMajorGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,
+                       cSt1, transA, transB))
+    runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
+                cAligned + cOff, beta);
 }
 
-/// The row-major product of an epilogue entry point's operands (sizes and
-/// strides as gacc_cublaslt_sgemm's), with the cuBLASLt epilogue of
-/// abi::GemmEpilogue `epilogue`; nullopt, recorded, when the strides are
-/// not unit, the bias (`biasS0` elements, `biasSt0` apart) is not packed
-/// or not one per column, or the ABI does not define `epilogue`.
+/// The row-major product of an epilogue entry point's operands
+/// (rowMajorGemm), with the cuBLASLt epilogue of abi::GemmEpilogue
+/// `epilogue`; nullopt, recorded, when the strides are not unit, the bias
+/// is not packed or not one per column (packedBias), or the ABI does not
+/// define `epilogue`.
 static std::optional<cublaslt::RowMajorGemm>
 epilogueGemm(const char *caller, int64_t aS0, int64_t aS1, int64_t aSt0,
              int64_t aSt1, int64_t bSt0, int64_t bSt1, int64_t cS0, int64_t cS1,
              int64_t cSt0, int64_t cSt1, int64_t biasS0, int64_t biasSt0,
              int32_t transA, int32_t transB, int32_t epilogue) {
   using ::gacc::abi::GemmEpilogue;
-  std::string problem;
-  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1 || (biasSt0 != 1 && biasS0 > 1))
-    problem = " needs unit inner strides and a packed bias";
-  else if (biasS0 != cS1)
-    problem = ": a bias of " + std::to_string(biasS0) + " elements for " +
-              std::to_string(cS1) + " columns";
-  else if (epilogue != int32_t(GemmEpilogue::bias) &&
-           epilogue != int32_t(GemmEpilogue::reluBias))
-    problem = ": unknown epilogue " + std::to_string(epilogue) +
-              " (0 bias, 1 bias and ReLU)";
-  if (!problem.empty()) {
-    recordFailure(caller + problem);
+  std::optional<cublaslt::RowMajorGemm> g =
+      rowMajorGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,
+                   cSt1, transA, transB);
+  if (!g || !packedBias(caller, *g, biasS0, biasSt0))
+    return std::nullopt;
+  if (epilogue != int32_t(GemmEpilogue::bias) &&
+      epilogue != int32_t(GemmEpilogue::reluBias)) {
+    recordFailure(std::string(caller) + ": unknown epilogue " +
+                  std::to_string(epilogue) + " (0 bias, 1 bias and ReLU)");
     return std::nullopt;
   }
-  cublaslt::RowMajorGemm g{
-      cS0, cS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, cSt0};
-  g.epilogue = epilogue == int32_t(GemmEpilogue::bias)
-                   ? cublaslt::kEpilogueBias
-                   : cublaslt::kEpilogueReluBias;
+  g->epilogue = epilogue == int32_t(GemmEpilogue::bias)
+                    ? cublaslt::kEpilogueBias
+                    : cublaslt::kEpilogueReluBias;
   return g;
 }
 
@@ -480,10 +501,11 @@ extern "C" void gacc_cublaslt_sgemm_gelu_bias(
     int64_t xSt0, int64_t xSt1, int32_t transA, int32_t transB, float beta,
     int32_t inputs) {
   const char *caller = "gacc_cublaslt_sgemm_gelu_bias";
-  std::optional<cublaslt::RowMajorGemm> g = epilogueGemm(
-      caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, yS0, yS1, ySt0, ySt1, biasS0,
-      biasSt0, transA, transB, int32_t(::gacc::abi::GemmEpilogue::bias));
-  if (!g || !auxMatrix(caller, *g, xS0, xS1, xSt0, xSt1))
+  std::optional<cublaslt::RowMajorGemm> g =
+      rowMajorGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, yS0, yS1, ySt0,
+                   ySt1, transA, transB);
+  if (!g || !packedBias(caller, *g, biasS0, biasSt0) ||
+      !auxMatrix(caller, *g, xS0, xS1, xSt0, xSt1))
     return;
   g->epilogue = cublaslt::kEpilogueGeluAuxBias;
   runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
@@ -498,16 +520,13 @@ extern "C" void gacc_cublaslt_sgemm_gelu_grad(
     float *xAligned, int64_t xOff, int64_t xS0, int64_t xS1, int64_t xSt0,
     int64_t xSt1, int32_t transA, int32_t transB, float beta, int32_t inputs) {
   const char *caller = "gacc_cublaslt_sgemm_gelu_grad";
-  if (aSt1 != 1 || bSt1 != 1 || ySt1 != 1) {
-    recordFailure(std::string(caller) + " needs unit inner strides");
+  std::optional<cublaslt::RowMajorGemm> g =
+      rowMajorGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, yS0, yS1, ySt0,
+                   ySt1, transA, transB);
+  if (!g || !auxMatrix(caller, *g, xS0, xS1, xSt0, xSt1))
     return;
-  }
-  cublaslt::RowMajorGemm g{
-      yS0, yS1, transA ? aS0 : aS1, transA != 0, transB != 0, aSt0, bSt0, ySt0};
-  if (!auxMatrix(caller, g, xS0, xS1, xSt0, xSt1))
-    return;
-  g.epilogue = cublaslt::kEpilogueDGelu;
-  runCublasLt(caller, g, inputs, aAligned + aOff, bAligned + bOff,
+  g->epilogue = cublaslt::kEpilogueDGelu;
+  runCublasLt(caller, *g, inputs, aAligned + aOff, bAligned + bOff,
               yAligned + yOff, beta, nullptr, xAligned + xOff);
 }
 
@@ -637,14 +656,10 @@ void cublasLtLowOperands(const char *caller, int32_t type, const void *a,
                          const void *b, int64_t bSt0, int64_t bSt1, float *c,
                          int64_t cS0, int64_t cS1, int64_t cSt0, int64_t cSt1,
                          int32_t transA, int32_t transB, float beta) {
-  if (aSt1 != 1 || bSt1 != 1 || cSt1 != 1) {
-    recordFailure(std::string(caller) + " needs unit inner strides");
-    return;
-  }
-  cublaslt::RowMajorGemm g{cS0,         cS1,         transA ? aS0 : aS1,
-                           transA != 0, transB != 0, aSt0,
-                           bSt0,        cSt0};
-  cublasLtLowOperands(caller, type, g, a, b, c, beta);
+  if (std::optional<cublaslt::RowMajorGemm> g =
+          rowMajorGemm(caller, aS0, aS1, aSt0, aSt1, bSt0, bSt1, cS0, cS1, cSt0,
+                       cSt1, transA, transB))
+    cublasLtLowOperands(caller, type, *g, a, b, c, beta);
 }
 } // namespace
 

@@ -495,7 +495,8 @@ bool canWriteResult(linalg::MatmulOp matmul, const BiasAdd &add,
 //===----------------------------------------------------------------------===//
 
 /// The buffer `v` reshapes (through memref.expand_shape and
-/// collapse_shape, which keep the order of the elements), or `v`.
+/// collapse_shape, which keep the order of the elements), or `v`. Not
+/// bufferOf: a subview or cast of C is not all of C in C's order.
 Value reshapedBuffer(Value v) {
   while (Operation *op = v.getDefiningOp()) {
     if (auto e = dyn_cast<memref::ExpandShapeOp>(op))
