@@ -46,7 +46,7 @@ def GAcc_NormalizationAttr : EnumAttr<GAcc_Dialect, GAcc_Normalization,
     micro-batches (and ranks), for sequence losses such as a language
     model's next-token cross-entropy.
   }];
-  let assemblyFormat = "`<` $value `>`";
+  let assemblyFormat = "`<` custom<EnumKeyword>($value) `>`";
 }
 
 //===----------------------------------------------------------------------===//
@@ -78,7 +78,7 @@ def GAcc_PrecisionAttr : EnumAttr<GAcc_Dialect, GAcc_Precision, "precision"> {
     the rounded values in tensors of the compute type (half the bytes: the
     activations kept for the backward above all), which changes no value.
   }];
-  let assemblyFormat = "`<` $value `>`";
+  let assemblyFormat = "`<` custom<EnumKeyword>($value) `>`";
 }
 
 def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
@@ -136,7 +136,7 @@ def GAcc_BatchStatisticsAttr : EnumAttr<GAcc_Dialect, GAcc_BatchStatistics,
     step, from the pooled statistics of the whole window (see
     `gacc.batch_norm`).
   }];
-  let assemblyFormat = "`<` $value `>`";
+  let assemblyFormat = "`<` custom<EnumKeyword>($value) `>`";
 }
 
 //===----------------------------------------------------------------------===//

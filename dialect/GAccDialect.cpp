@@ -21,6 +21,38 @@ using namespace mlir::gacc;
 #include "dialect/GAccInterfaces.cpp.inc"
 #include "dialect/GAccAttrInterfaces.cpp.inc"
 
+/// The keyword of an enum attribute's value (`#gacc.normalization<mean>`).
+/// An unknown keyword is one error that lists the valid ones; the parser
+/// ODS generates for `$value` adds a second, about the C++ enum type.
+template <typename EnumT>
+static ParseResult parseEnumKeyword(AsmParser &parser, EnumT &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string keyword;
+  if (parser.parseKeywordOrString(&keyword))
+    return failure();
+  if (std::optional<EnumT> parsed = symbolizeEnum<EnumT>(keyword)) {
+    value = *parsed;
+    return success();
+  }
+  InFlightDiagnostic diag = parser.emitError(loc)
+                            << "unknown value '" << keyword
+                            << "', expected one of: ";
+  // The cases are 0, 1, ... (I32EnumAttr without explicit values);
+  // stringifyEnum of a value past the last is "".
+  for (uint32_t i = 0;; ++i) {
+    StringRef name = stringifyEnum(static_cast<EnumT>(i));
+    if (name.empty())
+      break;
+    diag << (i ? ", " : "") << name;
+  }
+  return diag;
+}
+
+template <typename EnumT>
+static void printEnumKeyword(AsmPrinter &printer, EnumT value) {
+  printer << stringifyEnum(value);
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "dialect/GAccAttrs.cpp.inc"
 

@@ -1555,3 +1555,21 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// An unknown enum keyword is one error that lists the valid ones (the
+// parser ODS generates adds a second; -verify-diagnostics fails on it).
+// expected-error @below {{unknown value 'avg', expected one of: mean, sum, token_mean}}
+gacc.train_step @s params [] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<avg>, optimizer = #gacc.sgd<lr = 0.1>} {
+}
+
+// -----
+
+// expected-error @below {{unknown value 'fp8', expected one of: fp32, bf16, fp16}}
+func.func private @f() attributes {p = #gacc.precision<fp8>}
+
+// -----
+
+// expected-error @below {{unknown value 'per_step', expected one of: per_micro_batch, per_window}}
+func.func private @f() attributes {b = #gacc.batch_statistics<per_step>}
