@@ -895,113 +895,106 @@ static bool checkCheckpointFlags() {
   return true;
 }
 
-/// Everything gacc-run does; returns the exit status.
-static int run(int argc, char **argv) {
-  cl::HideUnrelatedOptions(cat);
-  cl::AddExtraVersionPrinter(::gacc::printVersion);
-  if (!cl::ParseCommandLineOptions(
-          argc, argv,
-          "gacc-run: compile a gacc training step and train it with gradient "
-          "accumulation on the CPU or a CUDA device, over the ranks of an MPI "
-          "job when launched by mpirun, or emit its PTX, cubin or LLVM IR\n\n"
-          "  gacc-run MODEL.mlir [--epochs E] [--micro-batch M] "
-          "[--accum-steps N] ...\n"
-          "  gacc-run MODEL.mlir --emit ptx|cubin|llvm -o FILE\n",
-          &llvm::errs()))
-    return kExitBadInput;
+/// The flags' values that need no model: ranges, and an input to read.
+static bool checkFlagValues() {
   if (inputFile.empty()) {
     reportError("no model given (usage: gacc-run MODEL.mlir [options]; see "
                 "--help)");
-    return kExitBadInput;
+    return false;
   }
   if (epochs <= 0 || logEvery <= 0) {
     reportError(epochs <= 0 ? "--epochs must be positive, got " +
                                   llvm::Twine(int64_t(epochs))
                             : "--log-every must be positive, got " +
                                   llvm::Twine(int64_t(logEvery)));
-    return kExitBadInput;
+    return false;
   }
   if (maxSteps.getNumOccurrences() && maxSteps < 0) {
     reportError("--max-steps must be >= 0");
-    return kExitBadInput;
+    return false;
   }
   if (lr.getNumOccurrences() && !(lr >= 0.0 && std::isfinite(double(lr)))) {
     reportError("--lr must be a finite number >= 0");
-    return kExitBadInput;
+    return false;
   }
   if (seed.getNumOccurrences() && seed < 0) {
     reportError("--seed must be >= 0");
-    return kExitBadInput;
+    return false;
   }
-  if (!checkPathsNotEmpty() || !checkOutputPaths())
-    return kExitBadInput;
-  if (!checkFlagScopes())
-    return kExitBadInput;
-  if (!checkCheckpointFlags())
-    return kExitBadInput;
+  return true;
+}
+
+/// The flags of --target and its libraries, and the pairs of flags that
+/// cannot go together.
+static bool checkTargetFlags() {
   if (!saveGradients.empty() && maxSteps.getNumOccurrences() &&
       maxSteps == 0) {
     reportError("--save-gradients with --max-steps 0: no optimizer step "
                 "runs, so no gradient is applied");
-    return kExitBadInput;
+    return false;
   }
   if (target != "cpu" && target != "cuda" && target != "auto") {
     reportError("--target must be cpu, cuda or auto, got '" + target + "'");
-    return kExitBadInput;
+    return false;
   }
   if (cudaGemm.getNumOccurrences() && target == "cpu") {
     reportError("--cuda-gemm chooses the GEMM library of --target cuda; the "
                 "CPU's GEMMs are OpenBLAS's");
-    return kExitBadInput;
+    return false;
   }
   if (cudaAttention.getNumOccurrences() && target == "cpu") {
     reportError("--cuda-attention chooses how --target cuda runs attention; "
                 "the CPU's is decomposed");
-    return kExitBadInput;
+    return false;
   }
   if (cudaGraph && target == "cpu") {
     reportError("--cuda-graph captures the cuda target's step; give "
                 "--target cuda");
-    return kExitBadInput;
+    return false;
   }
   if (cudaGraph && arenaUpdate.getNumOccurrences() && arenaUpdate) {
     reportError("--cuda-graph with --arena-update: the graph holds the "
                 "update inside the step; the arena kernels' calls are not "
                 "captured yet");
-    return kExitBadInput;
+    return false;
   }
   constexpr int kMaxThreads = 1024;
   if (threadsOption.getNumOccurrences() &&
       (threadsOption < 1 || threadsOption > kMaxThreads)) {
     reportError(llvm::formatv("--cpu-threads must be in [1, {0}], got {1}",
                               kMaxThreads, int(threadsOption)));
-    return kExitBadInput;
+    return false;
   }
   if (threadsOption.getNumOccurrences() && target == "cuda") {
     reportError("--cpu-threads sets the CPU step's threads; not with "
                 "--target cuda");
-    return kExitBadInput;
+    return false;
   }
   if (cudaGeluEpilogue.getNumOccurrences() && cudaGemm != CudaGemm::CublasLt) {
     reportError("--cuda-gelu-epilogue chooses cuBLASLt's GELU epilogues; it "
                 "needs --cuda-gemm=cublaslt");
-    return kExitBadInput;
+    return false;
   }
   if (cudaGemm == CudaGemm::CublasLt && noBlas) {
     reportError("--cuda-gemm=cublaslt with --no-blas: the GEMMs are "
                 "compiled to kernels, not library calls");
-    return kExitBadInput;
+    return false;
   }
-  // The cuda target needs the driver and a device; auto falls back to the
-  // CPU without them.
-  std::string resolvedTarget = "cpu";
-  int computeCapability = 0;
+  return true;
+}
+
+/// Where the step runs: the cuda target needs the driver and a device;
+/// --target auto falls back to the CPU without them. Sets
+/// `resolvedTarget` ("cpu" or "cuda") and the device's compute capability.
+static bool resolveTarget(std::string &resolvedTarget, int &computeCapability) {
+  resolvedTarget = "cpu";
+  computeCapability = 0;
   if (target != "cpu" && emitKind.empty()) {
     std::string reason;
     const cuda::Driver *driver = cuda::load(reason);
     if (!driver && target == "cuda") {
       reportError("--target cuda: " + reason);
-      return kExitBadInput;
+      return false;
     }
     if (driver) {
       cuda::DeviceInfo info = cuda::deviceInfo();
@@ -1027,18 +1020,23 @@ static int run(int argc, char **argv) {
                        << o->ArgStr << " does not apply\n";
     if (resolvedTarget == "cuda" && checkEquiv) {
       reportError("--check-equivalence runs on the CPU (--target cpu)");
-      return kExitBadInput;
+      return false;
     }
     if (resolvedTarget == "cuda" && threadsOption.getNumOccurrences()) {
       reportError("--cpu-threads sets the CPU step's threads; --target auto "
                   "found a CUDA device (give --target cpu)");
-      return kExitBadInput;
+      return false;
     }
   }
-  // Data parallelism: on by default under mpirun.
-  bool distributed = dataParallel.getNumOccurrences()
-                         ? bool(dataParallel)
-                         : collectives::launchedByMpirun();
+  return true;
+}
+
+/// Data parallelism: on by default under mpirun (`distributed`), and then
+/// started. Returns the exit status (0 to go on).
+static int startDataParallelism(bool &distributed) {
+  distributed = dataParallel.getNumOccurrences()
+                    ? bool(dataParallel)
+                    : collectives::launchedByMpirun();
   if (distributed) {
     if (checkEquiv) {
       reportError("--check-equivalence compares two single-process steps: "
@@ -1061,101 +1059,129 @@ static int run(int argc, char **argv) {
                     "writes the same output files\n";
   }
 
-  mlir::gacc::configureCUDAToolkit();
-  DialectRegistry registry;
-  mlir::gacc::registerGAccDialectsAndInterfaces(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // One line per diagnostic: no dump of the operation after the message.
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  // Under mpirun every rank reads and verifies the same model: each
-  // diagnostic names its rank (as reportError's lines do), and only rank 0
-  // adds the source line and the notes, so that a bad model reads once.
-  // Each diagnostic is formatted apart and written in one call, so that
-  // mpirun does not interleave the ranks' lines. (Declared after
-  // diagHandler: unregistered first.)
-  std::string rankText;
-  llvm::raw_string_ostream rankStream(rankText);
-  std::optional<SourceMgrDiagnosticHandler> rankPrinter;
-  std::optional<ScopedDiagnosticHandler> rankDiagnostics;
-  if (collectives::launcherSize() > 1) {
-    rankPrinter.emplace(sourceMgr, &context, rankStream);
-    rankDiagnostics.emplace(&context, [&](Diagnostic &d) {
-      int rank = collectives::launcherRank();
-      std::string prefix = "rank " + std::to_string(rank) + ": ";
-      rankPrinter->emitDiagnostic(d.getLocation(), prefix + d.str(),
-                                  d.getSeverity(),
-                                  /*displaySourceLine=*/rank == 0);
-      if (rank == 0)
-        for (Diagnostic &note : d.getNotes())
-          rankPrinter->emitDiagnostic(note.getLocation(), prefix + note.str(),
-                                      note.getSeverity());
-      llvm::errs() << rankText;
-      llvm::errs().flush();
-      rankText.clear();
-      return success();
-    });
+  return 0;
+}
+
+/// Under mpirun every rank reads and verifies the same model: each
+/// diagnostic names its rank (as reportError's lines do), and only rank 0
+/// adds the source line and the notes, so that a bad model reads once.
+/// Each diagnostic is formatted apart and written in one call, so that
+/// mpirun does not interleave the ranks' lines. Nothing in a single
+/// process. (Constructed after the context's SourceMgrDiagnosticHandler:
+/// unregistered first.)
+class RankDiagnostics {
+public:
+  RankDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext &context)
+      : stream(text) {
+    if (collectives::launcherSize() <= 1)
+      return;
+    printer.emplace(sourceMgr, &context, stream);
+    handler.emplace(&context, [this](Diagnostic &d) { return print(d); });
   }
+
+private:
+  LogicalResult print(Diagnostic &d) {
+    int rank = collectives::launcherRank();
+    std::string prefix = "rank " + std::to_string(rank) + ": ";
+    printer->emitDiagnostic(d.getLocation(), prefix + d.str(), d.getSeverity(),
+                            /*displaySourceLine=*/rank == 0);
+    if (rank == 0)
+      for (Diagnostic &note : d.getNotes())
+        printer->emitDiagnostic(note.getLocation(), prefix + note.str(),
+                                note.getSeverity());
+    llvm::errs() << text;
+    llvm::errs().flush();
+    text.clear();
+    return success();
+  }
+  std::string text;
+  llvm::raw_string_ostream stream;
+  std::optional<SourceMgrDiagnosticHandler> printer;
+  std::optional<ScopedDiagnosticHandler> handler;
+};
+
+/// The model file, read into `sourceMgr` and parsed; null after an error
+/// (the diagnostic handler printed its location).
+static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
+                                        MLIRContext &context) {
   std::string errorMessage;
   auto file = openInputFile(inputFile, &errorMessage);
   if (!file) {
     reportError(errorMessage);
-    return kExitBadInput;
+    return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   if (!::gacc::checkInputNesting(sourceMgr))
-    return kExitBadInput;
-  OwningOpRef<ModuleOp> model = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!model)
-    return kExitBadInput; // the diagnostic handler printed the location
+    return nullptr;
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
 
-  SmallVector<TrainStepOp> steps(model->getOps<TrainStepOp>());
+/// The model's one gacc.train_step, at the model level; null after an
+/// error.
+static TrainStepOp findStep(ModuleOp model) {
+  SmallVector<TrainStepOp> steps(model.getOps<TrainStepOp>());
   if (steps.size() != 1) {
     reportError(inputFile + " must hold exactly one gacc.train_step, found " +
                 llvm::Twine(steps.size()));
-    return kExitBadInput;
+    return nullptr;
   }
   TrainStepOp step = steps.front();
   if (step.isDifferentiated()) {
     reportError("@" + step.getSymName() +
                 " is already differentiated; gacc-run compiles model-level IR");
-    return kExitBadInput;
+    return nullptr;
   }
+  return step;
+}
+
+/// What the model-level flags resolve to (applyModelFlags).
+struct ModelChoices {
+  /// --accum-schedule, parsed.
+  std::optional<AccumulationSchedule> rampSchedule;
+  /// Whether windows span calls (checkpoints, --resume, a schedule).
+  bool resumable = false;
+  /// gacc-defer-weight-gradients' max-window-bytes (0: off).
+  int64_t deferWindowBytes = 0;
+};
+
+/// The flags that change the model (--micro-batch, --accum-steps,
+/// --memory-budget's conflicts, --recompute, --seed) applied to it, the
+/// model verified again, and the flags that depend on it checked; false
+/// after an error.
+static bool applyModelFlags(ModuleOp model, TrainStepOp step, bool distributed,
+                            ModelChoices &choices) {
   if (!memoryBudget.empty() &&
       (microBatch.getNumOccurrences() || accumSteps.getNumOccurrences())) {
     reportError("--memory-budget chooses the micro-batch and the "
                 "accumulation steps; give it without --micro-batch and "
                 "--accum-steps");
-    return kExitBadInput;
+    return false;
   }
-  if (!applySchedule(*model, distributed) || failed(verify(*model)))
-    return kExitBadInput;
+  if (!applySchedule(model, distributed) || failed(verify(model)))
+    return false;
   std::optional<RecomputePolicy> recomputePolicy =
       parseRecomputePolicy(recompute);
   if (!recomputePolicy) {
     reportError("--recompute must be none, marked or cheap, got '" +
                 recompute + "'");
-    return kExitBadInput;
+    return false;
   }
-  applyRecomputePolicy(*model, step, *recomputePolicy);
+  applyRecomputePolicy(model, step, *recomputePolicy);
   // --seed is the step's seed: the initializers and the order read it, and
   // random ops (dropout) compile it into their key.
   if (seed.getNumOccurrences())
     step.setSeed(uint64_t(seed));
-  std::optional<AccumulationSchedule> rampSchedule;
   if (accumSchedule.getNumOccurrences()) {
     auto parsed = AccumulationSchedule::parse(accumSchedule);
     if (!parsed) {
       reportError(llvm::toString(parsed.takeError()));
-      return kExitBadInput;
+      return false;
     }
-    rampSchedule = std::move(*parsed);
+    choices.rampSchedule = std::move(*parsed);
   }
-  std::optional<MemoryPlan> plan;
   bool resumable = !checkpointDir.empty() || !resumeDir.empty() ||
-                   rampSchedule.has_value();
+                   choices.rampSchedule.has_value();
+  choices.resumable = resumable;
   // Asked for in so many words where it cannot apply: an error, not a
   // choice silently undone (in every mode).
   if (fp32Storage &&
@@ -1163,7 +1189,7 @@ static int run(int argc, char **argv) {
     reportError("--fp32-storage keeps a bf16/fp16 step's rounded values in "
                 "fp32; @" +
                 step.getSymName() + " computes in fp32");
-    return kExitBadInput;
+    return false;
   }
   if (deferWeightGradients.getNumOccurrences() && deferWeightGradients &&
       (resumable || !memoryBudget.empty())) {
@@ -1171,36 +1197,30 @@ static int run(int argc, char **argv) {
                             "with ") +
                 (!memoryBudget.empty() ? "--memory-budget (which keeps "
                                          "memory smallest)"
-                 : rampSchedule        ? "--accum-schedule (whose windows span "
-                                         "calls)"
-                                       : "checkpoints or --resume (whose "
-                                         "windows span calls)"));
-    return kExitBadInput;
+                 : choices.rampSchedule
+                     ? "--accum-schedule (whose windows span "
+                       "calls)"
+                     : "checkpoints or --resume (whose "
+                       "windows span calls)"));
+    return false;
   }
   // Weight gradients deferred to the end of the window, where the whole
   // window runs in one call, and not where memory comes first.
-  int64_t deferWindowBytes =
+  choices.deferWindowBytes =
       deferWeightGradients && !resumable && memoryBudget.empty()
           ? kDeferWindowBytes
           : 0;
-  if (emitKind.empty()) {
-    bool arena = useArenaUpdate(step, resolvedTarget);
-    if (int status = planMemory(*model, step, resolvedTarget,
-                                {unroll, arena, resumable}, deferWindowBytes,
-                                plan))
-      return status;
-  }
+  return true;
+}
 
-  if (!emitKind.empty())
-    return collectives::rank() == 0
-               ? emit(*model, emitKind, outFile, chip, unroll, !noBlas,
-                      deferWindowBytes, fp32Storage)
-               : 0;
-
-  FailureOr<StepSignature> sig = getStepSignature(step);
-  if (failed(sig))
-    return kExitBadInput;
-  RunSettings settings;
+/// The run's settings from the flags, the step and what was resolved
+/// before; false after an error (the pairs of settings that cannot go
+/// together).
+static bool makeSettings(TrainStepOp step, const StepSignature &sig,
+                         const std::string &resolvedTarget,
+                         int computeCapability, ModelChoices choices,
+                         std::optional<MemoryPlan> plan,
+                         RunSettings &settings) {
   settings.dataset = dataset;
   settings.dataDir = dataDir;
   settings.dropLast = dropLast;
@@ -1220,7 +1240,7 @@ static int run(int argc, char **argv) {
         "raise the rate",
         llvm::format("%g", settings.lr),
         llvm::format("%g", schedule.getMinLr().convertToDouble())));
-    return kExitBadInput;
+    return false;
   }
   settings.seed = step.getSeed();
   settings.unroll = unroll;
@@ -1237,11 +1257,11 @@ static int run(int argc, char **argv) {
   settings.cudnnAttention = cudaAttention == CudaAttention::Cudnn;
   settings.stepArena = !noStepArena;
   if (resolvedTarget == "cpu") {
-    if (int status = configureCpuThreads())
-      return status;
+    if (configureCpuThreads())
+      return false;
     settings.threads = gaccrt::cpuThreads();
   }
-  settings.deferWindowBytes = deferWindowBytes;
+  settings.deferWindowBytes = choices.deferWindowBytes;
   settings.fp32Storage = fp32Storage;
   settings.metricsPath = metrics;
   settings.saveParams = saveParams;
@@ -1250,14 +1270,14 @@ static int run(int argc, char **argv) {
   if (evalEma && noEval) {
     reportError("--eval-ema chooses the weights to evaluate; not with "
                 "--no-eval");
-    return kExitBadInput;
+    return false;
   }
-  if ((evalEma || !saveEma.empty()) && !sig->ema) {
-    reportError(llvm::Twine(evalEma ? "--eval-ema" : "--save-ema") +
-                ": @" + sig->name +
+  if ((evalEma || !saveEma.empty()) && !sig.ema) {
+    reportError(llvm::Twine(evalEma ? "--eval-ema" : "--save-ema") + ": @" +
+                sig.name +
                 " keeps no moving average of its weights (give the step "
                 "ema_decay)");
-    return kExitBadInput;
+    return false;
   }
   settings.saveGradients = saveGradients;
   settings.loadParams = loadParams;
@@ -1274,9 +1294,10 @@ static int run(int argc, char **argv) {
   settings.checkpointEvery = checkpointEvery;
   settings.memoryPlan = std::move(plan);
   // A schedule of the step's own N at every step is no schedule.
-  if (rampSchedule && rampSchedule->isConstantAt(sig->accumSteps))
-    rampSchedule.reset();
-  settings.accumSchedule = std::move(rampSchedule);
+  if (choices.rampSchedule &&
+      choices.rampSchedule->isConstantAt(sig.accumSteps))
+    choices.rampSchedule.reset();
+  settings.accumSchedule = std::move(choices.rampSchedule);
   settings.budgetChoseSchedule = !memoryBudget.empty();
   if (cudaGraph) {
     const char *trace = std::getenv("GACC_CUDA_TRACE");
@@ -1293,7 +1314,7 @@ static int run(int argc, char **argv) {
             : nullptr;
     if (conflict) {
       reportError(llvm::Twine("--cuda-graph: not with ") + conflict);
-      return kExitBadInput;
+      return false;
     }
     settings.cudaGraph = true;
   }
@@ -1302,6 +1323,74 @@ static int run(int argc, char **argv) {
     stepText.getAsInteger(10, settings.pauseStep);
     kText.getAsInteger(10, settings.pauseMicroBatch);
   }
+  return true;
+}
+
+/// Everything gacc-run does; returns the exit status.
+static int run(int argc, char **argv) {
+  cl::HideUnrelatedOptions(cat);
+  cl::AddExtraVersionPrinter(::gacc::printVersion);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "gacc-run: compile a gacc training step and train it with gradient "
+          "accumulation on the CPU or a CUDA device, over the ranks of an MPI "
+          "job when launched by mpirun, or emit its PTX, cubin or LLVM IR\n\n"
+          "  gacc-run MODEL.mlir [--epochs E] [--micro-batch M] "
+          "[--accum-steps N] ...\n"
+          "  gacc-run MODEL.mlir --emit ptx|cubin|llvm -o FILE\n",
+          &llvm::errs()))
+    return kExitBadInput;
+  if (!checkFlagValues() || !checkPathsNotEmpty() || !checkOutputPaths() ||
+      !checkFlagScopes() || !checkCheckpointFlags() || !checkTargetFlags())
+    return kExitBadInput;
+  std::string resolvedTarget;
+  int computeCapability;
+  if (!resolveTarget(resolvedTarget, computeCapability))
+    return kExitBadInput;
+  bool distributed;
+  if (int status = startDataParallelism(distributed))
+    return status;
+  mlir::gacc::configureCUDAToolkit();
+  DialectRegistry registry;
+  mlir::gacc::registerGAccDialectsAndInterfaces(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // One line per diagnostic: no dump of the operation after the message.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  RankDiagnostics rankDiagnostics(sourceMgr, context);
+  OwningOpRef<ModuleOp> model = parseModel(sourceMgr, context);
+  if (!model)
+    return kExitBadInput;
+  TrainStepOp step = findStep(*model);
+  if (!step)
+    return kExitBadInput;
+  ModelChoices choices;
+  if (!applyModelFlags(*model, step, distributed, choices))
+    return kExitBadInput;
+  std::optional<MemoryPlan> plan;
+  if (emitKind.empty()) {
+    bool arena = useArenaUpdate(step, resolvedTarget);
+    if (int status = planMemory(*model, step, resolvedTarget,
+                                {unroll, arena, choices.resumable},
+                                choices.deferWindowBytes, plan))
+      return status;
+  }
+
+  if (!emitKind.empty())
+    return collectives::rank() == 0
+               ? emit(*model, emitKind, outFile, chip, unroll, !noBlas,
+                      choices.deferWindowBytes, fp32Storage)
+               : 0;
+
+  FailureOr<StepSignature> sig = getStepSignature(step);
+  if (failed(sig))
+    return kExitBadInput;
+  RunSettings settings;
+  if (!makeSettings(step, *sig, resolvedTarget, computeCapability,
+                    std::move(choices), std::move(plan), settings))
+    return kExitBadInput;
   if (checkEquiv) {
     if (!(tolerance > 0)) {
       reportError("--tolerance must be positive");
