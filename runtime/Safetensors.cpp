@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Safetensors.h"
+#include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -178,9 +179,9 @@ static llvm::Error checkLayout(const std::string &path, llvm::StringRef json,
 
 llvm::Expected<std::map<std::string, HostTensor>>
 gaccrt::loadSafetensors(const std::string &path) {
-  auto bufOr = llvm::MemoryBuffer::getFile(path);
+  auto bufOr = readInputFile(path);
   if (!bufOr)
-    return fail(path, "cannot read: " + bufOr.getError().message());
+    return fail(path, "cannot read: " + llvm::toString(bufOr.takeError()));
   return parseSafetensors(path, (*bufOr)->getBuffer());
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Text.h"
+#include "runtime/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -68,9 +69,9 @@ llvm::Expected<TextCorpus> gaccrt::loadKJV() {
 }
 
 llvm::Expected<TextCorpus> gaccrt::loadTextLines(const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
+  auto buf = readInputFile(path);
   if (!buf)
-    return textError(path + ": " + buf.getError().message());
+    return textError(path + ": " + llvm::toString(buf.takeError()));
   TextCorpus corpus = splitLines((*buf)->getBuffer());
   if (corpus.lines.empty())
     return textError(path + ": no text lines");

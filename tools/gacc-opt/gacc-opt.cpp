@@ -8,6 +8,7 @@
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "runtime/InputFile.h"
 #include "tools/InputNesting.h"
 #include "tools/Version.h"
 
@@ -30,6 +31,11 @@ int main(int argc, char **argv) {
   // A file nested past what the parser's stack survives: one error, not a
   // crash (a file that cannot be read is MlirOptMain's to report; standard
   // input, which MlirOptMain reads itself, is not scanned).
+  if (std::string problem = gaccrt::inputFileProblem(input);
+      input != "-" && !problem.empty()) {
+    llvm::errs() << "gacc-opt: error: " << input << ": " << problem << "\n";
+    return 1;
+  }
   if (auto buffer = input == "-" ? nullptr : mlir::openInputFile(input)) {
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

@@ -11,6 +11,7 @@
 
 #include "passes/Passes.h"
 #include "runtime/Collectives.h"
+#include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 
@@ -384,12 +385,12 @@ readStateFile(const std::string &dir, const llvm::json::Array *files,
                  llvm::Twine(rank) + "'s state file '" + name +
                  "' is not a file name in the checkpoint directory");
   std::string path = joinPath(dir, name);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  auto buffer = readInputFile(path, /*isText=*/false,
+                              /*requiresNullTerminator=*/false);
   if (!buffer)
-    return error("--resume " + dir + ": " + name + " (rank " +
-                 llvm::Twine(rank) +
-                 "'s state) cannot be read: " + buffer.getError().message());
+    return error(
+        "--resume " + dir + ": " + name + " (rank " + llvm::Twine(rank) +
+        "'s state) cannot be read: " + llvm::toString(buffer.takeError()));
   llvm::StringRef data = (*buffer)->getBuffer();
   if (int64_t(data.size()) != bytes)
     return error("--resume " + dir + ": " + name + " is truncated or " +
@@ -424,10 +425,10 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   if (!llvm::sys::fs::exists(manifestPath))
     return error("--resume " + dir + ": no checkpoint (no " + kManifest +
                  ")");
-  auto buffer = llvm::MemoryBuffer::getFile(manifestPath);
+  auto buffer = readInputFile(manifestPath);
   if (!buffer)
     return error("--resume " + dir + ": " + kManifest +
-                 " cannot be read: " + buffer.getError().message());
+                 " cannot be read: " + llvm::toString(buffer.takeError()));
   std::string where = "--resume " + dir + ": " + kManifest;
   auto parsed = llvm::json::parse((*buffer)->getBuffer());
   if (!parsed)

@@ -15,6 +15,7 @@
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudnnAttention.h"
 #include "runtime/Initializers.h"
+#include "runtime/InputFile.h"
 #include "runtime/Safetensors.h"
 #include "tools/gacc-run/ParamLayouts.h"
 
@@ -60,10 +61,11 @@ std::vector<int64_t> shapeOf(ShapedType t) {
 /// Reads --order-file: one index in [0, n) per line.
 llvm::Expected<std::vector<int64_t>> readOrderFile(const std::string &path,
                                                    int64_t n) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
+  auto buf = readInputFile(path);
   if (!buf)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": " + buf.getError().message());
+                                   path + ": " +
+                                       llvm::toString(buf.takeError()));
   std::vector<int64_t> order;
   llvm::SmallVector<llvm::StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n');

@@ -19,6 +19,7 @@
 #include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/HostMemory.h"
+#include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -733,12 +734,22 @@ static bool checkPathsNotEmpty() {
 }
 
 /// Every output file, checked before any work (checkOutputPath): an output
-/// that is the model itself or another output (the last writer would win)
-/// is an error.
+/// that is the model itself, an input file (--data, --order-file,
+/// --load-params: training would overwrite what it reads) or another
+/// output (the last writer would win) is an error.
 static bool checkOutputPaths() {
   std::vector<std::pair<std::string, std::string>> taken;
   if (inputFile != "-") // not standard input
     taken.push_back({canonicalPath(inputFile), "the model " + inputFile});
+  for (auto [flag, option] :
+       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
+           {"--data", &dataDir},
+           {"--order-file", &orderFile},
+           {"--load-params", &loadParams}})
+    if (!option->empty() && !llvm::sys::fs::is_directory(*option))
+      taken.push_back(
+          {canonicalPath(*option),
+           (llvm::Twine("the input ") + flag + " " + *option).str()});
   for (auto [flag, option] :
        std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
            {"-o", &outFile},
@@ -889,7 +900,11 @@ static bool checkCheckpointFlags() {
     }
   }
   if (!resumeDir.empty() && !llvm::sys::fs::is_directory(resumeDir)) {
-    reportError("--resume " + resumeDir + ": no such directory");
+    reportError("--resume " + resumeDir +
+                (llvm::sys::fs::exists(resumeDir)
+                     ? ": not a directory (a checkpoint is the directory "
+                       "--checkpoint-dir named)"
+                     : ": no such directory"));
     return false;
   }
   return true;
@@ -913,8 +928,11 @@ static bool checkFlagValues() {
     reportError("--max-steps must be >= 0");
     return false;
   }
-  if (lr.getNumOccurrences() && !(lr >= 0.0 && std::isfinite(double(lr)))) {
-    reportError("--lr must be a finite number >= 0");
+  // The step computes in f32: 1e39 would be infinite there.
+  if (lr.getNumOccurrences() && !(lr >= 0.0 && std::isfinite(float(lr)))) {
+    reportError("--lr must be a number >= 0, finite in f32 (at most "
+                "3.4e38), got " +
+                llvm::Twine(llvm::formatv("{0}", double(lr)).str()));
     return false;
   }
   if (seed.getNumOccurrences() && seed < 0) {
@@ -1105,7 +1123,11 @@ private:
 static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
                                         MLIRContext &context) {
   std::string errorMessage;
-  auto file = openInputFile(inputFile, &errorMessage);
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  if (std::string problem = inputFileProblem(inputFile); !problem.empty())
+    errorMessage = inputFile + ": " + problem;
+  else
+    file = openInputFile(inputFile, &errorMessage);
   if (!file) {
     reportError(errorMessage);
     return nullptr;
