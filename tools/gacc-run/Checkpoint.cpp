@@ -21,6 +21,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cmath>
@@ -40,6 +41,15 @@ llvm::Error error(const llvm::Twine &msg) {
 }
 
 std::string hex(uint64_t v) { return llvm::formatv("{0:x-16}", v).str(); }
+
+/// The manifest's own checksum: xxh3 of its JSON text (keys sorted, as
+/// llvm::json prints them) without the "checksum" field, so that a value
+/// changed by hand or by damage is found however the file is formatted.
+uint64_t manifestChecksum(llvm::json::Object manifest) {
+  manifest.erase("checksum");
+  return llvm::xxh3_64bits(
+      llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str());
+}
 
 std::string joinPath(llvm::StringRef dir, llvm::StringRef name) {
   llvm::SmallString<256> p(dir);
@@ -149,7 +159,33 @@ llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
     return error("--checkpoint-dir " + dir +
                  " already holds a checkpoint: continue it with --resume " +
                  dir + ", or give another directory");
+  removeLeftovers();
   return llvm::Error::success();
+}
+
+void CheckpointWriter::removeLeftovers() {
+  // writeOutputFile's temporary names end in ".tmp-" and six characters.
+  llvm::Regex state("^state-g([0-9]+)-rank" + std::to_string(rank) +
+                    "\\.safetensors(\\.tmp-[A-Za-z0-9]{6})?$");
+  llvm::Regex manifest(std::string("^") + kManifest + "\\.tmp-[A-Za-z0-9]{6}$");
+  std::error_code ec;
+  std::vector<std::string> leftovers;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::SmallVector<llvm::StringRef, 3> groups;
+    bool named = state.match(name, &groups) && groups[2].empty() &&
+                 groups[1] == std::to_string(generation);
+    if ((state.match(name) && !named) || (rank == 0 && manifest.match(name)))
+      leftovers.push_back(it->path());
+  }
+  for (const std::string &path : leftovers)
+    llvm::sys::fs::remove(path);
+  if (!leftovers.empty())
+    llvm::outs() << "checkpoint: removed " << leftovers.size()
+                 << " file(s) an interrupted checkpoint left in " << dir
+                 << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "")
+                 << "\n";
 }
 
 static llvm::json::Object toJSON(const RunIdentity &id) {
@@ -231,6 +267,7 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
                                 {"run", toJSON(identity)},
                                 {"position", toJSON(position)},
                                 {"files", std::move(files)}};
+    manifest["checksum"] = hex(manifestChecksum(manifest));
     std::string text =
         llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str() +
         "\n";
@@ -493,6 +530,15 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   auto file = readStateFile(dir, root->getArray("files"), rank);
   if (!file)
     return file.takeError();
+  // Last of the manifest's checks: a value out of range or of another run,
+  // or a state file that is not the one named, is reported above.
+  uint64_t checksum = 0;
+  std::optional<llvm::StringRef> stored = root->getString("checksum");
+  if (!stored || stored->getAsInteger(16, checksum) ||
+      checksum != manifestChecksum(*root))
+    return error(where + ": corrupt: its contents differ from its checksum "
+                         "(edited or damaged; gacc-run writes a checkpoint's "
+                         "manifest whole, last)");
   std::string fileWhere = "--resume " + dir + ": rank " +
                           llvm::Twine(rank).str() + "'s state file";
   for (unsigned i = 0; i < sig.numParams; ++i) {

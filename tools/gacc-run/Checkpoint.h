@@ -87,7 +87,8 @@ public:
   CheckpointWriter &operator=(const CheckpointWriter &) = delete;
   /// Before the run: creates the directory. One holding a checkpoint is an
   /// error unless this run resumes it (`resumedGeneration` > 0, the
-  /// generation read from it).
+  /// generation read from it). Removes what a write that a crash cut short
+  /// left there (removeLeftovers).
   llvm::Error open(uint64_t resumedGeneration);
   /// Writes a checkpoint of `st` at `position` (the accumulators and the
   /// window's sums when it is in the middle of a window). Collective under
@@ -99,6 +100,12 @@ public:
   const std::string &directory() const { return dir; }
 
 private:
+  /// Removes this rank's state files of other generations than
+  /// `generation` (none when 0) and its temporary ones, and, on rank 0,
+  /// temporary manifests: what a checkpoint write killed before its
+  /// manifest was replaced leaves (the manifest names none of them).
+  void removeLeftovers();
+
   std::string dir;
   int rank, ranks;
   uint64_t generation = 0;

@@ -84,6 +84,16 @@ void Trainer::printResumed() {
         << " of the next";
   out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1
       << ")\n";
+  // Said, so that a run that trains nothing does not look like one that
+  // trained.
+  if (settings.maxSteps >= 0 && pos.globalStep >= settings.maxSteps)
+    out << "gacc-run: note: the checkpoint is at optimizer step "
+        << pos.globalStep << ", --max-steps " << settings.maxSteps
+        << ": no optimizer step runs\n";
+  else if (pos.epoch >= settings.epochs)
+    out << "gacc-run: note: the checkpoint is past the last epoch of "
+           "--epochs "
+        << settings.epochs << ": no optimizer step runs\n";
   out.flush();
 }
 
