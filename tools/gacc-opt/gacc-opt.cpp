@@ -16,7 +16,26 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+/// argv with --mlir-print-op-on-diagnostic=false first unless the command
+/// line sets it: an error names its op's location in one line instead of
+/// printing the op after it (a train_step or a whole module is hundreds to
+/// thousands of lines).
+static std::vector<char *> withQuietDiagnostics(int argc, char **argv) {
+  std::vector<char *> args(argv, argv + argc);
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  bool given = llvm::any_of(args, [](const char *a) {
+    return llvm::StringRef(a).ltrim('-').starts_with(
+        "mlir-print-op-on-diagnostic");
+  });
+  if (!given)
+    args.insert(args.begin() + 1, quiet);
+  return args;
+}
+
 int main(int argc, char **argv) {
+  std::vector<char *> args = withQuietDiagnostics(argc, argv);
+  argc = int(args.size());
+  argv = args.data();
   llvm::cl::AddExtraVersionPrinter(gacc::printVersion);
   mlir::gacc::configureCUDAToolkit();
   mlir::registerAllPasses();
@@ -26,7 +45,15 @@ int main(int argc, char **argv) {
   mlir::gacc::registerGAccDialectsAndInterfaces(registry);
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv,
-      "gacc optimizer driver: the gacc dialect, passes and pipelines\n",
+      "gacc optimizer driver: the gacc dialect, passes and pipelines\n\n"
+      "gacc's own passes are the -gacc-* and -convert-gacc-to-* ones, its\n"
+      "pipelines -gacc-lower-to-cpu-pipeline and "
+      "-gacc-lower-to-nvvm-pipeline\n"
+      "(docs/GAccPasses.md; `gacc-opt --help | grep -A1 -e '-gacc-'`); "
+      "every upstream\n"
+      "pass is here too. An error names its op's location without printing "
+      "the op\n"
+      "(--mlir-print-op-on-diagnostic prints it).\n",
       registry);
   // A file nested past what the parser's stack survives: one error, not a
   // crash (a file that cannot be read is MlirOptMain's to report; standard
