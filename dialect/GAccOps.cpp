@@ -208,8 +208,10 @@ LogicalResult TrainStepOp::verifyRegions() {
     if (!rt.isDynamicDim(0) &&
         rt.getDimSize(0) != getMicroBatchAttr().getInt())
       return emitOpError("input #")
-             << arg.getArgNumber() - numParams << " has leading dimension "
-             << rt.getDimSize(0) << " but micro_batch is " << getMicroBatch();
+             << arg.getArgNumber() - numParams << " (body argument #"
+             << arg.getArgNumber() << "; `params` names " << numParams
+             << ") has leading dimension " << rt.getDimSize(0)
+             << " but micro_batch is " << getMicroBatch();
     Type elem = rt.getElementType();
     if (!elem.isF32() && !elem.isInteger(32) && !elem.isInteger(64))
       return emitOpError("input #")
@@ -320,11 +322,23 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (isa<BackwardBeginOp>(op))
       break;
     if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))
-      for (FlatSymbolRefAttr ref : stats.getRunningStatistics())
-        if (!owner.try_emplace(ref, &op).second)
-          return op.emitOpError("running statistic ")
-                 << ref << " is already kept by another op of the step; "
-                 << "each gacc.statistic belongs to one op";
+      for (FlatSymbolRefAttr ref : stats.getRunningStatistics()) {
+        auto [it, first] = owner.try_emplace(ref, &op);
+        if (first)
+          continue;
+        // A statistic that does not fit one of the two ops (a channel
+        // count) is the more specific error, at that op.
+        for (Operation *user : {it->second, &op})
+          if (auto symbolUser = dyn_cast<SymbolUserOpInterface>(user))
+            if (failed(symbolUser.verifySymbolUses(symbolTable)))
+              return failure();
+        InFlightDiagnostic diag =
+            op.emitOpError("running statistic ")
+            << ref << " is already kept by another op of the step; "
+            << "each gacc.statistic belongs to one op";
+        diag.attachNote(it->second->getLoc()) << "kept by this op first";
+        return diag;
+      }
   }
   llvm::SmallPtrSet<Attribute, 8> seen;
   SmallVector<BlockArgument> trainable;

@@ -184,7 +184,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // An input's leading dimension is the micro-batch size.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{input #0 has leading dimension 5 but micro_batch is 4}}
+// expected-error @below {{input #0 (body argument #1; `params` names 1) has leading dimension 5 but micro_batch is 4}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<5x2xf32>, %y: tensor<5xi32>):
   %z = gacc.linear %x, %w : tensor<5x2xf32>, tensor<3x2xf32> -> tensor<5x3xf32>
@@ -1275,10 +1275,33 @@ gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
 gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  // expected-note @below {{kept by this op first}}
   %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
   // expected-error @below {{running statistic @rm is already kept by another op of the step; each gacc.statistic belongs to one op}}
   %m = gacc.batch_norm %n, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
   %l = gacc.cross_entropy %m, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A statistic two ops share that does not fit one of them: the channel
+// count is the error, at the op it does not fit.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.param @w2 : tensor<5x3xf32> = #gacc.zeros
+gacc.param @g2 : tensor<5xf32> = #gacc.zeros
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.statistic @rv2 : tensor<5xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g, @w2, @g2] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %g: tensor<3xf32>, %w2: tensor<5x3xf32>, %g2: tensor<5xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %n = gacc.batch_norm %z, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %z2 = gacc.linear %n, %w2 : tensor<4x3xf32>, tensor<5x3xf32> -> tensor<4x5xf32>
+  // expected-error @below {{running statistic @rm must be 'tensor<5xf32>', got 'tensor<3xf32>'}}
+  %m = gacc.batch_norm %z2, %g2, %g2 running(@rm, @rv2) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x5xf32>, tensor<5xf32>, tensor<5xf32>
+  %l = gacc.cross_entropy %m, %y : tensor<4x5xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
 
