@@ -27,7 +27,7 @@ for model in "$here"/examples/*.mlir; do
   esac
   out=$("$build/bin/gacc-run" "$model" "${extra[@]}" --target "$target" \
         --memory-plan --max-steps "${STEPS:-20}" --no-eval --recompute "$recompute")
-  mn=$(sed -n 's/^memory plan of .*micro-batch \([0-9]*\) x \([0-9]*\) .*/\1 x \2/p' <<<"$out")
+  mn=$(sed -n 's/^memory plan of .*micro-batch \([0-9]*\) × \([0-9]*\) .*/\1 x \2/p' <<<"$out")
   line=$(grep '^memory: planned peak' <<<"$out")
   planned=$(sed 's/.*planned peak \([0-9.]*\) MiB.*/\1/' <<<"$line")
   measured=$(sed 's/.*measured \([0-9.]*\) MiB.*/\1/' <<<"$line")

@@ -90,7 +90,7 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
 
     ```
     $ gacc-opt examples/fashion_mlp.mlir -gacc-plan-memory=micro-batch=32 -o /dev/null
-    memory plan of @fashion_mlp on cpu: micro-batch 32 x 8 accumulation steps
+    memory plan of @fashion_mlp on cpu: micro-batch 32 × 8 accumulation steps
       at the peak                               bytes        MiB
       parameters                               814144       0.78
       ...

@@ -54,7 +54,7 @@ StringRef mlir::gacc::seriesOf(MemoryKind kind) {
 
 void mlir::gacc::printMemoryPlan(const MemoryPlan &plan, raw_ostream &os) {
   os << "memory plan of @" << plan.step << " on " << plan.target
-     << ": micro-batch " << plan.microBatch << " x " << plan.accumSteps
+     << ": micro-batch " << plan.microBatch << " × " << plan.accumSteps
      << " accumulation steps\n";
   const MemoryBytes &peak = plan.atPeak();
   os << llvm::format("  %-32s %14s %10s\n", "at the peak", "bytes", "MiB");
@@ -162,7 +162,7 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
   os << "<title>memory plan of @" << escapeXml(plan.step) << "</title>\n";
   os << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">live bytes of @"
      << escapeXml(plan.step) << " on " << escapeXml(plan.target)
-     << ", micro-batch " << plan.microBatch << " x " << plan.accumSteps
+     << ", micro-batch " << plan.microBatch << " × " << plan.accumSteps
      << llvm::format(": peak %.2f MiB", mib(plan.peakBytes())) << "</text>\n";
   // One filled polygon per series, stacked: a step per op.
   for (unsigned s = 0; s < 4; ++s) {

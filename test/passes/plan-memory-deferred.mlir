@@ -13,10 +13,10 @@
 // moves 7 · 64 · 32 = 14336 elements per window, deferring
 // 2 · 8 · (64 + 32) + 64 · 32 = 3584. With max-window-bytes 1024 (the
 // buffers would take 8 · (64 + 32) · 4 = 3072) it is not deferred.
-// ACCUMULATE-LABEL: memory plan of @wide on cpu: micro-batch 2 x 4 accumulation steps
+// ACCUMULATE-LABEL: memory plan of @wide on cpu: micro-batch 2 × 4 accumulation steps
 // ACCUMULATE:      activations                   704
 // ACCUMULATE:      peak                        18688
-// DEFER-LABEL: memory plan of @wide on cpu: micro-batch 2 x 4 accumulation steps
+// DEFER-LABEL: memory plan of @wide on cpu: micro-batch 2 × 4 accumulation steps
 // DEFER:      activations                  2688
 // DEFER:      peak                        20288
 

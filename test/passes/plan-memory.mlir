@@ -19,7 +19,7 @@
 //   step arena: the transient buffers pack without gaps, so it is
 //     the peak's activations and temporaries: 448 + 256          =  704
 //   held at most: the persistent bytes and the arena             = 2752
-// CPU-LABEL: memory plan of @small on cpu: micro-batch 4 x 2 accumulation steps
+// CPU-LABEL: memory plan of @small on cpu: micro-batch 4 × 2 accumulation steps
 // CPU-NEXT:  at the peak                 bytes        MiB
 // CPU-NEXT:  parameters                    576
 // CPU-NEXT:  gradient accumulators         576
@@ -56,7 +56,7 @@
 //   activations: logits 3·16·4 = 192, maxima, sums, loss 64 each -> 384
 //   temporaries: 192
 //   peak: 3·576 + 384 + 384 + 192                               = 2688
-// RAGGED-LABEL: memory plan of @small on cpu: micro-batch 3 x 3 accumulation steps
+// RAGGED-LABEL: memory plan of @small on cpu: micro-batch 3 × 3 accumulation steps
 // RAGGED:      window inputs (N x m samples) 384
 // RAGGED-NEXT: activations                   384
 // RAGGED-NEXT: temporaries                   192

@@ -396,7 +396,7 @@ void Trainer::printHeader(double compileMs) {
   if (settings.ranks > 1)
     out << " × " << settings.ranks << " ranks (data-parallel)";
   out << " = effective batch " << most << eff << ", " << windows.size()
-      << " optimizer steps ";
+      << (windows.size() == 1 ? " optimizer step " : " optimizer steps ");
   if (ramp)
     out << "in epoch " << pos.epoch + 1;
   else

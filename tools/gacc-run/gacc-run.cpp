@@ -587,7 +587,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       if (usable < *budget)
         llvm::outs() << " (capped at the " << formatBytes(usable)
                      << " of memory this process may use)";
-      llvm::outs() << ": micro-batch " << m << " x " << n
+      llvm::outs() << ": micro-batch " << m << " × " << n
                    << " accumulation steps (effective batch " << eff
                    << (step.getDataParallel() ? " per rank" : "");
       if (n * m != eff)

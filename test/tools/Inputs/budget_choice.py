@@ -25,7 +25,7 @@ for budget in sys.argv[5:]:
     out = subprocess.run([run, model, "--memory-budget", budget,
                           "--max-steps", "1", "--no-eval"],
                          capture_output=True, text=True, check=True).stdout
-    m, n = map(int, re.search(r"micro-batch (\d+) x (\d+) accumulation",
+    m, n = map(int, re.search(r"micro-batch (\d+) × (\d+) accumulation",
                               out).groups())
     assert planned_peak(m) <= limit, (budget, m, "does not fit")
     assert m == -(-eff // n), (budget, m, n, "pads more than N needs")
