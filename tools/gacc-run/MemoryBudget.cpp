@@ -120,14 +120,25 @@ llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
   llvm::StringRef number = s.take_front(digits), unit = s.drop_front(
                                                      number.size()).trim();
   static const std::pair<const char *, double> units[] = {
-      {"", 1},         {"B", 1},           {"KB", 1e3},
-      {"MB", 1e6},     {"GB", 1e9},        {"TB", 1e12},
-      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"", 1},
+      {"B", 1},
+      {"KB", 1e3},
+      {"kB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"TB", 1e12},
+      {"KiB", 1024.0},
+      {"MiB", 1048576.0},
+      {"GiB", 1073741824.0},
       {"TiB", 1099511627776.0}};
   double scale = 0;
   for (auto [name, factor] : units)
     if (unit == name)
       scale = factor;
+  if (scale == 0 && unit.size() == 1 && llvm::StringRef("kKMGT").contains(unit))
+    return bad("'" + unit + "' is ambiguous: " + unit.upper() +
+               "B (powers of 1000) or " + unit.upper() +
+               "iB (powers of 1024)?");
   if (scale == 0)
     return bad("unknown unit '" + unit + "'");
   double value = 0;

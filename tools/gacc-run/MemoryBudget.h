@@ -19,9 +19,9 @@
 namespace gaccrt {
 
 /// Bytes of "4096", "512KiB", "512MiB", "2GiB", "1TiB" (powers of 1024),
-/// "500KB", "1.5GB", "2TB" (powers of 1000) or with a plain "B"; a
-/// fraction is allowed with a unit. Error: anything else, zero, or more
-/// than 2^60 bytes.
+/// "500KB" or "500kB", "1.5GB", "2TB" (powers of 1000) or with a plain
+/// "B"; a fraction is allowed with a unit. Error: anything else (a bare
+/// "M", which could be either, says so), zero, or more than 2^60 bytes.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
 
 /// "3.22 MiB" ("512 bytes", "12.50 KiB" below a MiB, "1.50 GiB" from a GiB).
