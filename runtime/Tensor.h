@@ -26,6 +26,14 @@ inline const char *dtypeName(DType t) {
   return t == DType::F32 ? "F32" : t == DType::I32 ? "I32" : "I64";
 }
 
+/// A shape as messages write it: "[2, 3]".
+inline std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 /// An allocator of 64-byte-aligned storage (a cache line; what the
 /// compiled code's own buffers get from bufferization), so that a host
 /// tensor passed to a step is aligned like the step's temporaries.

@@ -218,11 +218,12 @@ llvm::Error checkCharacterModel(const StepSignature &sig) {
 /// The character source of `sequences` (each gives its length − 1
 /// next-character targets; sequence i validates when i % 20 == 19) over
 /// the vocabulary of `text` (its sorted set of characters), with the
-/// add-one-smoothed unigram baseline of the training targets.
+/// add-one-smoothed unigram baseline of the training targets. `origin`
+/// names where the sequences come from in errors.
 llvm::Expected<std::unique_ptr<DataSource>>
 buildCharacterSource(const std::vector<std::string> &sequences,
                      llvm::StringRef text, llvm::StringRef unit,
-                     const StepSignature &sig) {
+                     llvm::StringRef origin, const StepSignature &sig) {
   auto src = std::make_unique<KJVSource>();
   src->unit = unit.str();
   src->seqLen = sig.inputTypes[0].getDimSize(1);
@@ -251,7 +252,7 @@ buildCharacterSource(const std::vector<std::string> &sequences,
   for (size_t i = 0; i < sequences.size(); ++i) {
     const std::string &l = sequences[i];
     if (int64_t(l.size()) - 1 > src->seqLen)
-      return sourceError("line " + llvm::Twine(i + 1) + " has " +
+      return sourceError(origin + ": line " + llvm::Twine(i + 1) + " has " +
                          llvm::Twine(l.size()) +
                          " bytes (its characters are bytes); the model's "
                          "sequence length " +
@@ -301,7 +302,9 @@ createKJV(const std::string &file, const StepSignature &sig) {
   std::string text;
   for (const std::string &l : corpus->lines)
     text += l;
-  return buildCharacterSource(corpus->lines, text, "verses", sig);
+  return buildCharacterSource(
+      corpus->lines, text, "verses",
+      file.empty() ? "`bible -f Gen1:1-Rev22:21`" : llvm::StringRef(file), sig);
 }
 
 /// --dataset kjv-text: the verses (or lines of --data) joined with "\n"
@@ -318,7 +321,9 @@ createKJVText(const std::string &file, const StepSignature &sig) {
   std::vector<std::string> chunks;
   for (size_t at = 0; at + chunk <= text.size(); at += chunk)
     chunks.push_back(text.substr(at, chunk));
-  return buildCharacterSource(chunks, text, "chunks", sig);
+  return buildCharacterSource(
+      chunks, text, "chunks",
+      file.empty() ? "`bible -f Gen1:1-Rev22:21`" : llvm::StringRef(file), sig);
 }
 
 //===----------------------------------------------------------------------===//
@@ -373,8 +378,9 @@ createTensors(const std::string &path, const StepSignature &sig) {
                    std::equal(h.shape.begin() + 1, h.shape.end(),
                               t.getShape().begin() + 1);
     if (!shapeOk || (j > 0 && h.shape[0] != src->count))
-      return sourceError(path + ": tensor '" + name +
-                         "' must be [samples, ...] " + dtypeName(want) +
+      return sourceError(path + ": tensor '" + name + "' is " +
+                         dtypeName(h.dtype) + " " + formatShape(h.shape) +
+                         "; it must be [samples, ...] " + dtypeName(want) +
                          " matching input #" + llvm::Twine(j) + " " +
                          typeStr(t) + " (the same sample count for all)");
     src->count = h.shape[0];

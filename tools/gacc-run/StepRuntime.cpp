@@ -100,16 +100,6 @@ std::vector<int64_t> shuffledOrder(int64_t n, uint64_t seed, int64_t epoch) {
   return order;
 }
 
-
-
-/// "[2, 3]".
-static std::string formatShape(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// Draws `tensors` from their initializers with `rng`.
 static void initialize(ArrayRef<RankedTensorType> types,
                        ArrayRef<Attribute> inits,
