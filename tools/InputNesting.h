@@ -3,15 +3,18 @@
 // MLIR's parser descends once per nested bracket, region or type, so an
 // input nested thousands of levels deep overflows the stack (a crash, not
 // an error). gacc-opt and gacc-run scan their input first and refuse one
-// nested deeper than kMaxInputNesting with one error at the place.
+// nested deeper than kMaxInputNesting with one error at the place, and a
+// file that is neither MLIR text nor bytecode with one error.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GACC_TOOLS_INPUTNESTING_H
 #define GACC_TOOLS_INPUTNESTING_H
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 
@@ -72,6 +75,26 @@ inline bool checkInputNesting(llvm::SourceMgr &sourceMgr) {
           "of stack)",
       {}, {}, /*ShowColors=*/false);
   return false;
+}
+
+/// Whether the main buffer of `sourceMgr` is input gacc can parse: MLIR
+/// bytecode (mlir::isBytecode), or text without a NUL byte that nests
+/// within kMaxInputNesting (checkInputNesting). A binary file is one error
+/// naming the file and the offset, not a parse error that echoes its bytes
+/// to the terminal.
+inline bool checkInputText(llvm::SourceMgr &sourceMgr) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (mlir::isBytecode(buffer->getMemBufferRef()))
+    return true;
+  size_t nul = buffer->getBuffer().find('\0');
+  if (nul != llvm::StringRef::npos) {
+    llvm::errs() << buffer->getBufferIdentifier()
+                 << ": error: not MLIR text or bytecode (a NUL byte at offset "
+                 << nul << ")\n";
+    return false;
+  }
+  return checkInputNesting(sourceMgr);
 }
 
 } // namespace gacc

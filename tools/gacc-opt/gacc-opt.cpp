@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
   if (auto buffer = input == "-" ? nullptr : mlir::openInputFile(input)) {
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-    if (!gacc::checkInputNesting(sourceMgr))
+    if (!gacc::checkInputText(sourceMgr))
       return 1;
   }
   return mlir::asMainReturnCode(

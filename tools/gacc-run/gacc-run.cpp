@@ -1133,7 +1133,7 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  if (!::gacc::checkInputNesting(sourceMgr))
+  if (!::gacc::checkInputText(sourceMgr))
     return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
