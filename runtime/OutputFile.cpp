@@ -110,14 +110,21 @@ static int openStream(llvm::StringRef path, const OutputTarget &target) {
   return ::open(path.str().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
 }
 
-/// Writes `contents` to a stream in place.
-static llvm::Error writeStream(llvm::StringRef path,
-                               const OutputTarget &target,
-                               llvm::StringRef contents) {
+/// Writes every piece to `fd` in order.
+static bool writePieces(int fd, llvm::ArrayRef<llvm::StringRef> pieces) {
+  for (llvm::StringRef piece : pieces)
+    if (!writeAll(fd, piece))
+      return false;
+  return true;
+}
+
+/// Writes `pieces` to a stream in place.
+static llvm::Error writeStream(llvm::StringRef path, const OutputTarget &target,
+                               llvm::ArrayRef<llvm::StringRef> pieces) {
   int fd = openStream(path, target);
   if (fd < 0)
     return failErrno(path, "cannot open for writing");
-  bool ok = writeAll(fd, contents);
+  bool ok = writePieces(fd, pieces);
   int savedErrno = errno;
   ::close(fd);
   errno = savedErrno;
@@ -127,14 +134,14 @@ static llvm::Error writeStream(llvm::StringRef path,
 /// Replaces the regular file `target` (reported as `path`) atomically.
 static llvm::Error replaceAtomically(llvm::StringRef path,
                                      llvm::StringRef target,
-                                     llvm::StringRef contents) {
+                                     llvm::ArrayRef<llvm::StringRef> pieces) {
   llvm::SmallString<256> model(target);
   model += ".tmp-%%%%%%";
   llvm::SmallString<256> tmp;
   int fd;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
     return fail(path, "cannot create a temporary file: " + ec.message());
-  bool ok = writeAll(fd, contents) && ::fsync(fd) == 0;
+  bool ok = writePieces(fd, pieces) && ::fsync(fd) == 0;
   int savedErrno = errno;
   ::close(fd);
   if (!ok) {
@@ -152,13 +159,13 @@ static llvm::Error replaceAtomically(llvm::StringRef path,
 }
 
 llvm::Error gaccrt::writeOutputFile(llvm::StringRef path,
-                                    llvm::StringRef contents) {
+                                    llvm::ArrayRef<llvm::StringRef> pieces) {
   auto target = resolveOutputPath(path);
   if (!target)
     return target.takeError();
   if (target->stream)
-    return writeStream(path, *target, contents);
-  return replaceAtomically(path, target->path, contents);
+    return writeStream(path, *target, pieces);
+  return replaceAtomically(path, target->path, pieces);
 }
 
 OutputStream::~OutputStream() {

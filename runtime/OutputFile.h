@@ -13,6 +13,7 @@
 #ifndef GACC_RUNTIME_OUTPUTFILE_H
 #define GACC_RUNTIME_OUTPUTFILE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -39,9 +40,18 @@ struct OutputTarget {
 /// link loop, a component that cannot be read.
 llvm::Expected<OutputTarget> resolveOutputPath(llvm::StringRef path);
 
-/// Writes `contents` to `path`: atomically for a regular file (the target
-/// of its links), directly for a stream. Errors name the path.
-llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef contents);
+/// Writes the concatenation of `pieces` to `path`: atomically for a
+/// regular file (the target of its links), directly for a stream. The
+/// pieces are written where they lie, never joined into one copy. Errors
+/// name the path.
+llvm::Error writeOutputFile(llvm::StringRef path,
+                            llvm::ArrayRef<llvm::StringRef> pieces);
+
+/// Writes `contents` to `path` (as above, one piece).
+inline llvm::Error writeOutputFile(llvm::StringRef path,
+                                   llvm::StringRef contents) {
+  return writeOutputFile(path, llvm::ArrayRef<llvm::StringRef>(contents));
+}
 
 /// fsync of a directory, after a rename into it.
 llvm::Error syncDirectory(llvm::StringRef dir);

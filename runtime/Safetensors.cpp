@@ -25,39 +25,40 @@ static llvm::Error fail(const std::string &path, const llvm::Twine &msg) {
                                  path + ": " + msg);
 }
 
-std::string gaccrt::serializeSafetensors(const NamedTensors &tensors) {
-  llvm::json::Object header;
+SafetensorsImage::SafetensorsImage(const NamedTensors &tensors) {
+  llvm::json::Object index;
   uint64_t offset = 0;
   for (auto &[name, t] : tensors) {
     llvm::json::Array shape;
     for (int64_t d : t->shape)
       shape.push_back(d);
-    header[name] = llvm::json::Object{
+    index[name] = llvm::json::Object{
         {"dtype", dtypeName(t->dtype)},
         {"shape", std::move(shape)},
         {"data_offsets", llvm::json::Array{offset, offset + t->numBytes()}}};
     offset += t->numBytes();
   }
-  header["__metadata__"] = llvm::json::Object{{"format", "pt"}};
+  index["__metadata__"] = llvm::json::Object{{"format", "pt"}};
   std::string json;
   llvm::raw_string_ostream js(json);
-  js << llvm::json::Value(std::move(header));
+  js << llvm::json::Value(std::move(index));
   js.flush();
   while (json.size() % 8) // keep the data 8-byte aligned
     json.push_back(' ');
-  std::string out;
   uint64_t n = json.size();
   for (int i = 0; i < 8; ++i)
-    out.push_back(char((n >> (8 * i)) & 0xff));
-  out += json;
+    header.push_back(char((n >> (8 * i)) & 0xff));
+  header += json;
+  parts.push_back(header);
   for (auto &[name, t] : tensors)
-    out.append(static_cast<const char *>(t->data()), t->numBytes());
-  return out;
+    parts.push_back(
+        llvm::StringRef(static_cast<const char *>(t->data()), t->numBytes()));
+  bytes = header.size() + offset;
 }
 
 llvm::Error gaccrt::saveSafetensors(const std::string &path,
                                     const NamedTensors &tensors) {
-  return writeOutputFile(path, serializeSafetensors(tensors));
+  return writeOutputFile(path, SafetensorsImage(tensors).pieces());
 }
 
 /// The keys of the header's top-level object as written (escapes kept),

@@ -30,8 +30,25 @@ llvm::Error saveSafetensors(const std::string &path,
 llvm::Expected<std::map<std::string, HostTensor>>
 loadSafetensors(const std::string &path);
 
-/// The bytes of a safetensors file holding `tensors`, in order.
-std::string serializeSafetensors(const NamedTensors &tensors);
+/// A safetensors file holding `tensors`, in order, as the pieces to write:
+/// its header, then each tensor's data where it lies (no copy is made, so
+/// the tensors must outlive the image).
+class SafetensorsImage {
+public:
+  explicit SafetensorsImage(const NamedTensors &tensors);
+  // The first piece points into `header`: the image stays where it is.
+  SafetensorsImage(const SafetensorsImage &) = delete;
+  SafetensorsImage &operator=(const SafetensorsImage &) = delete;
+  /// The header (length and JSON) followed by each tensor's bytes.
+  llvm::ArrayRef<llvm::StringRef> pieces() const { return parts; }
+  /// The file's size in bytes.
+  uint64_t size() const { return bytes; }
+
+private:
+  std::string header;
+  std::vector<llvm::StringRef> parts;
+  uint64_t bytes = 0;
+};
 
 /// Every tensor of a safetensors file's `bytes` (read from `path`, which
 /// errors name).

@@ -10,6 +10,7 @@
 #include "tools/gacc-run/Checkpoint.h"
 
 #include "passes/Passes.h"
+#include "runtime/Checksum.h"
 #include "runtime/Collectives.h"
 #include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
@@ -33,7 +34,7 @@ using namespace gaccrt;
 namespace {
 
 constexpr const char *kFormat = "gacc-checkpoint";
-constexpr int64_t kVersion = 1;
+constexpr int64_t kVersion = 2;
 constexpr const char *kManifest = "manifest.json";
 
 llvm::Error error(const llvm::Twine &msg) {
@@ -246,21 +247,23 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   HostTensor orderTensor(DType::I64, {int64_t(order.size())});
   std::memcpy(orderTensor.data(), order.data(), order.size() * 8);
   named.push_back({"order", &orderTensor});
-  std::string bytes = serializeSafetensors(named);
+  // Written from the tensors where they lie: no serialized copy of the
+  // state.
+  SafetensorsImage image(named);
   std::string file = stateFileName(next, rank);
-  if (llvm::Error e = writeOutputFile(joinPath(dir, file), bytes))
+  if (llvm::Error e = writeOutputFile(joinPath(dir, file), image.pieces()))
     return e;
   // The manifest names every rank's file once all are complete.
   std::vector<uint64_t> hashes =
-      collectives::allGather(llvm::xxh3_64bits(bytes));
-  std::vector<uint64_t> sizes = collectives::allGather(bytes.size());
+      collectives::allGather(blockChecksum(image.pieces()));
+  std::vector<uint64_t> sizes = collectives::allGather(image.size());
   if (rank == 0) {
     llvm::json::Array files;
     for (int r = 0; r < ranks; ++r)
       files.push_back(llvm::json::Object{{"rank", r},
                                          {"name", stateFileName(next, r)},
                                          {"bytes", int64_t(sizes[r])},
-                                         {"xxh3", hex(hashes[r])}});
+                                         {"checksum", hex(hashes[r])}});
     llvm::json::Object manifest{{"format", kFormat},
                                 {"version", kVersion},
                                 {"generation", int64_t(next)},
@@ -412,7 +415,7 @@ readStateFile(const std::string &dir, const llvm::json::Array *files,
   ManifestReader m("--resume " + dir + ": " + kManifest);
   std::string name = m.string(entry, "name");
   int64_t bytes = m.integer(entry, "bytes");
-  uint64_t checksum = m.fingerprint(entry, "xxh3");
+  uint64_t checksum = m.fingerprint(entry, "checksum");
   if (llvm::Error e = m.takeError())
     return std::move(e);
   // A state file lies in the checkpoint directory, under a plain name.
@@ -433,7 +436,7 @@ readStateFile(const std::string &dir, const llvm::json::Array *files,
     return error("--resume " + dir + ": " + name + " is truncated or " +
                  "damaged: " + llvm::Twine(data.size()) +
                  " bytes, the manifest says " + llvm::Twine(bytes));
-  if (llvm::xxh3_64bits(data) != checksum)
+  if (blockChecksum(data) != checksum)
     return error("--resume " + dir + ": " + name +
                  " is corrupt: its checksum differs from the manifest's");
   return parseSafetensors(path, data);

@@ -719,12 +719,9 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
   }
   out << "memory: planned peak " << formatBytes(planned) << ", measured "
       << formatBytes(measured)
-      << (onDevice ? " (device arena, scalar pool and cuBLAS workspace"
+      << (onDevice ? " (device arena, scalar pool and cuBLAS workspace)"
                    : " (resident growth of the step's state and of "
-                     "training")
-      << (checkpointing() ? ", with the checkpoint writer's copy of the "
-                            "state, which the plan does not count)"
-                          : ")")
+                     "training)")
       << llvm::format(", %+.1f%%\n", 100.0 *
                                          (double(measured) - double(planned)) /
                                          std::max<double>(planned, 1));
