@@ -72,7 +72,9 @@ def GAcc_PrecisionAttr : EnumAttr<GAcc_Dialect, GAcc_Precision, "precision"> {
     adjoints) are rounded to the compute precision where they are produced,
     and products accumulate in fp32 (as tensor cores do). The gradients that
     enter the accumulators are fp32 results and are never rounded to the low
-    precision. The rounding is expressed as `arith.truncf` then
+    precision, nor are the products they are reshaped, transposed, sliced
+    or summed from (a convolution's weight gradient, a tied weight's two
+    contributions). The rounding is expressed as `arith.truncf` then
     `arith.extf` where each value is produced, so every pass before
     bufferization sees fp32 values; gacc-narrow-stored-values then stores
     the rounded values in tensors of the compute type (half the bytes: the

@@ -83,6 +83,12 @@ Value buildRoundToCompute(OpBuilder &b, Location loc, Value x,
 /// otherwise.
 Value matchRoundToCompute(Value v, FloatType computeType);
 
+/// Whether `op` is the elementwise sum of two tensors (an elementwise
+/// linalg.generic on tensors, two inputs, identity maps, yielding
+/// arith.addf of its two inputs): how gacc-autodiff sums the adjoint
+/// contributions of a value used more than once.
+bool isElementwiseSum(Operation *op);
+
 /// Whether `value` converts to `type` without loss (round to nearest, ties
 /// to even, leaves it unchanged).
 bool isExactIn(const APFloat &value, FloatType type);

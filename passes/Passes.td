@@ -363,7 +363,12 @@ def GAccExpandAccumulationPass
     clipping coefficient. With `precision` bf16/fp16 the body reads a copy
     of the parameters rounded once before the loop, and inputs and
     intermediates are rounded where they are produced; gradients entering
-    the accumulators stay fp32. The functions whose micro-batches compute
+    the accumulators stay fp32, and so does every value that reaches
+    nothing but a gradient through ops that only move or sum values
+    (tensor reshapes, slices and concatenations, linalg.transpose, the sum
+    of two adjoint contributions): a convolution's weight gradient, a
+    product expanded to OIHW, is not rounded before it is accumulated. The
+    functions whose micro-batches compute
     so carry `gacc.compute_precision = #gacc.precision<bf16>` (or `fp16`),
     from which gacc-mark-gemm-inputs proves which matrix products read
     values of that precision only (to run them on tensor cores). With loss

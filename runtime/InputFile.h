@@ -44,14 +44,22 @@ inline std::string inputFileProblem(const llvm::Twine &path) {
 
 /// The whole contents of the input file `path` (inputFileProblem, then
 /// the system's error when it cannot be read); the error's message is the
-/// reason alone, for the caller to put after the path.
+/// reason alone, for the caller to put after the path. A regular file of
+/// size 0 is read until its end, as a stream: /proc files report size 0
+/// whatever they hold (and one that cannot be read, such as
+/// /proc/self/mem, gives its read error instead of an empty input).
 inline llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(const llvm::Twine &path, bool isText = false,
               bool requiresNullTerminator = true) {
   if (std::string problem = inputFileProblem(path); !problem.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
-  auto buffer =
-      llvm::MemoryBuffer::getFile(path, isText, requiresNullTerminator);
+  llvm::sys::fs::file_status status;
+  bool sizeless = !llvm::sys::fs::status(path, status) &&
+                  status.type() == llvm::sys::fs::file_type::regular_file &&
+                  status.getSize() == 0;
+  auto buffer = sizeless ? llvm::MemoryBuffer::getFileAsStream(path)
+                         : llvm::MemoryBuffer::getFile(path, isText,
+                                                       requiresNullTerminator);
   if (!buffer)
     return llvm::createStringError(buffer.getError(),
                                    buffer.getError().message());

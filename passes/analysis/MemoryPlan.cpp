@@ -14,6 +14,7 @@
 #include "dialect/GAccDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -29,15 +30,17 @@ uint64_t mlir::gacc::total(const MemoryBytes &bytes) {
 
 namespace {
 
-/// Bytes of a buffer of `type` on `target`, as the runtime allocates it.
-/// Scalars on the device come from the scalar pool (counted whole as
-/// workspace), so they add nothing here.
-FailureOr<uint64_t> blockBytes(MemRefType type, bool device) {
+/// Bytes of a buffer of `type` on `target`, as the runtime allocates it,
+/// its elements sized by the step's data layout (an index buffer, such as
+/// a loop's bounds, is as wide as the target's index type). Scalars on the
+/// device come from the scalar pool (counted whole as workspace), so they
+/// add nothing here.
+FailureOr<uint64_t> blockBytes(MemRefType type, const DataLayout &layout,
+                               bool device) {
   if (!type.hasStaticShape())
     return failure();
-  uint64_t bytes =
-      uint64_t(type.getNumElements()) *
-      ((type.getElementTypeBitWidth() + 7) / 8);
+  uint64_t bytes = uint64_t(type.getNumElements()) *
+                   uint64_t(layout.getTypeSize(type.getElementType()));
   if (!device)
     return abi::roundToBlocks(bytes, abi::kHostAlignment);
   if (bytes <= abi::kDeviceScalarBytes)
@@ -105,7 +108,6 @@ std::string mlir::gacc::describeLocation(Location loc) {
   return text;
 }
 
-
 FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
                                                     const StepSignature &sig,
                                                     StringRef target) {
@@ -115,6 +117,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
   plan.target = target.str();
   plan.microBatch = sig.microBatch;
   plan.accumSteps = sig.accumSteps;
+  DataLayout layout = DataLayout::closest(step);
 
   // Persistent: the step's buffer arguments, by their place in the ABI.
   MemoryBytes persistent{};
@@ -122,7 +125,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type)
       continue;
-    FailureOr<uint64_t> bytes = blockBytes(type, device);
+    FailureOr<uint64_t> bytes = blockBytes(type, layout, device);
     if (failed(bytes))
       return step.emitError("the memory plan needs static shapes, argument ")
              << arg.getArgNumber() << " is " << type;
@@ -165,7 +168,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return WalkResult::advance();
     auto type = cast<MemRefType>(op->getResult(0).getType());
-    FailureOr<uint64_t> bytes = blockBytes(type, device);
+    FailureOr<uint64_t> bytes = blockBytes(type, layout, device);
     if (failed(bytes)) {
       op->emitError("the memory plan needs static shapes, got ") << type;
       return WalkResult::interrupt();

@@ -169,6 +169,43 @@ bool isRunningSum(Value v) {
   });
 }
 
+/// Whether `op` only moves or sums the values of its tensor operands: the
+/// tensor dialect's reshapes, slices and concatenations, linalg.transpose,
+/// and gacc-autodiff's sum of two adjoint contributions.
+bool movesOrSums(Operation *op) {
+  return isa<tensor::TensorDialect>(op->getDialect()) ||
+         isa<linalg::TransposeOp, linalg::FillOp>(op) || isElementwiseSum(op);
+}
+
+/// The values of `body` that stay fp32 in a low-precision step: the loss,
+/// the gradients, and every value that reaches nothing but them through
+/// ops that only move or sum values. A weight gradient built as products
+/// that are reshaped, transposed, placed in slices or summed (conv2d's
+/// [O, C·kh·kw] product expanded to OIHW, a grouped convolution's groups,
+/// a tied weight's two contributions) thus enters its accumulator as the
+/// fp32 results of its products, never rounded to the low precision first
+/// (the contract of #gacc.precision). A value something else reads keeps
+/// its rounding, so the body's other ops see what they would.
+llvm::DenseSet<Value> valuesKeptF32(TrainStepOp step) {
+  llvm::DenseSet<Value> keep;
+  for (Value g : step.getGradients())
+    keep.insert(g);
+  keep.insert(step.getLoss());
+  auto feedsKeptOnly = [&](Value v) {
+    return !v.use_empty() && llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return movesOrSums(user) &&
+             llvm::all_of(user->getResults(),
+                          [&](Value r) { return keep.contains(r); });
+    });
+  };
+  // In reverse order every user of a result is seen before its producer.
+  for (Operation &op : llvm::reverse(step.getBodyBlock().without_terminator()))
+    for (Value r : op.getResults())
+      if (feedsKeptOnly(r))
+        keep.insert(r);
+  return keep;
+}
+
 /// The context of one micro-batch's clone: the compute type (null for
 /// fp32) with the values that stay fp32 (gradients, loss), the run-time
 /// loss scale, the running statistics the loop carries, and the key of
@@ -302,9 +339,7 @@ CloneContext makeCloneContext(TrainStepOp step, const StepSignature &sig,
   ctx.firstSample = v.firstSample;
   ctx.microBatch = sig.microBatch;
   ctx.computeType = getLowPrecisionType(b.getContext(), sig.precision);
-  for (Value g : step.getGradients())
-    ctx.keepF32.insert(g);
-  ctx.keepF32.insert(step.getLoss());
+  ctx.keepF32 = valuesKeptF32(step);
   ctx.lossScale = v.lossScale;
   return ctx;
 }

@@ -53,13 +53,15 @@ static SmallVector<Operation *> forwardOps(TrainStepOp step) {
   return ops;
 }
 
-/// Bytes of a statically shaped tensor (0 for anything else).
+/// Bytes of a statically shaped tensor of integers, floats or indices (64
+/// bits, the lowerings' index width); 0 for anything else.
 static int64_t tensorBytes(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || !t.hasStaticShape())
+  if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrIndexOrFloat())
     return 0;
-  return t.getNumElements() *
-         int64_t(llvm::divideCeil(t.getElementTypeBitWidth(), 8));
+  unsigned bits =
+      t.getElementType().isIndex() ? 64 : t.getElementTypeBitWidth();
+  return t.getNumElements() * int64_t(llvm::divideCeil(bits, 8));
 }
 
 /// Cheap to recompute, by the op's own interface or, for upstream ops,

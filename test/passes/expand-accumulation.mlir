@@ -239,6 +239,57 @@ gacc.train_step @running_sum params [@w] attributes {
 
 // -----
 
+// bf16: a gradient built from a product that is only moved or summed
+// (transposed, summed with a second contribution, reshaped as conv2d's
+// [O, C·kh·kw] product is expanded to OIHW) enters its accumulator as the
+// product's f32 result, not rounded. A product something else reads (%p,
+// also the logits' weight) keeps its rounding, in the sum as well.
+
+gacc.param @w : tensor<2x2x1xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @moved_gradient(
+// CHECK: scf.for
+// CHECK: %[[P:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT: %{{.+}} = tensor.empty
+// CHECK-NEXT: %[[PR:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<2x2xf32>)
+// CHECK: arith.truncf
+// CHECK: %[[Q:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT: %{{.+}} = tensor.empty
+// CHECK-NEXT: %[[T:.+]] = linalg.transpose ins(%[[Q]] : tensor<2x2xf32>)
+// CHECK-NEXT: %{{.+}} = tensor.empty
+// CHECK-NEXT: %[[S:.+]] = linalg.generic {{.+}} ins(%[[T]], %[[PR]] : tensor<2x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: } -> tensor<2x2xf32>
+// CHECK-NEXT: %[[E:.+]] = tensor.expand_shape %[[S]]
+// CHECK-NEXT: gacc.accumulate %[[E]]
+gacc.train_step @moved_gradient params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<bf16>} {
+^bb0(%w: tensor<2x2x1xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %w2 = tensor.collapse_shape %w [[0], [1, 2]] : tensor<2x2x1xf32> into tensor<2x2xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %p = linalg.matmul ins(%w2, %w2 : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %z = gacc.linear %x, %p : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  %q = linalg.matmul ins(%w2, %w2 : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %et = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%q : tensor<2x2xf32>) outs(%et : tensor<2x2xf32>) permutation = [1, 0]
+  %es = tensor.empty() : tensor<2x2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%t, %p : tensor<2x2xf32>, tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %sum = arith.addf %a, %b : f32
+    linalg.yield %sum : f32
+  } -> tensor<2x2xf32>
+  %g = tensor.expand_shape %s [[0], [1, 2]] output_shape [2, 2, 1] : tensor<2x2xf32> into tensor<2x2x1xf32>
+  gacc.yield %l, %g : tensor<f32>, tensor<2x2x1xf32>
+}
+
+// -----
+
 // A loss that computes its prediction itself (a fused classifier head):
 // the predict function computes the logits [m, S, C] with gacc.linear from
 // the head's input and weight, and writes them.

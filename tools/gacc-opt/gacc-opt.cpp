@@ -58,14 +58,15 @@ int main(int argc, char **argv) {
   // A file nested past what the parser's stack survives: one error, not a
   // crash (a file that cannot be read is MlirOptMain's to report; standard
   // input, which MlirOptMain reads itself, is not scanned).
-  if (std::string problem = gaccrt::inputFileProblem(input);
-      input != "-" && !problem.empty()) {
-    llvm::errs() << "gacc-opt: error: " << input << ": " << problem << "\n";
-    return 1;
-  }
-  if (auto buffer = input == "-" ? nullptr : mlir::openInputFile(input)) {
+  if (input != "-") {
+    auto buffer = gaccrt::readInputFile(input);
+    if (!buffer) {
+      llvm::errs() << "gacc-opt: error: " << input << ": "
+                   << llvm::toString(buffer.takeError()) << "\n";
+      return 1;
+    }
     llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
     if (!gacc::checkInputText(sourceMgr))
       return 1;
   }

@@ -1122,17 +1122,14 @@ private:
 /// (the diagnostic handler printed its location).
 static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
                                         MLIRContext &context) {
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  if (std::string problem = inputFileProblem(inputFile); !problem.empty())
-    errorMessage = inputFile + ": " + problem;
-  else
-    file = openInputFile(inputFile, &errorMessage);
+  auto file = inputFile == "-"
+                  ? llvm::errorOrToExpected(llvm::MemoryBuffer::getSTDIN())
+                  : readInputFile(inputFile);
   if (!file) {
-    reportError(errorMessage);
+    reportError(inputFile + ": " + llvm::toString(file.takeError()));
     return nullptr;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   if (!::gacc::checkInputText(sourceMgr))
     return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
@@ -1143,7 +1140,9 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
 static TrainStepOp findStep(ModuleOp model) {
   SmallVector<TrainStepOp> steps(model.getOps<TrainStepOp>());
   if (steps.size() != 1) {
-    reportError(inputFile + " must hold exactly one gacc.train_step, found " +
+    reportError((inputFile == "-" ? std::string("standard input")
+                                  : std::string(inputFile)) +
+                " must hold exactly one gacc.train_step, found " +
                 llvm::Twine(steps.size()));
     return nullptr;
   }
