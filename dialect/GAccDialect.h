@@ -75,7 +75,9 @@ inline bool isNormEps(const llvm::APFloat &eps) {
 }
 
 /// Verifies that every named value of attribute `attr` is finite in f32
-/// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf".
+/// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf"; and
+/// that none is a nonzero value f32 rounds to 0 (1e-50, or a hexadecimal
+/// literal, which holds the bits of an f64).
 LogicalResult
 verifyFiniteF32(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
                 ArrayRef<std::pair<StringRef, llvm::APFloat>> values);

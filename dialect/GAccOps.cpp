@@ -97,10 +97,17 @@ LogicalResult mlir::gacc::verifyNoUnknownAttributes(Operation *op) {
 LogicalResult mlir::gacc::verifyFiniteF32(
     function_ref<InFlightDiagnostic()> emitError, StringRef attr,
     ArrayRef<std::pair<StringRef, llvm::APFloat>> values) {
-  for (const auto &[name, value] : values)
-    if (!isFiniteF32(value.convertToDouble()))
+  for (const auto &[name, value] : values) {
+    double v = value.convertToDouble();
+    if (!isFiniteF32(v))
       return emitError() << attr << " needs a finite " << name
-                         << " (in f32), got " << value.convertToDouble();
+                         << " (in f32), got " << v;
+    if (v != 0.0 && float(v) == 0.0f)
+      return emitError() << attr << " needs a " << name
+                         << " that f32 holds, got " << v
+                         << ", which rounds to 0 in f32 (a hexadecimal "
+                            "literal holds the bits of an f64)";
+  }
   return success();
 }
 
@@ -394,6 +401,24 @@ bool TrainStepOp::isDifferentiated() {
 
 Value TrainStepOp::getLoss() {
   return getBodyBlock().getTerminator()->getOperand(0);
+}
+
+LossOpInterface TrainStepOp::getLossOp(StringRef why) {
+  Value loss = getLoss();
+  if (auto op = loss.getDefiningOp<LossOpInterface>())
+    return op;
+  Operation *yield = getBodyBlock().getTerminator();
+  InFlightDiagnostic diag = yield->emitOpError(
+      "the yielded loss must be produced by a loss op (an op implementing "
+      "LossOpInterface, such as gacc.cross_entropy), ");
+  diag << why << "; it is ";
+  if (Operation *def = loss.getDefiningOp())
+    diag << "the result of '" << def->getName()
+         << "' (a term added after the loss op is not supported; weight "
+            "decay is the optimizer's)";
+  else
+    diag << "a block argument";
+  return nullptr;
 }
 
 ValueRange TrainStepOp::getGradients() {

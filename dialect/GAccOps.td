@@ -94,7 +94,11 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     their declared types) followed by the micro-batch inputs (each with
     leading dimension m; f32 features, i32 or i64 labels and token ids). It
     yields the loss of
-    the micro-batch summed over its samples as `tensor<f32>`; after
+    the micro-batch summed over its samples as `tensor<f32>`, the result of
+    a loss op (one implementing `LossOpInterface`: gacc.cross_entropy or
+    gacc.linear_cross_entropy) itself: a term added after it (a
+    regularizer, a sum of two losses) is not supported (weight decay is
+    the optimizer's); after
     `gacc-autodiff` it also yields one gradient per trainable parameter
     (those not `frozen`).
 
@@ -151,7 +155,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     an op gacc-autodiff builds (gacc.backward_begin, gacc.loss_scale,
     gacc.recompute_inputs, gacc.attention_backward); a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per trainable
-    parameter of the parameter's type); an optimizer attribute gacc does not know; a
+    parameter of the parameter's type); a yielded loss that is not a loss
+    op's result, or that depends on no trainable parameter (both reported
+    at the gacc.yield); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
     that depends on batch
     statistics without declaring their accumulation.
@@ -189,6 +195,10 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     bool isDifferentiated();
     /// The yielded summed loss of the micro-batch.
     ::mlir::Value getLoss();
+    /// The loss op that produces the yielded loss; null, after an error at
+    /// the gacc.yield naming what produces it instead (`why` says what the
+    /// caller needs the loss op for).
+    LossOpInterface getLossOp(::llvm::StringRef why);
     /// The yielded gradients, one per trainable parameter (empty before
     /// gacc-autodiff).
     ::mlir::ValueRange getGradients();
@@ -958,7 +968,12 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     instead. `momentum` (torch's default 0.1) and `eps` (1e-5) are torch's.
     `sample_mask` [m] (1 counts, 0 does not) restricts the statistics to
     the samples of a ragged micro-batch; gacc-mask-batch-statistics sets
-    it from the loss's padding targets, so padding rows never count.
+    it from the loss's padding targets, so padding rows never count. A
+    real sample whose targets are all the padding value (ignore_index) is
+    told from padding by nothing in the step, so it does not count either
+    (torch counts it); over [m, C] a micro-batch left with one counted
+    sample is normalized with variance 0, which gacc-run's refusal of
+    one-sample micro-batches (padding only) does not catch.
 
     The running statistics are updated by gacc-expand-accumulation, as
     `batch_statistics` declares (the verifier of `gacc.train_step` rejects

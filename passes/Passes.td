@@ -685,6 +685,8 @@ def ConvertGAccToLinalgPass : Pass<"convert-gacc-to-linalg", "ModuleOp"> {
     illegal: an op whose decomposition fails is an error. The formulas are
     those of the adjoints (dialect/LinalgBuilders.h).
 
+    A `gacc.train_step` is left as it is, with a warning saying so.
+
     Errors: a random op (RandomOpInterface) without the key that
     gacc-expand-accumulation binds; an op whose decomposition fails.
 

@@ -82,11 +82,10 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   for (BlockArgument arg : op.getInputArguments())
     sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));
   sig.numInputs = sig.inputTypes.size();
-  auto loss = op.getLoss().getDefiningOp<LossOpInterface>();
+  LossOpInterface loss =
+      op.getLossOp("which defines the step's prediction and targets");
   if (!loss)
-    return op.emitOpError("the yielded loss must be produced by a loss op "
-                          "(an op implementing LossOpInterface, such as "
-                          "gacc.cross_entropy)");
+    return failure();
   sig.predictionType = loss.getPredictionType();
   sig.predictsClassLogits = loss.predictsClassLogits();
   sig.paddingTarget = loss.getPaddingTarget();

@@ -60,6 +60,15 @@ struct ConvertGAccToLinalgPass
     : public mlir::gacc::impl::ConvertGAccToLinalgPassBase<
           ConvertGAccToLinalgPass> {
   void runOnOperation() override {
+    // A step's body is lowered once gacc-expand-accumulation has built its
+    // functions: said, so that running this pass first is not a silent
+    // no-op.
+    for (TrainStepOp step : getOperation().getOps<TrainStepOp>())
+      step.emitWarning() << "gacc.train_step @" << step.getSymName()
+                         << " is left as it is: convert-gacc-to-linalg "
+                            "lowers the functions gacc-expand-accumulation "
+                            "builds from a step (run gacc-autodiff and "
+                            "gacc-expand-accumulation first)";
     // A random op draws its mask from a key that gacc-expand-accumulation
     // binds: without one there is nothing to lower it to.
     WalkResult unkeyed = getOperation()->walk([](RandomOpInterface op) {

@@ -256,8 +256,9 @@ LogicalResult differentiate(TrainStepOp step) {
   llvm::DenseSet<Value> active(trainable.begin(), trainable.end());
   propagateActivity(ops, active);
   if (!active.contains(loss))
-    return step.emitOpError("loss does not depend on any trainable "
-                            "parameter");
+    return yield.emitOpError("the loss depends on no trainable parameter "
+                             "(a frozen parameter is as constant as the "
+                             "data): there is nothing to train");
 
   OpBuilder b(yield);
   Location loc = yield.getLoc();

@@ -35,12 +35,10 @@ struct MaskBatchStatisticsPass
       });
       if (unmasked.empty())
         continue;
-      auto loss = step.getLoss().getDefiningOp<LossOpInterface>();
-      if (!loss) {
-        step.emitOpError("the yielded loss must be produced by a loss op, "
-                         "whose targets say which samples count");
+      LossOpInterface loss = step.getLossOp(
+          "whose targets say which samples batch statistics count");
+      if (!loss)
         return signalPassFailure();
-      }
       // Statistics over samples: dimension 0 must be the micro-batch.
       int64_t m = step.getMicroBatchAttr().getInt();
       for (BatchStatisticsOpInterface op : unmasked) {

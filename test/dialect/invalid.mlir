@@ -1544,6 +1544,19 @@ gacc.param @p : tensor<2xf32> = #gacc.constant<value = 1.0e300>
 
 // -----
 
+// A nonzero value that f32 rounds to 0 is refused, not silently zero.
+// expected-error @below {{#gacc.constant needs a value that f32 holds, got 1.000000e-50, which rounds to 0 in f32}}
+gacc.param @p : tensor<2xf32> = #gacc.constant<value = 1.0e-50>
+
+// -----
+
+// A hexadecimal literal holds the bits of an f64: 0x3F800000 is 5.3e-315,
+// not 1.0.
+// expected-error @below {{(a hexadecimal literal holds the bits of an f64)}}
+gacc.param @p : tensor<2xf32> = #gacc.constant<value = 0x3F800000>
+
+// -----
+
 gacc.param @w : tensor<3x4xf32> = #gacc.zeros
 // expected-error @below {{#gacc.sgd needs a finite lr (in f32), got 1.000000e+300}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 1.0e300>} {

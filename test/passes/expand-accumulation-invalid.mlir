@@ -14,9 +14,9 @@ gacc.train_step @s params [@w] attributes {
 
 // -----
 
-// The loss must come from a loss op (it defines what predict returns).
+// The loss must come from a loss op (it defines what predict returns):
+// reported at the yield, naming what produced it.
 gacc.param @w : tensor<2x2xf32> = #gacc.zeros
-// expected-error @below {{the yielded loss must be produced by a loss op}}
 gacc.train_step @s params [@w] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
@@ -24,5 +24,6 @@ gacc.train_step @s params [@w] attributes {
   %u = gacc.relu %w : tensor<2x2xf32>
   %v = gacc.relu %x : tensor<4xf32>
   %l = arith.constant dense<0.0> : tensor<f32>
+  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction and targets; it is the result of 'arith.constant' (a term added after the loss op is not supported; weight decay is the optimizer's)}}
   gacc.yield %l, %u : tensor<f32>, tensor<2x2xf32>
 }

@@ -140,13 +140,15 @@ public:
   double unigramBpc = 0;
   /// What a sample is: "verses", or "chunks" (--dataset kjv-text).
   std::string unit = "verses";
+  /// "KJV characters", or "characters of FILE" for --data.
+  std::string corpus = "KJV characters";
 
   std::string describe() const override {
-    return "KJV characters: " + std::to_string(trainVerses.size()) +
-           " training, " + std::to_string(valVerses.size()) +
-           " validation " + unit + ", vocabulary " + std::to_string(vocab) +
-           ", sequence length " + std::to_string(seqLen) +
-           ", unigram baseline " + std::to_string(unigramBpc) + " bpc";
+    return corpus + ": " + std::to_string(trainVerses.size()) + " training, " +
+           std::to_string(valVerses.size()) + " validation " + unit +
+           ", vocabulary " + std::to_string(vocab) + ", sequence length " +
+           std::to_string(seqLen) + ", unigram baseline " +
+           std::to_string(unigramBpc) + " bpc";
   }
   int64_t numTrain() const override { return trainVerses.size(); }
   static void fillVerse(const std::vector<int32_t> &v, int64_t slot,
@@ -226,6 +228,8 @@ buildCharacterSource(const std::vector<std::string> &sequences,
                      llvm::StringRef origin, const StepSignature &sig) {
   auto src = std::make_unique<KJVSource>();
   src->unit = unit.str();
+  if (!origin.starts_with("`bible"))
+    src->corpus = ("characters of " + origin).str();
   src->seqLen = sig.inputTypes[0].getDimSize(1);
   std::map<unsigned char, int32_t> index;
   for (unsigned char c : text)

@@ -388,7 +388,8 @@ bool Trainer::ranksAgree() {
 void Trainer::printHeader(double compileMs) {
   out << "gacc-run: " << data->describe() << "\n";
   const char *most = ramp ? "at most " : "";
-  out << "gacc-run: @" << sig.name << ": " << sig.numParams << " parameters";
+  out << "gacc-run: @" << sig.name << ": " << sig.numParams
+      << (sig.numParams == 1 ? " parameter" : " parameters");
   if (sig.numTrainable != sig.numParams)
     out << " (" << sig.numParams - sig.numTrainable << " frozen)";
   out << ", micro-batch " << sig.microBatch << " × " << most
@@ -570,9 +571,11 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
     return 0;
   out << llvm::format(
       "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
-      "%.4g  %.1f ms/step",
+      "%.4g  ",
       (long long)pos.globalStep, (long long)epoch + 1,
-      100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm, o.ms);
+      100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm);
+  // Three significant digits below 1 ms (a tiny step is not 0.0 ms).
+  out << llvm::format(o.ms < 1.0 ? "%.3g ms/step" : "%.1f ms/step", o.ms);
   if (ramp)
     out << llvm::formatv("  batch {0} (N = {1})", o.samples, o.accumSteps);
   if (sig.lossScaling)

@@ -1178,8 +1178,24 @@ static bool applyModelFlags(ModuleOp model, TrainStepOp step, bool distributed,
                 "--accum-steps");
     return false;
   }
-  if (!applySchedule(model, distributed) || failed(verify(model)))
-    return false;
+  {
+    // An error the new schedule causes lies at the model's ops: a note says
+    // which flags set it.
+    std::string given;
+    if (microBatch.getNumOccurrences())
+      given += " --micro-batch " + std::to_string(int64_t(microBatch));
+    if (accumSteps.getNumOccurrences())
+      given += " --accum-steps " + std::to_string(int64_t(accumSteps));
+    ScopedDiagnosticHandler note(model.getContext(), [&](Diagnostic &d) {
+      if (!given.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+        d.attachNote() << "the step's micro-batch and accumulation steps "
+                          "come from the command line:"
+                       << given;
+      return failure(); // printed by the handler below
+    });
+    if (!applySchedule(model, distributed) || failed(verify(model)))
+      return false;
+  }
   std::optional<RecomputePolicy> recomputePolicy =
       parseRecomputePolicy(recompute);
   if (!recomputePolicy) {
