@@ -77,7 +77,7 @@ inline bool isNormEps(const llvm::APFloat &eps) {
 /// Verifies that every named value of attribute `attr` is finite in f32
 /// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf"; and
 /// that none is a nonzero value f32 rounds to 0 (1e-50, or a hexadecimal
-/// literal, which holds the bits of an f64).
+/// f32 bit pattern, which reads as the bits of a tiny f64).
 LogicalResult
 verifyFiniteF32(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
                 ArrayRef<std::pair<StringRef, llvm::APFloat>> values);

@@ -102,11 +102,20 @@ LogicalResult mlir::gacc::verifyFiniteF32(
     if (!isFiniteF32(v))
       return emitError() << attr << " needs a finite " << name
                          << " (in f32), got " << v;
-    if (v != 0.0 && float(v) == 0.0f)
-      return emitError() << attr << " needs a " << name
-                         << " that f32 holds, got " << v
-                         << ", which rounds to 0 in f32 (a hexadecimal "
-                            "literal holds the bits of an f64)";
+    APFloat single = value;
+    bool losesInfo = false;
+    single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+    if (!value.isZero() && single.isZero()) {
+      InFlightDiagnostic diag = emitError()
+                                << attr << " needs " << name
+                                << " to be a value that f32 holds, got " << v
+                                << ", which rounds to 0 in f32";
+      // An f32 bit pattern written in hexadecimal reads as a tiny f64.
+      if (value.isDenormal())
+        diag << " (a hexadecimal literal holds the bits of an f64)";
+      return diag;
+    }
   }
   return success();
 }
@@ -141,6 +150,26 @@ LogicalResult LossScaleOp::verify() {
 //===----------------------------------------------------------------------===//
 // TrainStepOp
 //===----------------------------------------------------------------------===//
+
+/// The yielded loss of `step` is a loss op's result: an error at the
+/// gacc.yield naming what produces it otherwise.
+static LogicalResult verifyLossOp(TrainStepOp step) {
+  if (step.getLossOp())
+    return success();
+  Value loss = step.getLoss();
+  InFlightDiagnostic diag = step.getBodyBlock().getTerminator()->emitOpError(
+      "the yielded loss must be produced by a loss op (an op "
+      "implementing LossOpInterface, such as gacc.cross_entropy), which "
+      "defines the step's prediction, targets and padding; it is ");
+  Operation *def = loss.getDefiningOp();
+  if (!def)
+    return diag << "a block argument";
+  diag << "the result of '" << def->getName() << "'";
+  if (def->getNumOperands() > 0)
+    diag << " (a term added after the loss op is not supported; weight "
+            "decay is the optimizer's)";
+  return diag;
+}
 
 LogicalResult TrainStepOp::verify() {
   // I64Attr getters return uint64_t: read them as the signed values.
@@ -317,7 +346,7 @@ LogicalResult TrainStepOp::verifyRegions() {
       !lossType.getElementType().isF32())
     return yield.emitOpError("loss must be a scalar tensor<f32>, got ")
            << yield.getOperand(0).getType();
-  return success();
+  return verifyLossOp(*this);
 }
 
 LogicalResult
@@ -403,22 +432,8 @@ Value TrainStepOp::getLoss() {
   return getBodyBlock().getTerminator()->getOperand(0);
 }
 
-LossOpInterface TrainStepOp::getLossOp(StringRef why) {
-  Value loss = getLoss();
-  if (auto op = loss.getDefiningOp<LossOpInterface>())
-    return op;
-  Operation *yield = getBodyBlock().getTerminator();
-  InFlightDiagnostic diag = yield->emitOpError(
-      "the yielded loss must be produced by a loss op (an op implementing "
-      "LossOpInterface, such as gacc.cross_entropy), ");
-  diag << why << "; it is ";
-  if (Operation *def = loss.getDefiningOp())
-    diag << "the result of '" << def->getName()
-         << "' (a term added after the loss op is not supported; weight "
-            "decay is the optimizer's)";
-  else
-    diag << "a block argument";
-  return nullptr;
+LossOpInterface TrainStepOp::getLossOp() {
+  return getLoss().getDefiningOp<LossOpInterface>();
 }
 
 ValueRange TrainStepOp::getGradients() {

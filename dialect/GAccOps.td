@@ -156,8 +156,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     gacc.recompute_inputs, gacc.attention_backward); a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per trainable
     parameter of the parameter's type); a yielded loss that is not a loss
-    op's result, or that depends on no trainable parameter (both reported
-    at the gacc.yield); an optimizer attribute gacc does not know; a
+    op's result (reported at the gacc.yield, naming the op that produces
+    it; gacc-autodiff reports there, too, a loss that depends on no
+    trainable parameter); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
     that depends on batch
     statistics without declaring their accumulation.
@@ -195,10 +196,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     bool isDifferentiated();
     /// The yielded summed loss of the micro-batch.
     ::mlir::Value getLoss();
-    /// The loss op that produces the yielded loss; null, after an error at
-    /// the gacc.yield naming what produces it instead (`why` says what the
-    /// caller needs the loss op for).
-    LossOpInterface getLossOp(::llvm::StringRef why);
+    /// The loss op that produces the yielded loss (the verifier requires
+    /// one; null only in an unverified step).
+    LossOpInterface getLossOp();
     /// The yielded gradients, one per trainable parameter (empty before
     /// gacc-autodiff).
     ::mlir::ValueRange getGradients();

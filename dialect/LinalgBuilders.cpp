@@ -270,15 +270,9 @@ Value mlir::gacc::matchRoundToCompute(Value v, FloatType computeType) {
 
 bool mlir::gacc::isElementwiseSum(Operation *operation) {
   auto op = dyn_cast<linalg::GenericOp>(operation);
-  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !isIdentityElementwise(op))
-    return false;
-  Block *body = op.getBlock();
-  auto add =
-      body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  return add && &body->front() == add.getOperation() &&
-         add.getLhs() == body->getArgument(0) &&
-         add.getRhs() == body->getArgument(1);
+  return op && op.hasPureTensorSemantics() && isIdentityElementwise(op) &&
+         linalg::isaElemwiseSingleBinaryOpInterface(op) &&
+         isa<arith::AddFOp>(op.getBlock()->front());
 }
 
 bool mlir::gacc::isExactIn(const APFloat &value, FloatType type) {

@@ -82,9 +82,8 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   for (BlockArgument arg : op.getInputArguments())
     sig.inputTypes.push_back(cast<RankedTensorType>(arg.getType()));
   sig.numInputs = sig.inputTypes.size();
-  LossOpInterface loss =
-      op.getLossOp("which defines the step's prediction and targets");
-  if (!loss)
+  LossOpInterface loss = op.getLossOp();
+  if (!loss) // the verifier reports it
     return failure();
   sig.predictionType = loss.getPredictionType();
   sig.predictsClassLogits = loss.predictsClassLogits();

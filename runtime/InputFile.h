@@ -47,7 +47,8 @@ inline std::string inputFileProblem(const llvm::Twine &path) {
 /// reason alone, for the caller to put after the path. A regular file of
 /// size 0 is read until its end, as a stream: /proc files report size 0
 /// whatever they hold (and one that cannot be read, such as
-/// /proc/self/mem, gives its read error instead of an empty input).
+/// /proc/self/mem, gives its read error instead of an empty input); that
+/// buffer is always null-terminated, whatever `requiresNullTerminator`.
 inline llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(const llvm::Twine &path, bool isText = false,
               bool requiresNullTerminator = true) {

@@ -13,10 +13,13 @@
 
 #include "runtime/Tensor.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gaccrt {
 

@@ -169,45 +169,63 @@ bool isRunningSum(Value v) {
   });
 }
 
-/// Whether `op` only moves or sums the values of its tensor operands: the
-/// tensor dialect's reshapes, slices and concatenations, linalg.transpose,
-/// and gacc-autodiff's sum of two adjoint contributions.
+/// Whether `op` only moves or sums the values of its tensor operands:
+/// tensor reshapes, slices, concatenations and casts, linalg.transpose, a
+/// linalg.fill (the zeros slices are placed in), and gacc-autodiff's sum of
+/// two adjoint contributions (isElementwiseSum).
 bool movesOrSums(Operation *op) {
-  return isa<tensor::TensorDialect>(op->getDialect()) ||
-         isa<linalg::TransposeOp, linalg::FillOp>(op) || isElementwiseSum(op);
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp,
+             tensor::CastOp, tensor::EmptyOp, linalg::TransposeOp,
+             linalg::FillOp>(op) ||
+         isElementwiseSum(op);
 }
 
 /// The values of `body` that stay fp32 in a low-precision step: the loss,
-/// the gradients, and every value that reaches nothing but them through
-/// ops that only move or sum values. A weight gradient built as products
-/// that are reshaped, transposed, placed in slices or summed (conv2d's
-/// [O, C·kh·kw] product expanded to OIHW, a grouped convolution's groups,
-/// a tied weight's two contributions) thus enters its accumulator as the
-/// fp32 results of its products, never rounded to the low precision first
-/// (the contract of #gacc.precision). A value something else reads keeps
-/// its rounding, so the body's other ops see what they would.
+/// the gradients, and every value that reaches nothing but the
+/// accumulators through ops that only move or sum values. A weight
+/// gradient built as products that are reshaped, transposed, placed in
+/// slices or summed (conv2d's [O, C·kh·kw] product expanded to OIHW, a
+/// grouped convolution's groups, a tied weight's two contributions) thus
+/// enters its accumulator as the fp32 results of its products, never
+/// rounded to the low precision first (the contract of #gacc.precision).
+/// A value something else reads keeps its rounding, so the body's other
+/// ops see what they would: in particular a gradient that is also an
+/// adjoint other backward ops read (a parameter used inside the body)
+/// passes nothing on.
 llvm::DenseSet<Value> valuesKeptF32(TrainStepOp step) {
+  Block &body = step.getBodyBlock();
   llvm::DenseSet<Value> keep;
   for (Value g : step.getGradients())
     keep.insert(g);
   keep.insert(step.getLoss());
-  auto feedsKeptOnly = [&](Value v) {
+  // The values that reach the accumulators and nothing else: the gradients
+  // only the yield reads, then, walking back, what feeds only those.
+  llvm::DenseSet<Value> toAccumulators;
+  for (Value g : step.getGradients())
+    if (llvm::all_of(g.getUsers(),
+                     [](Operation *user) { return isa<YieldOp>(user); }))
+      toAccumulators.insert(g);
+  auto feedsOnlyAccumulators = [&](Value v) {
     return !v.use_empty() && llvm::all_of(v.getUsers(), [&](Operation *user) {
-      return movesOrSums(user) &&
+      return user->getBlock() == &body && user->getNumResults() > 0 &&
+             movesOrSums(user) &&
              llvm::all_of(user->getResults(),
-                          [&](Value r) { return keep.contains(r); });
+                          [&](Value r) { return toAccumulators.contains(r); });
     });
   };
   // In reverse order every user of a result is seen before its producer.
-  for (Operation &op : llvm::reverse(step.getBodyBlock().without_terminator()))
+  for (Operation &op : llvm::reverse(body.without_terminator()))
     for (Value r : op.getResults())
-      if (feedsKeptOnly(r))
+      if (feedsOnlyAccumulators(r)) {
+        toAccumulators.insert(r);
         keep.insert(r);
+      }
   return keep;
 }
 
 /// The context of one micro-batch's clone: the compute type (null for
-/// fp32) with the values that stay fp32 (gradients, loss), the run-time
+/// fp32) with the values that stay fp32 (valuesKeptF32), the run-time
 /// loss scale, the running statistics the loop carries, and the key of
 /// random ops (the step's seed, the optimizer step, the window's first
 /// sample, all i64) with the micro-batch size m.

@@ -35,9 +35,8 @@ struct MaskBatchStatisticsPass
       });
       if (unmasked.empty())
         continue;
-      LossOpInterface loss = step.getLossOp(
-          "whose targets say which samples batch statistics count");
-      if (!loss)
+      LossOpInterface loss = step.getLossOp();
+      if (!loss) // the verifier reports it
         return signalPassFailure();
       // Statistics over samples: dimension 0 must be the micro-batch.
       int64_t m = step.getMicroBatchAttr().getInt();

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -53,15 +54,14 @@ static SmallVector<Operation *> forwardOps(TrainStepOp step) {
   return ops;
 }
 
-/// Bytes of a statically shaped tensor of integers, floats or indices (64
-/// bits, the lowerings' index width); 0 for anything else.
-static int64_t tensorBytes(Type type) {
+/// Bytes of a statically shaped tensor of integers, floats or indices, its
+/// elements sized by `layout`; 0 for anything else.
+static int64_t tensorBytes(Type type, const DataLayout &layout) {
   auto t = dyn_cast<RankedTensorType>(type);
   if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrIndexOrFloat())
     return 0;
-  unsigned bits =
-      t.getElementType().isIndex() ? 64 : t.getElementTypeBitWidth();
-  return t.getNumElements() * int64_t(llvm::divideCeil(bits, 8));
+  return t.getNumElements() *
+         int64_t(layout.getTypeSize(t.getElementType()).getFixedValue());
 }
 
 /// Cheap to recompute, by the op's own interface or, for upstream ops,
@@ -214,6 +214,7 @@ unsigned mlir::gacc::markCheapRecomputation(TrainStepOp step) {
   unsigned count = 0;
   UnitAttr unit = UnitAttr::get(step.getContext());
   Block *body = &step.getBodyBlock();
+  DataLayout layout = DataLayout::closest(step);
   for (Operation *op : forwardOps(step)) {
     if (op->hasAttr(kRecomputeAttrName) || !isCheapToRecompute(op))
       continue;
@@ -225,10 +226,10 @@ unsigned mlir::gacc::markCheapRecomputation(TrainStepOp step) {
       Operation *def = operand.getDefiningOp();
       if (def && def->getBlock() == body &&
           !def->hasAttr(kRecomputeAttrName))
-        kept += tensorBytes(operand.getType());
+        kept += tensorBytes(operand.getType(), layout);
     }
     for (Type t : op->getResultTypes())
-      freed += tensorBytes(t);
+      freed += tensorBytes(t, layout);
     if (kept > freed)
       continue;
     op->setAttr(kRecomputeAttrName, unit);

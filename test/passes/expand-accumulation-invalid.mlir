@@ -24,6 +24,6 @@ gacc.train_step @s params [@w] attributes {
   %u = gacc.relu %w : tensor<2x2xf32>
   %v = gacc.relu %x : tensor<4xf32>
   %l = arith.constant dense<0.0> : tensor<f32>
-  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction and targets; it is the result of 'arith.constant' (a term added after the loss op is not supported; weight decay is the optimizer's)}}
+  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction, targets and padding; it is the result of 'arith.constant'}}
   gacc.yield %l, %u : tensor<f32>, tensor<2x2xf32>
 }

@@ -290,6 +290,38 @@ gacc.train_step @moved_gradient params [@w] attributes {
 
 // -----
 
+// bf16: a gradient that other ops of the body also read (an adjoint the
+// backward goes on with, here the weight of the logits) passes nothing on:
+// the product it is moved from keeps its rounding, so those ops read what
+// they would. The gradient itself stays f32.
+
+gacc.param @w : tensor<2x2xf32> = #gacc.zeros
+// CHECK-LABEL: func.func @shared_gradient(
+// CHECK: scf.for
+// CHECK: %[[Q:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT: %{{.+}} = tensor.empty
+// CHECK-NEXT: %[[QR:.+]] = linalg.generic {{.+}} ins(%[[Q]] : tensor<2x2xf32>)
+// CHECK: arith.truncf
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[QR]] : tensor<2x2xf32>)
+// CHECK-NEXT: gacc.linear %{{.+}}, %[[T]]
+gacc.train_step @shared_gradient params [@w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>,
+    precision = #gacc.precision<bf16>} {
+^bb0(%w: tensor<2x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %q = linalg.matmul ins(%w, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %et = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%q : tensor<2x2xf32>) outs(%et : tensor<2x2xf32>) permutation = [1, 0]
+  %z = gacc.linear %x, %t : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l, %t : tensor<f32>, tensor<2x2xf32>
+}
+
+// -----
+
 // A loss that computes its prediction itself (a fused classifier head):
 // the predict function computes the logits [m, S, C] with gacc.linear from
 // the head's input and weight, and writes them.

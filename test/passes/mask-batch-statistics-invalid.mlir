@@ -19,7 +19,8 @@ gacc.train_step @s params [@g, @w] attributes {
 // -----
 
 // The samples that count are read from the loss op's targets: a term added
-// after the loss op is reported at the yield, naming the op.
+// after the loss op is refused (by the verifier) at the yield, naming the
+// op.
 gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
 gacc.param @w : tensor<4x3xf32> = #gacc.zeros
 gacc.statistic @mean : tensor<3xf32> = #gacc.zeros
@@ -32,6 +33,6 @@ gacc.train_step @s params [@g, @w] attributes {
   %z = gacc.linear %n, %w : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
   %l = gacc.cross_entropy %z, %y : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   %r = arith.addf %l, %l : tensor<f32>
-  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), whose targets say which samples batch statistics count; it is the result of 'arith.addf'}}
+  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction, targets and padding; it is the result of 'arith.addf' (a term added after the loss op is not supported; weight decay is the optimizer's)}}
   gacc.yield %r : tensor<f32>
 }

@@ -55,14 +55,26 @@ int main(int argc, char **argv) {
       "the op\n"
       "(--mlir-print-op-on-diagnostic prints it).\n",
       registry);
-  // A file nested past what the parser's stack survives: one error, not a
-  // crash (a file that cannot be read is MlirOptMain's to report; standard
-  // input, which MlirOptMain reads itself, is not scanned).
+  // The input read as gacc-run reads a model (a device or directory
+  // refused, a read error reported), and a file nested past what the
+  // parser's stack survives or holding a NUL byte: one error, not a crash
+  // (standard input, which MlirOptMain reads itself, is not scanned).
   if (input != "-") {
     auto buffer = gaccrt::readInputFile(input);
     if (!buffer) {
       llvm::errs() << "gacc-opt: error: " << input << ": "
                    << llvm::toString(buffer.takeError()) << "\n";
+      return 1;
+    }
+    // MlirOptMain opens the file again, and reads a file that reports size
+    // 0 (a /proc file) as empty: refused rather than an empty module.
+    uint64_t size = 0;
+    if (!llvm::sys::fs::file_size(input, size) && size == 0 &&
+        (*buffer)->getBufferSize() > 0) {
+      llvm::errs() << "gacc-opt: error: " << input
+                   << ": reports size 0 but holds "
+                   << (*buffer)->getBufferSize()
+                   << " bytes (a /proc file); give it on standard input\n";
       return 1;
     }
     llvm::SourceMgr sourceMgr;

@@ -141,7 +141,7 @@ public:
   /// What a sample is: "verses", or "chunks" (--dataset kjv-text).
   std::string unit = "verses";
   /// "KJV characters", or "characters of FILE" for --data.
-  std::string corpus = "KJV characters";
+  std::string corpus;
 
   std::string describe() const override {
     return corpus + ": " + std::to_string(trainVerses.size()) + " training, " +
@@ -220,16 +220,16 @@ llvm::Error checkCharacterModel(const StepSignature &sig) {
 /// The character source of `sequences` (each gives its length − 1
 /// next-character targets; sequence i validates when i % 20 == 19) over
 /// the vocabulary of `text` (its sorted set of characters), with the
-/// add-one-smoothed unigram baseline of the training targets. `origin`
-/// names where the sequences come from in errors.
+/// add-one-smoothed unigram baseline of the training targets. `file` is
+/// --data's text file, empty for the bible: errors and the header name it.
 llvm::Expected<std::unique_ptr<DataSource>>
 buildCharacterSource(const std::vector<std::string> &sequences,
                      llvm::StringRef text, llvm::StringRef unit,
-                     llvm::StringRef origin, const StepSignature &sig) {
+                     const std::string &file, const StepSignature &sig) {
+  std::string origin = file.empty() ? "`bible -f Gen1:1-Rev22:21`" : file;
   auto src = std::make_unique<KJVSource>();
   src->unit = unit.str();
-  if (!origin.starts_with("`bible"))
-    src->corpus = ("characters of " + origin).str();
+  src->corpus = file.empty() ? "KJV characters" : "characters of " + file;
   src->seqLen = sig.inputTypes[0].getDimSize(1);
   std::map<unsigned char, int32_t> index;
   for (unsigned char c : text)
@@ -306,9 +306,7 @@ createKJV(const std::string &file, const StepSignature &sig) {
   std::string text;
   for (const std::string &l : corpus->lines)
     text += l;
-  return buildCharacterSource(
-      corpus->lines, text, "verses",
-      file.empty() ? "`bible -f Gen1:1-Rev22:21`" : llvm::StringRef(file), sig);
+  return buildCharacterSource(corpus->lines, text, "verses", file, sig);
 }
 
 /// --dataset kjv-text: the verses (or lines of --data) joined with "\n"
@@ -325,9 +323,7 @@ createKJVText(const std::string &file, const StepSignature &sig) {
   std::vector<std::string> chunks;
   for (size_t at = 0; at + chunk <= text.size(); at += chunk)
     chunks.push_back(text.substr(at, chunk));
-  return buildCharacterSource(
-      chunks, text, "chunks",
-      file.empty() ? "`bible -f Gen1:1-Rev22:21`" : llvm::StringRef(file), sig);
+  return buildCharacterSource(chunks, text, "chunks", file, sig);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1126,7 +1126,9 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
                   ? llvm::errorOrToExpected(llvm::MemoryBuffer::getSTDIN())
                   : readInputFile(inputFile);
   if (!file) {
-    reportError(inputFile + ": " + llvm::toString(file.takeError()));
+    reportError((inputFile == "-" ? std::string("standard input")
+                                  : std::string(inputFile)) +
+                ": " + llvm::toString(file.takeError()));
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
