@@ -20,14 +20,11 @@
 
 namespace gaccrt {
 
-/// Why `path` cannot be an input read whole ("" when it can, or when it
-/// does not exist: opening it says so): a directory, or a device or socket
-/// (a regular file or a FIFO, such as a shell's process substitution, can).
-inline std::string inputFileProblem(const llvm::Twine &path) {
+/// Why a file of `status` cannot be an input read whole ("" when it can):
+/// a directory, or a device or socket (a regular file or a FIFO, such as a
+/// shell's process substitution, can).
+inline std::string inputFileProblem(const llvm::sys::fs::file_status &status) {
   namespace fs = llvm::sys::fs;
-  fs::file_status status;
-  if (fs::status(path, status))
-    return "";
   switch (status.type()) {
   case fs::file_type::directory_file:
     return "a directory, not a file";
@@ -52,10 +49,14 @@ inline std::string inputFileProblem(const llvm::Twine &path) {
 inline llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(const llvm::Twine &path, bool isText = false,
               bool requiresNullTerminator = true) {
-  if (std::string problem = inputFileProblem(path); !problem.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
+  // A path that cannot be inspected (it does not exist) is for opening it
+  // to report.
   llvm::sys::fs::file_status status;
-  bool sizeless = !llvm::sys::fs::status(path, status) &&
+  bool inspected = !llvm::sys::fs::status(path, status);
+  if (std::string problem = inspected ? inputFileProblem(status) : "";
+      !problem.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
+  bool sizeless = inspected &&
                   status.type() == llvm::sys::fs::file_type::regular_file &&
                   status.getSize() == 0;
   auto buffer = sizeless ? llvm::MemoryBuffer::getFileAsStream(path)

@@ -1118,6 +1118,11 @@ private:
   std::optional<ScopedDiagnosticHandler> handler;
 };
 
+/// The model file's name in messages.
+static std::string modelName() {
+  return inputFile == "-" ? "standard input" : std::string(inputFile);
+}
+
 /// The model file, read into `sourceMgr` and parsed; null after an error
 /// (the diagnostic handler printed its location).
 static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
@@ -1126,9 +1131,7 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
                   ? llvm::errorOrToExpected(llvm::MemoryBuffer::getSTDIN())
                   : readInputFile(inputFile);
   if (!file) {
-    reportError((inputFile == "-" ? std::string("standard input")
-                                  : std::string(inputFile)) +
-                ": " + llvm::toString(file.takeError()));
+    reportError(modelName() + ": " + llvm::toString(file.takeError()));
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
@@ -1142,9 +1145,7 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
 static TrainStepOp findStep(ModuleOp model) {
   SmallVector<TrainStepOp> steps(model.getOps<TrainStepOp>());
   if (steps.size() != 1) {
-    reportError((inputFile == "-" ? std::string("standard input")
-                                  : std::string(inputFile)) +
-                " must hold exactly one gacc.train_step, found " +
+    reportError(modelName() + " must hold exactly one gacc.train_step, found " +
                 llvm::Twine(steps.size()));
     return nullptr;
   }
