@@ -46,17 +46,27 @@ bool isTimelineOp(Operation *op) {
 }
 
 /// Bytes of a buffer the arena can hold, in host blocks, or nothing.
-std::optional<uint64_t> placeableBytes(memref::AllocOp alloc) {
+std::optional<uint64_t> placeableBytes(memref::AllocOp alloc,
+                                       const DataLayout &layout) {
   MemRefType type = alloc.getType();
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      !type.getElementType().isIntOrFloat() || type.getMemorySpace())
+  if (!type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrIndexOrFloat() || type.getMemorySpace())
     return std::nullopt;
-  uint64_t bytes = uint64_t(type.getNumElements()) *
-                   ((type.getElementTypeBitWidth() + 7) / 8);
-  return abi::roundToBlocks(bytes, abi::kHostAlignment);
+  std::optional<uint64_t> bytes = bufferBytes(type, layout);
+  if (!bytes)
+    return std::nullopt;
+  return abi::roundToBlocks(*bytes, abi::kHostAlignment);
 }
 
 } // namespace
+
+std::optional<uint64_t> mlir::gacc::bufferBytes(MemRefType type,
+                                                const DataLayout &layout) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  return uint64_t(type.getNumElements()) *
+         uint64_t(layout.getTypeSize(type.getElementType()));
+}
 
 Linearized mlir::gacc::linearize(func::FuncOp func) {
   Linearized l;
@@ -156,8 +166,9 @@ TransientPlacement mlir::gacc::placeTransientBuffers(func::FuncOp func) {
   BufferViewFlowAnalysis aliasing(func);
   Linearized order = linearize(func);
   SmallVector<LiveInterval> intervals;
+  DataLayout dataLayout = DataLayout::closest(func);
   func.walk([&](memref::AllocOp alloc) {
-    std::optional<uint64_t> bytes = placeableBytes(alloc);
+    std::optional<uint64_t> bytes = placeableBytes(alloc, dataLayout);
     if (!bytes)
       return;
     // Exactly one dealloc may free the buffer or a view of it: its own,

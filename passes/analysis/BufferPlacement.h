@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 #include <string>
 
@@ -61,9 +62,16 @@ struct ArenaLayout {
 ArenaLayout packIntervals(ArrayRef<LiveInterval> intervals,
                           uint64_t alignment);
 
+/// Bytes of the elements of a buffer of `type`, each sized by `layout`
+/// (an index buffer, such as a loop's bounds, is as wide as the target's
+/// index type); nothing for a dynamic shape. The one definition the memory
+/// plan and the arena's placement share; each rounds it to its blocks
+/// (abi/MemoryABI.h).
+std::optional<uint64_t> bufferBytes(MemRefType type, const DataLayout &layout);
+
 /// The buffers of `func` that one arena can hold, in program order, and
 /// their layout: each memref.alloc of a static shape, identity layout and
-/// an integer or float element type that one memref.dealloc in its own
+/// an integer, index or float element type that one memref.dealloc in its own
 /// block frees, where no other dealloc may free it or a view of it
 /// (BufferViewFlowAnalysis). Sizes are host blocks (abi/MemoryABI.h's
 /// kHostAlignment), offsets multiples of that alignment.

@@ -31,21 +31,19 @@ uint64_t mlir::gacc::total(const MemoryBytes &bytes) {
 namespace {
 
 /// Bytes of a buffer of `type` on `target`, as the runtime allocates it,
-/// its elements sized by the step's data layout (an index buffer, such as
-/// a loop's bounds, is as wide as the target's index type). Scalars on the
-/// device come from the scalar pool (counted whole as workspace), so they
-/// add nothing here.
+/// its elements sized by the step's data layout (bufferBytes). Scalars on
+/// the device come from the scalar pool (counted whole as workspace), so
+/// they add nothing here.
 FailureOr<uint64_t> blockBytes(MemRefType type, const DataLayout &layout,
                                bool device) {
-  if (!type.hasStaticShape())
+  std::optional<uint64_t> bytes = bufferBytes(type, layout);
+  if (!bytes)
     return failure();
-  uint64_t bytes = uint64_t(type.getNumElements()) *
-                   uint64_t(layout.getTypeSize(type.getElementType()));
   if (!device)
-    return abi::roundToBlocks(bytes, abi::kHostAlignment);
-  if (bytes <= abi::kDeviceScalarBytes)
+    return abi::roundToBlocks(*bytes, abi::kHostAlignment);
+  if (*bytes <= abi::kDeviceScalarBytes)
     return uint64_t(0);
-  return abi::roundToBlocks(bytes, abi::kDeviceAlignment);
+  return abi::roundToBlocks(*bytes, abi::kDeviceAlignment);
 }
 
 /// The fp32 elements a buffer of `type` spans (its strided layout's reach

@@ -119,6 +119,17 @@ llvm::json::Value jsonNumber(double v) {
   return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
 }
 
+/// A step time for the progress and summary lines: `decimals` decimals, or
+/// three significant digits below 1 ms (a tiny step is not "0.0 ms/step").
+std::string stepTime(double ms, int decimals) {
+  char text[48];
+  if (ms < 1.0)
+    std::snprintf(text, sizeof text, "%.3g ms/step", ms);
+  else
+    std::snprintf(text, sizeof text, "%.*f ms/step", decimals, ms);
+  return text;
+}
+
 std::string jsonLine(llvm::json::Object obj) {
   std::string line;
   llvm::raw_string_ostream os(line);
@@ -574,8 +585,7 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
       "%.4g  ",
       (long long)pos.globalStep, (long long)epoch + 1,
       100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm);
-  // Three significant digits below 1 ms (a tiny step is not 0.0 ms).
-  out << llvm::format(o.ms < 1.0 ? "%.3g ms/step" : "%.1f ms/step", o.ms);
+  out << stepTime(o.ms, 1);
   if (ramp)
     out << llvm::formatv("  batch {0} (N = {1})", o.samples, o.accumSteps);
   if (sig.lossScaling)
@@ -753,8 +763,8 @@ int Trainer::finish() {
   if (stepMs.empty())
     out << "none run by this process";
   else
-    out << llvm::format("median %.2f ms/step, %.0f samples/s", median,
-                        samplesPerS);
+    out << "median " << stepTime(median, 2)
+        << llvm::format(", %.0f samples/s", samplesPerS);
   out << llvm::format(", peak RSS %.1f MB", peakRssMb());
   if (settings.ranks > 1)
     out << " (rank 0 of " << settings.ranks << ")";
