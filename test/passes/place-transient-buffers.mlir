@@ -35,6 +35,30 @@ func.func @chain(%out: memref<16xf32>) {
 
 // -----
 
+// A buffer of indices is sized by the data layout: 16 × 8 bytes for index
+// (64 bits by default), 16 × 2 bytes for i16, in 64-byte blocks.
+// CHECK-LABEL: func.func @index_elements
+// CHECK:      %[[BYTES:.+]] = arith.constant 192 : index
+// CHECK-NEXT: %[[ARENA:.+]] = call @gacc_step_arena(%[[BYTES]])
+// CHECK:      memref.view %[[ARENA]][%{{.+}}][] : memref<?xi8> to memref<16xindex>
+// CHECK:      memref.view %[[ARENA]][%{{.+}}][] : memref<?xi8> to memref<16xi16>
+// CHECK-NOT:  memref.dealloc
+func.func @index_elements(%out: memref<16xindex>, %out16: memref<16xi16>) {
+  %c3 = arith.constant 3 : index
+  %s = arith.constant 3 : i16
+  %a = memref.alloc() : memref<16xindex>
+  linalg.fill ins(%c3 : index) outs(%a : memref<16xindex>)
+  %b = memref.alloc() : memref<16xi16>
+  linalg.fill ins(%s : i16) outs(%b : memref<16xi16>)
+  linalg.copy ins(%a : memref<16xindex>) outs(%out : memref<16xindex>)
+  linalg.copy ins(%b : memref<16xi16>) outs(%out16 : memref<16xi16>)
+  memref.dealloc %a : memref<16xindex>
+  memref.dealloc %b : memref<16xi16>
+  return
+}
+
+// -----
+
 // A buffer of the loop body lives within an iteration; the one made before
 // the loop and freed after it lives across every iteration: distinct
 // offsets, 128 bytes in all. The arena is taken once, at the entry.
@@ -140,3 +164,4 @@ func.func @driver(%out: memref<16xf32>) {
   memref.dealloc %a : memref<16xf32>
   return
 }
+
