@@ -11,6 +11,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudnnAttention.h"
+#include "runtime/HostMemory.h"
 #include "runtime/Runtime.h"
 #include "runtime/StepArena.h"
 
@@ -76,25 +77,11 @@ static void hoistLaunchAllocas(llvm::Module &module) {
   }
 }
 
-static void defaultAllocationFailure(uint64_t bytes, bool onDevice) {
-  std::fprintf(stderr,
-               "error: the compiled step cannot allocate %.2f GB of %s "
-               "memory for a buffer\n",
-               bytes / 1e9, onDevice ? "device" : "host");
-  std::_Exit(2);
-}
-
-static AllocationFailureHandler allocationFailure = defaultAllocationFailure;
-
-void gaccrt::setAllocationFailureHandler(AllocationFailureHandler handler) {
-  allocationFailure = handler ? handler : defaultAllocationFailure;
-}
-
 /// The compiled code's malloc: it has no way to handle a null result.
 static void *checkedMalloc(uint64_t bytes) {
   void *p = std::malloc(bytes);
   if (!p && bytes)
-    allocationFailure(bytes, /*onDevice=*/false);
+    reportAllocationFailure(bytes, AllocationSite::HostStepBuffer);
   return p;
 }
 
@@ -103,14 +90,14 @@ static void *checkedMalloc(uint64_t bytes) {
 static void checkedStepArena(ByteBufferDescriptor *result, int64_t bytes) {
   auto *p = static_cast<int8_t *>(reserveStepArena(uint64_t(bytes)));
   if (!p)
-    allocationFailure(uint64_t(bytes), /*onDevice=*/false);
+    reportAllocationFailure(uint64_t(bytes), AllocationSite::HostStepBuffer);
   *result = {p, p, 0, bytes, 1};
 }
 
 static void *checkedCudaMalloc(uint64_t bytes) {
   void *p = gacc_cuda_malloc(bytes);
   if (!p && bytes)
-    allocationFailure(bytes, /*onDevice=*/true);
+    reportAllocationFailure(bytes, AllocationSite::DeviceStepBuffer);
   return p;
 }
 

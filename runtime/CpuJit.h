@@ -40,18 +40,11 @@ struct JitArg {
   static JitArg i64(int64_t v) { return {nullptr, I64, 0, v, nullptr, {}}; }
 };
 
-/// Called when a buffer of the compiled code cannot be allocated (`bytes`
-/// of host memory, or of the device arena with `onDevice`); it must not
-/// return (the compiled code has no way to fail). The default prints one
-/// line and exits with status 2.
-using AllocationFailureHandler = void (*)(uint64_t bytes, bool onDevice);
-void setAllocationFailureHandler(AllocationFailureHandler handler);
-
 class CpuJit {
 public:
   /// JIT-compiles `module` (LLVM dialect). Its malloc is checked (a failed
-  /// allocation goes to the AllocationFailureHandler); with `deviceMemory`
-  /// (host code of the cuda target) its malloc and free are the
+  /// allocation goes to reportAllocationFailure, runtime/HostMemory.h); with
+  /// `deviceMemory` (host code of the cuda target) its malloc and free are the
   /// managed-memory arena's (gacc_cuda_malloc/free). Errors carry the
   /// reason.
   static llvm::Expected<std::unique_ptr<CpuJit>>

@@ -2,16 +2,19 @@
 //
 // Physical memory from sysconf, container limits from the cgroup files
 // (Linux's cgroup v1 and v2 interfaces, Documentation/admin-guide/cgroup-
-// v2.rst and cgroup-v1/memory.rst).
+// v2.rst and cgroup-v1/memory.rst), the address-space limit from
+// getrlimit; the allocation-failure handler.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/HostMemory.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -106,4 +109,30 @@ uint64_t gaccrt::hostMemoryBytes() {
   uint64_t limit =
       std::min(physical, cgroupMemoryLimit("/sys/fs/cgroup", self.str()));
   return limit == kNoLimit ? 0 : limit;
+}
+
+uint64_t gaccrt::addressSpaceLimitBytes() {
+  rlimit addressSpace;
+  if (getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
+      addressSpace.rlim_cur == RLIM_INFINITY)
+    return 0;
+  return addressSpace.rlim_cur;
+}
+
+static void defaultAllocationFailure(uint64_t bytes, AllocationSite site) {
+  std::fprintf(stderr, "error: cannot allocate %.2f GB of %s memory\n",
+               bytes / 1e9,
+               site == AllocationSite::DeviceStepBuffer ? "device" : "host");
+  std::_Exit(2);
+}
+
+static AllocationFailureHandler allocationFailure = defaultAllocationFailure;
+
+void gaccrt::setAllocationFailureHandler(AllocationFailureHandler handler) {
+  allocationFailure = handler ? handler : defaultAllocationFailure;
+}
+
+void gaccrt::reportAllocationFailure(uint64_t bytes, AllocationSite site) {
+  allocationFailure(bytes, site);
+  std::_Exit(2); // a handler that returns has nowhere to go back to
 }

@@ -9,9 +9,11 @@
 #define GACC_RUNTIME_TENSOR_H
 
 #include "abi/MemoryABI.h"
+#include "runtime/HostMemory.h"
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -36,7 +38,10 @@ inline std::string formatShape(const std::vector<int64_t> &shape) {
 
 /// An allocator of 64-byte-aligned storage (a cache line; what the
 /// compiled code's own buffers get from bufferization), so that a host
-/// tensor passed to a step is aligned like the step's temporaries.
+/// tensor passed to a step is aligned like the step's temporaries. Storage
+/// that cannot be allocated goes to reportAllocationFailure (one line, exit
+/// status 2): it comes from aligned_alloc, not operator new, whose failure
+/// LLVM's new-handler would turn into a crash report.
 template <typename T>
 struct CacheLineAllocator {
   using value_type = T;
@@ -45,9 +50,14 @@ struct CacheLineAllocator {
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U> &) {}
   T *allocate(size_t n) {
-    return static_cast<T *>(::operator new(n * sizeof(T), kAlignment));
+    size_t align = size_t(kAlignment);
+    size_t bytes = (n * sizeof(T) + align - 1) / align * align;
+    void *p = std::aligned_alloc(align, bytes);
+    if (!p)
+      reportAllocationFailure(bytes, AllocationSite::HostTensor);
+    return static_cast<T *>(p);
   }
-  void deallocate(T *p, size_t) { ::operator delete(p, kAlignment); }
+  void deallocate(T *p, size_t) { std::free(p); }
   template <typename U>
   bool operator==(const CacheLineAllocator<U> &) const {
     return true;

@@ -1441,15 +1441,30 @@ static int run(int argc, char **argv) {
   return train(*model, step, *sig, settings);
 }
 
-/// A buffer of the compiled step that cannot be allocated: one line, exit
-/// status 2 (the whole job under mpirun).
-static void reportAllocationFailure(uint64_t bytes, bool onDevice) {
+/// Memory that cannot be allocated: one line, exit status 2 (the whole job
+/// under mpirun).
+static void reportOutOfMemory(uint64_t bytes, AllocationSite site) {
   llvm::outs().flush();
-  reportError(llvm::formatv(
-      "the compiled step cannot allocate {0:F2} GB of {1} memory for its "
-      "buffers (the step arena or one buffer; their sizes grow with the "
-      "micro-batch): out of memory; lower --micro-batch",
-      bytes / 1e9, onDevice ? "device" : "host"));
+  // A limit of the address space is a likelier cause than the machine.
+  uint64_t limit =
+      site == AllocationSite::DeviceStepBuffer ? 0 : addressSpaceLimitBytes();
+  std::string cause =
+      limit ? llvm::formatv("out of memory (the address space is limited to "
+                            "{0:F2} GB: ulimit -v)",
+                            limit / 1e9)
+                  .str()
+            : "out of memory";
+  if (site == AllocationSite::HostTensor)
+    reportError(llvm::formatv("cannot allocate {0:F2} GB of host memory for "
+                              "the parameters, their state or the data: {1}",
+                              bytes / 1e9, cause));
+  else
+    reportError(llvm::formatv(
+        "the compiled step cannot allocate {0:F2} GB of {1} memory for its "
+        "buffers (the step arena or one buffer; their sizes grow with the "
+        "micro-batch): {2}; lower --micro-batch",
+        bytes / 1e9,
+        site == AllocationSite::DeviceStepBuffer ? "device" : "host", cause));
   if (collectives::size() > 1)
     collectives::abortJob(kExitBadInput);
   std::_Exit(kExitBadInput);
@@ -1457,7 +1472,7 @@ static void reportAllocationFailure(uint64_t bytes, bool onDevice) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  setAllocationFailureHandler(reportAllocationFailure);
+  setAllocationFailureHandler(reportOutOfMemory);
   int status = run(argc, argv);
   // In a data-parallel job a failing rank ends every rank (MPI_Abort), so
   // no rank waits forever in a collective for it.
