@@ -733,11 +733,37 @@ static bool checkPathsNotEmpty() {
   return true;
 }
 
+/// The checkpoint directories of this run (--checkpoint-dir, --resume),
+/// each with its flag; checked before any work: a --checkpoint-dir that
+/// exists must be a directory. Their files are the checkpoints' own.
+static bool
+checkpointDirectories(std::vector<std::pair<std::string, std::string>> &dirs) {
+  if (!checkpointDir.empty() && llvm::sys::fs::exists(checkpointDir) &&
+      !llvm::sys::fs::is_directory(checkpointDir)) {
+    reportError("--checkpoint-dir " + checkpointDir +
+                ": not a directory (checkpoints are written into a "
+                "directory)");
+    return false;
+  }
+  if (!checkpointDir.empty())
+    dirs.push_back({canonicalPath(checkpointDir),
+                    "the directory --checkpoint-dir " + checkpointDir +
+                        " writes checkpoints into"});
+  if (!resumeDir.empty())
+    dirs.push_back({canonicalPath(resumeDir),
+                    "the checkpoint --resume " + resumeDir + " continues"});
+  return true;
+}
+
 /// Every output file, checked before any work (checkOutputPath): an output
 /// that is the model itself, an input file (--data, --order-file,
-/// --load-params: training would overwrite what it reads) or another
-/// output (the last writer would win) is an error.
+/// --load-params: training would overwrite what it reads), another output
+/// (the last writer would win), a checkpoint directory or a file in one
+/// (a checkpoint would overwrite it, or it the checkpoint) is an error.
 static bool checkOutputPaths() {
+  std::vector<std::pair<std::string, std::string>> checkpointDirs;
+  if (!checkpointDirectories(checkpointDirs))
+    return false;
   std::vector<std::pair<std::string, std::string>> taken;
   if (inputFile != "-") // not standard input
     taken.push_back({canonicalPath(inputFile), "the model " + inputFile});
@@ -772,6 +798,13 @@ static bool checkOutputPaths() {
       if (other == file) {
         reportError(llvm::Twine(flag) + " " + path + " is also " + owner +
                     ": give each output a file of its own");
+        return false;
+      }
+    for (const auto &[dir, owner] : checkpointDirs)
+      if (file == dir || llvm::StringRef(file).starts_with(dir + "/")) {
+        reportError(llvm::Twine(flag) + " " + path +
+                    (file == dir ? " is " : " is inside ") + owner +
+                    ": give the output a file outside it");
         return false;
       }
     taken.push_back({file, (llvm::Twine(flag) + " " + path).str()});
