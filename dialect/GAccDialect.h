@@ -120,6 +120,17 @@ class BuiltByAutodiff
 #include "dialect/GAccOps.h.inc"
 
 namespace mlir::gacc {
+/// Verifies that the forward of `step` (its body up to gacc.backward_begin)
+/// computes each sample from that sample alone up to the loss: no op
+/// reduces over the samples' dimension (the inputs' leading one, followed
+/// through the ops whose layout is known: structured ops by their
+/// indexing maps, elementwise ops, the layer ops, tensor reshapes, slices,
+/// pads, concatenations and casts), reads it through anything but one loop
+/// index, or combines two different samples. The loss op and the ops that
+/// declare batch statistics are exempt. Errors: at the op, naming the
+/// operand and dimension.
+LogicalResult verifySampleIndependence(TrainStepOp step);
+
 /// Registers the external models gacc attaches: bufferization of
 /// gacc.matmul_accumulate and gacc.all_reduce, and the adjoint rules of
 /// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h).

@@ -308,6 +308,9 @@ LogicalResult TrainStepOp::verifyRegions() {
                    "#gacc.batch_statistics<per_micro_batch> (PyTorch's "
                    "behaviour, accepted knowingly) or <per_window> (running "
                    "statistics of the whole window)");
+  // Nothing else mixes the samples of the micro-batch before the loss.
+  if (failed(verifySampleIndependence(*this)))
+    return failure();
   // The random ops of the forward draw distinct streams (an adjoint or a
   // recomputed clone in the backward draws its op's stream again).
   llvm::SmallDenseMap<int64_t, Operation *> streams;

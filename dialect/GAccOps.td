@@ -161,7 +161,12 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     trainable parameter); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
     that depends on batch
-    statistics without declaring their accumulation.
+    statistics without declaring their accumulation; any other op of the
+    forward that mixes the samples of the micro-batch before the loss
+    (reduces over them, reads them at anything but one loop index, or
+    combines two of them: verifySampleIndependence follows the inputs'
+    leading dimension through the ops whose layout it knows), whose step
+    would depend on the split into micro-batches and on padding.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$params,

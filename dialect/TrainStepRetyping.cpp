@@ -1,13 +1,14 @@
 //===- TrainStepRetyping.cpp - a body re-typed for another micro-batch ----===//
 //
 // TrainStepOp::setSchedule: the step specialized for N micro-batches of m
-// samples again. The inputs' leading dimension becomes m and every op is re-typed
-// in order from its operands: ops that infer their types (the layer ops),
-// elementwise ops, linalg ops (their loop sizes from their inputs, their
-// inits remade at the new shape), linalg.softmax, and the tensor reshapes,
-// slices, pads, concatenations and casts. An op that cannot follow (a
-// partial slice of the batch, a non-splat constant used as an init, an op
-// of another kind) is an error naming it.
+// samples again. The inputs' leading dimension becomes m and every op is
+// re-typed in order from its operands: ops that infer their types (the layer
+// ops), elementwise ops (a splat constant or fill operand made at the new
+// shape), linalg ops (their loop sizes from their inputs, their inits remade at
+// the new shape), linalg.softmax, and the tensor reshapes, slices, pads,
+// concatenations and casts. An op that cannot follow (a partial slice of the
+// batch, a non-splat constant used as an init, an op of another kind) is an
+// error naming it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,19 @@ private:
   LogicalResult cannot(Operation *op, const Twine &why) {
     return op->emitOpError("cannot be re-typed for micro-batch size ")
            << m << ": " << why;
+  }
+
+  /// Whether initOfType can make `v` at another shape: a tensor.empty, or a
+  /// linalg.fill or splat constant (each element the same value).
+  static bool isSplatOrFill(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (isa_and_nonnull<tensor::EmptyOp>(def))
+      return true;
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+      return isSplatOrFill(fill.getOutputs()[0]);
+    auto cst = dyn_cast_or_null<arith::ConstantOp>(def);
+    auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue()) : nullptr;
+    return dense && dense.isSplat();
   }
 
   /// A value of `type` to use as an init of `user` in place of `init`: a
@@ -264,11 +278,26 @@ private:
       });
       if (shaped == op->getOperandTypes().end())
         return cannot(op, "no tensor operand");
+      // The shape of an operand that follows the micro-batch; another
+      // operand (a constant) is remade at it where it is a splat or fill.
+      for (Value v : op->getOperands())
+        if (changed.contains(v) && isa<RankedTensorType>(v.getType()))
+          shaped = llvm::find(op->getOperandTypes(), v.getType());
       auto shape = cast<RankedTensorType>(*shaped).getShape();
-      for (Type t : op->getOperandTypes())
-        if (auto rt = dyn_cast<RankedTensorType>(t); rt && rt.getShape() != shape)
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto rt = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!rt || rt.getShape() == shape)
+          continue;
+        if (changed.contains(operand.get()) || !isSplatOrFill(operand.get()))
           return cannot(op, "its operands' shapes no longer agree (one follows "
-                            "the micro-batch, another does not)");
+                            "the micro-batch, another does not and is no "
+                            "splat constant or fill that could be made at "
+                            "the new shape)");
+        FailureOr<Value> same = initOfType(operand.get(), rt.clone(shape), op);
+        if (failed(same))
+          return failure();
+        operand.set(*same);
+      }
       SmallVector<Type> types;
       for (Type t : op->getResultTypes())
         types.push_back(cast<RankedTensorType>(t).clone(shape));

@@ -30,13 +30,13 @@ SafetensorsImage::SafetensorsImage(const NamedTensors &tensors) {
   uint64_t offset = 0;
   for (auto &[name, t] : tensors) {
     llvm::json::Array shape;
-    for (int64_t d : t->shape)
+    for (int64_t d : t.shape)
       shape.push_back(d);
     index[name] = llvm::json::Object{
-        {"dtype", dtypeName(t->dtype)},
+        {"dtype", dtypeName(t.dtype)},
         {"shape", std::move(shape)},
-        {"data_offsets", llvm::json::Array{offset, offset + t->numBytes()}}};
-    offset += t->numBytes();
+        {"data_offsets", llvm::json::Array{offset, offset + t.numBytes()}}};
+    offset += t.numBytes();
   }
   index["__metadata__"] = llvm::json::Object{{"format", "pt"}};
   std::string json;
@@ -52,7 +52,7 @@ SafetensorsImage::SafetensorsImage(const NamedTensors &tensors) {
   parts.push_back(header);
   for (auto &[name, t] : tensors)
     parts.push_back(
-        llvm::StringRef(static_cast<const char *>(t->data()), t->numBytes()));
+        llvm::StringRef(static_cast<const char *>(t.data), t.numBytes()));
   bytes = header.size() + offset;
 }
 

@@ -23,7 +23,25 @@
 
 namespace gaccrt {
 
-using NamedTensors = std::vector<std::pair<std::string, const HostTensor *>>;
+/// A tensor to write: its element type, shape and bytes where they lie (a
+/// host tensor's, or a plain array's, such as an epoch's sample order).
+struct TensorBytes {
+  DType dtype;
+  std::vector<int64_t> shape;
+  const void *data;
+  TensorBytes(const HostTensor *t)
+      : dtype(t->dtype), shape(t->shape), data(t->data()) {}
+  TensorBytes(DType dtype, std::vector<int64_t> shape, const void *data)
+      : dtype(dtype), shape(std::move(shape)), data(data) {}
+  size_t numBytes() const {
+    size_t n = dtypeSize(dtype);
+    for (int64_t d : shape)
+      n *= size_t(d);
+    return n;
+  }
+};
+
+using NamedTensors = std::vector<std::pair<std::string, TensorBytes>>;
 
 /// Writes `tensors` to `path` (writeOutputFile). Errors name the file.
 llvm::Error saveSafetensors(const std::string &path,

@@ -8,6 +8,8 @@
 
 #include "passes/analysis/MemoryPlan.h"
 
+#include "llvm/Support/JSON.h"
+
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -113,10 +115,19 @@ llvm::json::Value mlir::gacc::toJSON(const MemoryPlan &plan) {
 }
 
 namespace {
-/// `text` with XML's special characters escaped.
+/// `text` with XML's special characters escaped, as XML 1.0 text: a byte
+/// that is not UTF-8, or a control character XML does not allow (all below
+/// U+0020 but tab, newline and carriage return), becomes U+FFFD.
 std::string escapeXml(StringRef text) {
+  std::string valid =
+      llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
   std::string out;
-  for (char c : text) {
+  for (char c : valid) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
+        c != '\r') {
+      out += "\xEF\xBF\xBD"; // U+FFFD
+      continue;
+    }
     switch (c) {
     case '<':
       out += "&lt;";

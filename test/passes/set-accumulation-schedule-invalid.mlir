@@ -40,6 +40,24 @@ gacc.train_step @partial params [@w] attributes {
   gacc.yield %l : tensor<f32>
 }
 
+// -----
+
+// A constant that is not one value throughout cannot be made at the new
+// micro-batch size.
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+gacc.train_step @dense params [@w] attributes {
+    accum_steps = 24 : i64, micro_batch = 2 : i64, effective_batch = 48 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %x: tensor<2x784xf32>, %y: tensor<2xi32>):
+  %z = gacc.linear %x, %w : tensor<2x784xf32>, tensor<10x784xf32> -> tensor<2x10xf32>
+  %scale = arith.constant dense<[[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]]> : tensor<2x10xf32>
+  // expected-error @below {{'arith.mulf' op cannot be re-typed for micro-batch size 24: its operands' shapes no longer agree (one follows the micro-batch, another does not and is no splat constant or fill that could be made at the new shape)}}
+  %s = arith.mulf %z, %scale : tensor<2x10xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<2x10xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
 // STEPS: error: 'gacc.train_step' op accumulation steps 3 do not divide the effective batch 256
 // HUGE: error: 'gacc.train_step' op accumulation steps 18446744073709551615 exceeds the limit of 16777216 samples per optimizer step
 // WINDOW: error: 'gacc.train_step' op an effective batch of 65536 × 65536 samples (micro-batch × accumulation steps) is larger than the limit of 16777216 samples per optimizer step

@@ -76,3 +76,24 @@ gacc.train_step @upstream params [@w, @b] attributes {
   gacc.yield %l : tensor<f32>
 }
 
+
+// -----
+
+// A splat constant shaped like a micro-batch that scales an elementwise
+// op's other operand is made again at the new shape (every element is the
+// same value), as a fill or an empty tensor would be.
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @splat
+// M: %[[HALF:.+]] = arith.constant dense<5.000000e-01> : tensor<64x10xf32>
+// M: arith.mulf %{{.+}}, %[[HALF]] : tensor<64x10xf32>
+gacc.train_step @splat params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %x: tensor<32x784xf32>, %y: tensor<32xi32>):
+  %z = gacc.linear %x, %w : tensor<32x784xf32>, tensor<10x784xf32> -> tensor<32x10xf32>
+  %half = arith.constant dense<0.5> : tensor<32x10xf32>
+  %s = arith.mulf %z, %half : tensor<32x10xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -93,7 +93,12 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
                                 const DataSource &data,
                                 const std::vector<int64_t> &fixedOrder) {
   RunIdentity id;
-  id.step = sig.name;
+  // The names as the manifest's JSON holds them (a byte that is not UTF-8
+  // becomes U+FFFD), so that a run compares equal to its own checkpoint.
+  auto asStored = [](llvm::StringRef s) {
+    return llvm::json::isUTF8(s) ? s.str() : llvm::json::fixUTF8(s);
+  };
+  id.step = asStored(sig.name);
   // Recomputation marks change where values are computed, not what: a run
   // may resume with another --recompute.
   OwningOpRef<ModuleOp> unmarked(model.clone());
@@ -108,7 +113,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.effectiveBatch = sig.effectiveBatch * settings.ranks;
   if (settings.accumSchedule)
     id.accumSchedule = settings.accumSchedule->str();
-  id.dataset = settings.dataset;
+  id.dataset = asStored(settings.dataset);
   id.trainSamples = data.numTrain();
   id.seed = settings.seed;
   id.dropLast = settings.dropLast;
@@ -244,9 +249,8 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   sums.f32()[1] = position.windowCount;
   if (midWindow)
     named.push_back({"window_sums", &sums});
-  HostTensor orderTensor(DType::I64, {int64_t(order.size())});
-  std::memcpy(orderTensor.data(), order.data(), order.size() * 8);
-  named.push_back({"order", &orderTensor});
+  named.push_back({"order", TensorBytes(DType::I64, {int64_t(order.size())},
+                                        order.data())});
   // Written from the tensors where they lie: no serialized copy of the
   // state.
   SafetensorsImage image(named);

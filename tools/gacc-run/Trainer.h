@@ -97,7 +97,7 @@ private:
   // TrainerCheckpoints.cpp: resuming, stopping, checkpoints.
   bool checkpointing() const { return !settings.checkpointDir.empty(); }
   int resume();
-  void printResumed();
+  int printResumed();
   llvm::Expected<int> runMicroBatches(CpuJit &jit,
                                       const std::vector<JitArg> &args,
                                       int64_t accumSteps,

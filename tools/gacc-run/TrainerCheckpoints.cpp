@@ -72,10 +72,11 @@ int Trainer::resume() {
   return 0;
 }
 
-/// The line saying where a resumed run continues.
-void Trainer::printResumed() {
+/// The line saying where a resumed run continues; an error when nothing
+/// is left to run and --save-gradients asks for the gradient of a step.
+int Trainer::printResumed() {
   if (settings.resumeDir.empty())
-    return;
+    return 0;
   out << "gacc-run: resumed from " << settings.resumeDir << " after "
       << pos.globalStep << " optimizer steps";
   if (pos.microBatch > 0)
@@ -84,17 +85,34 @@ void Trainer::printResumed() {
         << " of the next";
   out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1
       << ")\n";
+  // The appended metrics say where the run continues: rows of later steps
+  // above this one are the interrupted run's, past its last checkpoint.
+  if (int status =
+          writeMetric(llvm::json::Object{{"resumed_at_step", pos.globalStep},
+                                         {"resumed_from", settings.resumeDir}}))
+    return status;
   // Said, so that a run that trains nothing does not look like one that
   // trained.
+  std::string done;
   if (settings.maxSteps >= 0 && pos.globalStep >= settings.maxSteps)
-    out << "gacc-run: note: the checkpoint is at optimizer step "
-        << pos.globalStep << ", --max-steps " << settings.maxSteps
-        << ": no optimizer step runs\n";
+    done = llvm::formatv("the checkpoint is at optimizer step {0}, "
+                         "--max-steps {1}",
+                         pos.globalStep, settings.maxSteps);
   else if (pos.epoch >= settings.epochs)
-    out << "gacc-run: note: the checkpoint is past the last epoch of "
-           "--epochs "
-        << settings.epochs << ": no optimizer step runs\n";
+    done = llvm::formatv("the checkpoint is past the last epoch of "
+                         "--epochs {0}",
+                         settings.epochs);
   out.flush();
+  if (done.empty())
+    return 0;
+  if (!settings.saveGradients.empty()) {
+    reportError("--save-gradients " + settings.saveGradients + ": " + done +
+                ": no optimizer step runs, so no gradient is applied");
+    return kExitBadInput;
+  }
+  out << "gacc-run: note: " << done << ": no optimizer step runs\n";
+  out.flush();
+  return 0;
 }
 
 /// The window's first `accumSteps` micro-batches through @S_accumulate from

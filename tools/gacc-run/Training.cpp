@@ -191,9 +191,9 @@ int Trainer::planEpoch() {
   perEpoch = fixedOrder.empty() ? data->numTrain() : int64_t(fixedOrder.size());
   if (sig.microBatch > perEpoch) {
     reportError(llvm::formatv(
-        "micro-batch {0} is larger than the {1} samples of an epoch{2}: "
+        "micro-batch {0} is larger than the {1} sample{2} of an epoch{3}: "
         "lower --micro-batch",
-        sig.microBatch, perEpoch,
+        sig.microBatch, perEpoch, perEpoch == 1 ? "" : "s",
         fixedOrder.empty() ? "" : " (--order-file)"));
     return kExitBadInput;
   }
@@ -204,7 +204,9 @@ int Trainer::planEpoch() {
         schedule.maxAccumSteps(), sig.accumSteps,
         settings.budgetChoseSchedule
             ? llvm::formatv("--memory-budget chose micro-batch {0} × {1}; "
-                            "give a schedule within {1}, or a larger budget",
+                            "give a schedule within {1}, or a smaller budget "
+                            "(a smaller micro-batch, more accumulation "
+                            "steps)",
                             sig.microBatch, sig.accumSteps)
                   .str()
             : std::string("raise them with --accum-steps")));
@@ -587,7 +589,11 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
       100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm);
   out << stepTime(o.ms, 1);
   if (ramp)
-    out << llvm::formatv("  batch {0} (N = {1})", o.samples, o.accumSteps);
+    out << llvm::formatv("  batch {0} (N = {1}{2})", o.samples, o.accumSteps,
+                         o.samples <
+                                 o.accumSteps * sig.microBatch * settings.ranks
+                             ? ", the epoch's short last window, padded"
+                             : "");
   if (sig.lossScaling)
     out << llvm::format("  loss scale %g%s", o.lossScale,
                         o.skipped ? "  (skipped: non-finite)" : "");
@@ -889,7 +895,8 @@ int Trainer::compile() {
   if (settings.ranks > 1 && !ranksAgree())
     return kExitBadInput;
   printHeader(compileMs);
-  printResumed();
+  if (int status = printResumed())
+    return status;
   predictor =
       std::make_unique<JitPredictor>(*hostJit, sig, st.params, st.statistics);
   if (settings.evalEma) {

@@ -52,6 +52,8 @@ void gaccrt::reportError(const llvm::Twine &msg) {
   else if (collectives::launcherSize() > 1)
     line += "rank " + std::to_string(collectives::launcherRank()) + ": ";
   line += msg.str() + "\n";
+  // What was printed before the error comes before it on a terminal.
+  llvm::outs().flush();
   llvm::errs() << line;
   llvm::errs().flush();
 }
@@ -972,6 +974,12 @@ static bool checkFlagValues() {
     reportError("--seed must be >= 0");
     return false;
   }
+  // An empty size would mean "no budget" and silently drop the flag.
+  if (memoryBudget.getNumOccurrences() && memoryBudget.empty()) {
+    reportError("--memory-budget needs a size (512MiB, 2GiB, 1.5GB or "
+                "bytes), got an empty one");
+    return false;
+  }
   return true;
 }
 
@@ -1174,8 +1182,20 @@ static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
 }
 
 /// The model's one gacc.train_step, at the model level; null after an
-/// error.
+/// error. A model holds nothing else but the gacc.param and gacc.statistic
+/// declarations it reads: anything else (a func.func of layer ops) would
+/// never be compiled, and is an error at its location.
 static TrainStepOp findStep(ModuleOp model) {
+  for (Operation &op : model.getBody()->getOperations())
+    if (!isa<TrainStepOp, ParamOp, StatisticOp>(op)) {
+      op.emitError("'")
+          << op.getName()
+          << "' is not part of a gacc-run model: a model holds "
+             "gacc.param and gacc.statistic declarations and one "
+             "gacc.train_step, whose body is all that is compiled (write "
+             "the layers there)";
+      return nullptr;
+    }
   SmallVector<TrainStepOp> steps(model.getOps<TrainStepOp>());
   if (steps.size() != 1) {
     reportError(modelName() + " must hold exactly one gacc.train_step, found " +

@@ -194,11 +194,15 @@ LINALG = [
      "affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>] "
      "ins(%x, %{n}_w : tensor<3x4xf32>, tensor<3x4xf32>) outs(%z33 : " + T33 + ") -> " + T33,
      lambda x, p: x @ p["w"].T),
+    # Wᵀ·xᵀ holds the samples in its columns: transposed back, so that
+    # every branch keeps each sample in its row (the verifier refuses a
+    # sum that combines two samples).
     ("linalg.matmul (transposed A and B)", {"w": ((4, 3), (-1, 1))},
-     "%{n}_o = linalg.matmul indexing_maps = [affine_map<(i, j, k) -> (k, i)>, "
+     "%{n}_m = linalg.matmul indexing_maps = [affine_map<(i, j, k) -> (k, i)>, "
      "affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>] "
-     "ins(%{n}_w, %x : tensor<4x3xf32>, tensor<3x4xf32>) outs(%z33 : " + T33 + ") -> " + T33,
-     lambda x, p: p["w"].T @ x.T),
+     "ins(%{n}_w, %x : tensor<4x3xf32>, tensor<3x4xf32>) outs(%z33 : " + T33 + ") -> " + T33 + "\n"
+     "%{n}_o = linalg.transpose ins(%{n}_m : " + T33 + ") outs(%e33 : " + T33 + ") permutation = [1, 0]",
+     lambda x, p: (p["w"].T @ x.T).T),
     ("linalg.matmul (accumulating into its init)", {"w": ((4, 3), (-1, 1)), "c": ((3, 3), (-1, 1))},
      "%{n}_o = linalg.matmul ins(%x, %{n}_w : tensor<3x4xf32>, tensor<4x3xf32>) "
      "outs(%{n}_c : " + T33 + ") -> " + T33,

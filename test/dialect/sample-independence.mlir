@@ -1,0 +1,200 @@
+// RUN: gacc-opt %s -split-input-file -verify-diagnostics
+// The forward computes each sample from that sample alone up to the loss
+// (TrainStepOp's verifier, verifySampleIndependence): an op that reduces
+// over the samples, reads them at anything but one loop index, or combines
+// two different samples is an error naming the operand; what keeps the
+// samples apart passes.
+
+// A batch statistic written by hand: the mean over the samples.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{'linalg.reduce' op reduces over the samples of the micro-batch (dimension 0 of operand #0): the step would depend on how the effective batch is split into micro-batches (an accumulated step would not equal the large batch) and on a ragged micro-batch's padding samples; only the loss sums over the samples (a gacc loss op), and an op with batch statistics declares them (gacc.batch_norm's batch_statistics)}}
+  %r = linalg.reduce ins(%z : tensor<4x3xf32>) outs(%f : tensor<3xf32>) dimensions = [0]
+    (%a: f32, %c: f32) {
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %b = linalg.broadcast ins(%r : tensor<3xf32>) outs(%e2 : tensor<4x3xf32>) dimensions = [0]
+  %z2 = arith.subf %z, %b : tensor<4x3xf32>
+  %l = gacc.cross_entropy %z2, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every sample against every other (in-batch similarities): two loops
+// index the samples.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-error @below {{'linalg.generic' op combines different samples of the micro-batch (operand #0 and operand #1 index them by different loops)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%h, %h : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %c, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A transposed micro-batch added to itself: each element combines two
+// samples.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %t = linalg.transpose ins(%h : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  // expected-error @below {{'arith.addf' op combines different samples of the micro-batch (operand #0 holds them in dimension 0, operand #1 in 1)}}
+  %s = arith.addf %h, %t : tensor<4x4xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A softmax over the samples.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %e = tensor.empty() : tensor<4x3xf32>
+  // expected-error @below {{'linalg.softmax' op normalizes over the samples of the micro-batch (dimension 0 of its input)}}
+  %p = linalg.softmax dimension(0) ins(%z : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %p, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The samples followed through a reshape: m · 2 rows of m samples, summed
+// over the rows.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x2x8xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2x8xf32>, tensor<3x8xf32> -> tensor<4x2x3xf32>
+  %rows = tensor.collapse_shape %z [[0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{'linalg.reduce' op reduces over the samples of the micro-batch (dimension 0 of operand #0)}}
+  %r = linalg.reduce ins(%rows : tensor<8x3xf32>) outs(%f : tensor<3xf32>) dimensions = [0]
+    (%a: f32, %c: f32) {
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %b = linalg.broadcast ins(%r : tensor<3xf32>) outs(%e2 : tensor<4x3xf32>) dimensions = [0]
+  %l = gacc.cross_entropy %b, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The first sample's features for every sample: read at a constant index.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %e = tensor.empty() : tensor<4x3xf32>
+  // expected-error @below {{'linalg.generic' op reads the samples of the micro-batch (dimension 0 of operand #0) at 0, not at one loop index}}
+  %first = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%z : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %first, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// What keeps the samples apart passes: a reduction over the features, a
+// transpose and a reduction over its other dimension, a reshape there and
+// back, a full slice, a softmax over the classes, a batch norm that
+// declares its statistics, and the loss.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %g: tensor<3xf32>, %x: tensor<4x2x8xf32>, %y: tensor<4xi32>):
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<4x2x8xf32> into tensor<8x8xf32>
+  %z8 = gacc.linear %rows, %w : tensor<8x8xf32>, tensor<3x8xf32> -> tensor<8x3xf32>
+  %z3 = tensor.expand_shape %z8 [[0, 1], [2]] output_shape [4, 2, 3] : tensor<8x3xf32> into tensor<4x2x3xf32>
+  %et = tensor.empty() : tensor<2x3x4xf32>
+  %t = linalg.transpose ins(%z3 : tensor<4x2x3xf32>) outs(%et : tensor<2x3x4xf32>) permutation = [1, 2, 0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = linalg.reduce ins(%t : tensor<2x3x4xf32>) outs(%f : tensor<3x4xf32>) dimensions = [0]
+    (%a: f32, %c: f32) {
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  %eb = tensor.empty() : tensor<4x3xf32>
+  %back = linalg.transpose ins(%r : tensor<3x4xf32>) outs(%eb : tensor<4x3xf32>) permutation = [1, 0]
+  %all = tensor.extract_slice %back[0, 0] [4, 3] [1, 1] : tensor<4x3xf32> to tensor<4x3xf32>
+  %n = gacc.batch_norm %all, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %es = tensor.empty() : tensor<4x3xf32>
+  %p = linalg.softmax dimension(1) ins(%n : tensor<4x3xf32>) outs(%es : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %p, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The samples are followed through all of that: a sum over them at the end
+// is found.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.statistic @rm : tensor<3xf32> = #gacc.zeros
+gacc.statistic @rv : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %g: tensor<3xf32>, %x: tensor<4x2x8xf32>, %y: tensor<4xi32>):
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<4x2x8xf32> into tensor<8x8xf32>
+  %z8 = gacc.linear %rows, %w : tensor<8x8xf32>, tensor<3x8xf32> -> tensor<8x3xf32>
+  %z3 = tensor.expand_shape %z8 [[0, 1], [2]] output_shape [4, 2, 3] : tensor<8x3xf32> into tensor<4x2x3xf32>
+  %et = tensor.empty() : tensor<2x3x4xf32>
+  %t = linalg.transpose ins(%z3 : tensor<4x2x3xf32>) outs(%et : tensor<2x3x4xf32>) permutation = [1, 2, 0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = linalg.reduce ins(%t : tensor<2x3x4xf32>) outs(%f : tensor<3x4xf32>) dimensions = [0]
+    (%a: f32, %c: f32) {
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  %eb = tensor.empty() : tensor<4x3xf32>
+  %back = linalg.transpose ins(%r : tensor<3x4xf32>) outs(%eb : tensor<4x3xf32>) permutation = [1, 0]
+  %all = tensor.extract_slice %back[0, 0] [4, 3] [1, 1] : tensor<4x3xf32> to tensor<4x3xf32>
+  %n = gacc.batch_norm %all, %g, %g running(@rm, @rv) {batch_statistics = #gacc.batch_statistics<per_micro_batch>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+  %es = tensor.empty() : tensor<4x3xf32>
+  %p = linalg.softmax dimension(1) ins(%n : tensor<4x3xf32>) outs(%es : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %ep = tensor.empty() : tensor<3x4xf32>
+  %pt = linalg.transpose ins(%p : tensor<4x3xf32>) outs(%ep : tensor<3x4xf32>) permutation = [1, 0]
+  %e3 = tensor.empty() : tensor<3xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{'linalg.reduce' op reduces over the samples of the micro-batch (dimension 1 of operand #0)}}
+  %r3 = linalg.reduce ins(%pt : tensor<3x4xf32>) outs(%f3 : tensor<3xf32>) dimensions = [1]
+    (%a: f32, %c: f32) {
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    }
+  %eb3 = tensor.empty() : tensor<4x3xf32>
+  %b3 = linalg.broadcast ins(%r3 : tensor<3xf32>) outs(%eb3 : tensor<4x3xf32>) dimensions = [0]
+  %l = gacc.cross_entropy %b3, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
