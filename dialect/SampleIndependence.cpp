@@ -7,10 +7,12 @@
 // (their leading dimension) through the ops whose layout is known; an op
 // that reduces over it, reads it through anything but one loop dimension,
 // or combines two different samples, is an error naming the operand.
-// The loss (a LossOpInterface op sums over the samples by definition) and
-// the ops that declare batch statistics (BatchStatisticsOpInterface) are
-// exempt. An op whose layout is not known ends the trail: the analysis
-// never rejects what it cannot see.
+// The loss (a LossOpInterface op sums over the samples by definition) is
+// exempt; the layer ops take their samples in operand 0's leading
+// dimension and keep them there (an op that declares batch statistics,
+// BatchStatisticsOpInterface, mixes them as it declares). An op whose
+// layout is not known ends the trail: the analysis never rejects what it
+// cannot see.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -47,7 +52,11 @@ private:
 
   LogicalResult visitLinalg(linalg::LinalgOp op);
   LogicalResult visitElementwise(Operation *op);
+  void visitLayerOp(Operation *op,
+                    ArrayRef<std::pair<unsigned, int64_t>> carried);
   void visitTensorOp(Operation *op, int64_t dim);
+  void visitConcat(tensor::ConcatOp op,
+                   ArrayRef<std::pair<unsigned, int64_t>> carried);
 
   /// An error at `op`: `what` it does to the samples, then why that breaks
   /// the step.
@@ -72,6 +81,8 @@ LogicalResult SampleDimensions::visit(Operation *op) {
       carried.push_back({operand.getOperandNumber(), *dim});
   if (carried.empty() || isa<LossOpInterface>(op))
     return success();
+  if (isa<linalg::FillOp>(op))
+    return success(); // its init gives only a shape
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return visitLinalg(linalgOp);
   if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
@@ -84,19 +95,44 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   }
   if (op->hasTrait<OpTrait::Elementwise>())
     return visitElementwise(op);
-  // The layer ops take the samples in their leading dimension and keep
-  // them there (an op with batch statistics mixes them as it declares).
-  if (isa_and_nonnull<GAccDialect>(op->getDialect())) {
-    if (llvm::any_of(carried, [](auto c) { return c.second != 0; }))
-      return success(); // a layout the analysis does not follow
-    for (Value r : op->getResults())
-      if (auto t = dyn_cast<RankedTensorType>(r.getType()); t && t.getRank())
-        set(r, 0);
-    return success();
-  }
-  if (carried.size() == 1 && carried.front().first == 0)
+  if (isa<tensor::ExtractOp>(op))
+    return mixes(op, "reads one element of a tensor that holds the samples "
+                     "of the micro-batch (dimension " +
+                         Twine(carried.front().second) +
+                         "), a value every sample then shares");
+  if (isa_and_nonnull<GAccDialect>(op->getDialect()))
+    visitLayerOp(op, carried);
+  else if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+    visitConcat(concat, carried);
+  else if (carried.size() == 1 && carried.front().first == 0)
     visitTensorOp(op, carried.front().second);
   return success();
+}
+
+/// A layer op takes its samples in operand 0's leading dimension (the
+/// input, attention's queries, embedding's indices) and keeps them in its
+/// results' (an op with batch statistics mixes them as it declares). Its
+/// other operands may hold the same samples the same way (keys and values,
+/// a residual); any other layout ends the trail.
+void SampleDimensions::visitLayerOp(
+    Operation *op, ArrayRef<std::pair<unsigned, int64_t>> carried) {
+  if (carried.front().first != 0 ||
+      llvm::any_of(carried, [](auto c) { return c.second != 0; }))
+    return;
+  for (Value r : op->getResults())
+    if (auto t = dyn_cast<RankedTensorType>(r.getType()); t && t.getRank())
+      set(r, 0);
+}
+
+/// Tensors that hold the same samples in the same dimension, joined along
+/// another one.
+void SampleDimensions::visitConcat(
+    tensor::ConcatOp op, ArrayRef<std::pair<unsigned, int64_t>> carried) {
+  int64_t dim = carried.front().second;
+  if (int64_t(op.getDim()) == dim ||
+      llvm::any_of(carried, [&](auto c) { return c.second != dim; }))
+    return;
+  set(op.getResult(), dim);
 }
 
 /// A structured op reads each operand through its indexing map: the
@@ -105,10 +141,11 @@ LogicalResult SampleDimensions::visit(Operation *op) {
 /// result where its map has it.
 LogicalResult SampleDimensions::visitLinalg(linalg::LinalgOp op) {
   std::optional<unsigned> loop;
-  unsigned first = 0;
+  unsigned previous = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     std::optional<int64_t> dim = of(operand.get());
-    if (!dim)
+    // An init the body does not read only gives the result's shape.
+    if (!dim || !op.payloadUsesValueFromOperand(&operand))
       continue;
     AffineExpr expr = op.getMatchingIndexingMap(&operand).getResult(*dim);
     auto d = dyn_cast<AffineDimExpr>(expr);
@@ -124,16 +161,24 @@ LogicalResult SampleDimensions::visitLinalg(linalg::LinalgOp op) {
     if (loop && *loop != d.getPosition())
       return mixes(op, "combines different samples of the micro-batch "
                        "(operand #" +
-                           Twine(first) + " and operand #" +
+                           Twine(previous) + " and operand #" +
                            Twine(operand.getOperandNumber()) +
                            " index them by different loops)");
     loop = d.getPosition();
-    first = operand.getOperandNumber();
+    previous = operand.getOperandNumber();
   }
+  if (!loop)
+    return success();
+  auto reduces = [&] {
+    return mixes(op, "reduces over the samples of the micro-batch "
+                     "(dimension " +
+                         Twine(*of(op->getOperand(previous))) +
+                         " of operand #" + Twine(previous) + ")");
+  };
   if (op.getIteratorTypesArray()[*loop] == utils::IteratorType::reduction)
-    return mixes(op, "reduces over the samples of the micro-batch (dimension " +
-                         Twine(*of(op->getOperand(first))) + " of operand #" +
-                         Twine(first) + ")");
+    return reduces();
+  // Each result keeps the samples where its map has their loop; a result
+  // without it gathers every sample into each element.
   AffineExpr sampleLoop = getAffineDimExpr(*loop, op.getContext());
   for (OpOperand &init : op.getDpsInitsMutable()) {
     if (!isa<RankedTensorType>(init.get().getType()))
@@ -141,8 +186,9 @@ LogicalResult SampleDimensions::visitLinalg(linalg::LinalgOp op) {
     ArrayRef<AffineExpr> results =
         op.getMatchingIndexingMap(&init).getResults();
     const AffineExpr *at = llvm::find(results, sampleLoop);
-    if (at != results.end())
-      set(op.getTiedOpResult(&init), at - results.begin());
+    if (at == results.end())
+      return reduces();
+    set(op.getTiedOpResult(&init), at - results.begin());
   }
   return success();
 }
@@ -170,23 +216,39 @@ LogicalResult SampleDimensions::visitElementwise(Operation *op) {
   return success();
 }
 
+/// The first dimension of a reshape's group `indices` of `type` whose
+/// extent is not 1 (the group's first when all are 1): the one that holds
+/// the samples when they lead the group ([1, m, D] from [m, D]).
+static int64_t leadingDimension(RankedTensorType type,
+                                ArrayRef<int64_t> indices) {
+  for (int64_t i : indices)
+    if (type.getDimSize(i) != 1)
+      return i;
+  return indices.front();
+}
+
 /// The tensor ops that move whole samples: a cast, a slice that keeps every
-/// sample, a pad or concatenation along another dimension, a reshape whose
-/// group starts with the samples' dimension (m · S rows of m samples in
-/// order stay those samples).
+/// sample, a pad along another dimension, a reshape whose group leads with
+/// the samples' dimension (m · S rows of m samples in order stay those
+/// samples; unit dimensions around them change nothing).
 void SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
-  if (auto cast = dyn_cast<tensor::CastOp>(op))
-    return set(cast.getResult(), dim);
+  if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+    set(cast.getResult(), dim);
+    return;
+  }
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
     for (auto [group, indices] :
          llvm::enumerate(collapse.getReassociationIndices()))
-      if (indices.front() == dim)
+      if (leadingDimension(collapse.getSrcType(), indices) == dim)
         set(collapse.getResult(), group);
     return;
   }
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
-    return set(expand.getResult(),
-               expand.getReassociationIndices()[dim].front());
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    set(expand.getResult(),
+        leadingDimension(expand.getResultType(),
+                         expand.getReassociationIndices()[dim]));
+    return;
+  }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     if (!slice.isDynamicOffset(dim) && slice.getStaticOffset(dim) == 0 &&
         !slice.isDynamicSize(dim) &&
@@ -206,9 +268,6 @@ void SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
       set(pad.getResult(), dim);
     return;
   }
-  if (auto concat = dyn_cast<tensor::ConcatOp>(op))
-    if (int64_t(concat.getDim()) != dim)
-      set(concat.getResult(), dim);
 }
 
 } // namespace

@@ -76,10 +76,14 @@ private:
       }
   }
 
-  /// Replaces `op` by `replacement` (same results, new types).
+  /// Replaces `op` by `replacement` (same results, new types), which keeps
+  /// the types `op`'s results had before.
   void replace(Operation *op, Operation *replacement) {
-    for (Value r : replacement->getResults())
+    for (auto [old, r] :
+         llvm::zip(op->getResults(), replacement->getResults())) {
       changed.insert(r);
+      previous[r] = previous.lookup(old);
+    }
     rewriter.replaceOp(op, replacement->getResults());
   }
 
@@ -88,26 +92,13 @@ private:
            << m << ": " << why;
   }
 
-  /// Whether initOfType can make `v` at another shape: a tensor.empty, or a
-  /// linalg.fill or splat constant (each element the same value).
-  static bool isSplatOrFill(Value v) {
+  /// `v` made again at `type` before `user`, where its value does not
+  /// depend on its shape: a new tensor.empty, linalg.fill or splat constant
+  /// (each element the same value); null otherwise.
+  Value remadeAt(Value v, RankedTensorType type, Operation *user) {
+    if (v.getType() == type)
+      return v;
     Operation *def = v.getDefiningOp();
-    if (isa_and_nonnull<tensor::EmptyOp>(def))
-      return true;
-    if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
-      return isSplatOrFill(fill.getOutputs()[0]);
-    auto cst = dyn_cast_or_null<arith::ConstantOp>(def);
-    auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue()) : nullptr;
-    return dense && dense.isSplat();
-  }
-
-  /// A value of `type` to use as an init of `user` in place of `init`: a
-  /// new tensor.empty, linalg.fill or splat constant at the new shape.
-  FailureOr<Value> initOfType(Value init, RankedTensorType type,
-                              Operation *user) {
-    if (init.getType() == type)
-      return init;
-    Operation *def = init.getDefiningOp();
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(user);
     if (isa_and_nonnull<tensor::EmptyOp>(def))
@@ -115,12 +106,11 @@ private:
                                      type.getElementType())
           .getResult();
     if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
-      FailureOr<Value> inner =
-          initOfType(fill.getOutputs()[0], type, fill.getOperation());
-      if (failed(inner))
-        return failure();
+      Value inner = remadeAt(fill.getOutputs()[0], type, fill.getOperation());
+      if (!inner)
+        return nullptr;
       return linalg::FillOp::create(rewriter, fill.getLoc(),
-                                    fill.getInputs()[0], *inner)
+                                    fill.getInputs()[0], inner)
           .getResult(0);
     }
     if (auto cst = dyn_cast_or_null<arith::ConstantOp>(def))
@@ -129,6 +119,15 @@ private:
         return arith::ConstantOp::create(rewriter, cst.getLoc(), type,
                                          dense.resizeSplat(type))
             .getResult();
+    return nullptr;
+  }
+
+  /// A value of `type` to use as an init of `user` in place of `init`
+  /// (remadeAt); an error at `user` where it cannot be made.
+  FailureOr<Value> initOfType(Value init, RankedTensorType type,
+                              Operation *user) {
+    if (Value remade = remadeAt(init, type, user))
+      return remade;
     return cannot(user, "its init is not an empty tensor, a fill or a splat "
                         "constant that could be made at the new shape");
   }
@@ -288,15 +287,15 @@ private:
         auto rt = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!rt || rt.getShape() == shape)
           continue;
-        if (changed.contains(operand.get()) || !isSplatOrFill(operand.get()))
+        Value same = changed.contains(operand.get())
+                         ? Value()
+                         : remadeAt(operand.get(), rt.clone(shape), op);
+        if (!same)
           return cannot(op, "its operands' shapes no longer agree (one follows "
                             "the micro-batch, another does not and is no "
                             "splat constant or fill that could be made at "
                             "the new shape)");
-        FailureOr<Value> same = initOfType(operand.get(), rt.clone(shape), op);
-        if (failed(same))
-          return failure();
-        operand.set(*same);
+        operand.set(same);
       }
       SmallVector<Type> types;
       for (Type t : op->getResultTypes())

@@ -29,16 +29,11 @@ struct TensorBytes {
   DType dtype;
   std::vector<int64_t> shape;
   const void *data;
-  TensorBytes(const HostTensor *t)
-      : dtype(t->dtype), shape(t->shape), data(t->data()) {}
+  explicit TensorBytes(const HostTensor &t)
+      : dtype(t.dtype), shape(t.shape), data(t.data()) {}
   TensorBytes(DType dtype, std::vector<int64_t> shape, const void *data)
       : dtype(dtype), shape(std::move(shape)), data(data) {}
-  size_t numBytes() const {
-    size_t n = dtypeSize(dtype);
-    for (int64_t d : shape)
-      n *= size_t(d);
-    return n;
-  }
+  size_t numBytes() const { return tensorBytes(dtype, shape); }
 };
 
 using NamedTensors = std::vector<std::pair<std::string, TensorBytes>>;

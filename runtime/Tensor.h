@@ -24,6 +24,14 @@ namespace gaccrt {
 enum class DType { F32, I32, I64 };
 
 inline size_t dtypeSize(DType t) { return t == DType::I64 ? 8 : 4; }
+
+/// Bytes of a dense tensor of `t` elements and `shape`.
+inline size_t tensorBytes(DType t, const std::vector<int64_t> &shape) {
+  size_t n = dtypeSize(t);
+  for (int64_t d : shape)
+    n *= size_t(d);
+  return n;
+}
 inline const char *dtypeName(DType t) {
   return t == DType::F32 ? "F32" : t == DType::I32 ? "I32" : "I64";
 }
@@ -53,7 +61,7 @@ struct CacheLineAllocator {
     size_t align = size_t(kAlignment);
     size_t bytes = (n * sizeof(T) + align - 1) / align * align;
     void *p = std::aligned_alloc(align, bytes);
-    if (!p)
+    if (!p && bytes)
       reportAllocationFailure(bytes, AllocationSite::HostTensor);
     return static_cast<T *>(p);
   }
@@ -85,7 +93,7 @@ struct HostTensor {
       n *= d;
     return n;
   }
-  size_t numBytes() const { return numElements() * dtypeSize(dtype); }
+  size_t numBytes() const { return tensorBytes(dtype, shape); }
   void *data() { return storage.data(); }
   const void *data() const { return storage.data(); }
   float *f32() { return reinterpret_cast<float *>(storage.data()); }

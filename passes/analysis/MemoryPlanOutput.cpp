@@ -8,9 +8,8 @@
 
 #include "passes/analysis/MemoryPlan.h"
 
-#include "llvm/Support/JSON.h"
-
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -119,10 +118,8 @@ namespace {
 /// that is not UTF-8, or a control character XML does not allow (all below
 /// U+0020 but tab, newline and carriage return), becomes U+FFFD.
 std::string escapeXml(StringRef text) {
-  std::string valid =
-      llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
   std::string out;
-  for (char c : valid) {
+  for (char c : llvm::json::fixUTF8(text)) {
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
         c != '\r') {
       out += "\xEF\xBF\xBD"; // U+FFFD

@@ -121,6 +121,70 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
+// Two per-sample tensors joined along the features keep their samples:
+// a sum over them after the concatenation is found.
+gacc.param @w : tensor<3x8xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = 0 : i64} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %c = tensor.concat dim(1) %h, %h : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  // expected-error @below {{'linalg.reduce' op reduces over the samples of the micro-batch (dimension 0 of operand #0)}}
+  %r = linalg.reduce ins(%c : tensor<4x6xf32>) outs(%f : tensor<6xf32>) dimensions = [0]
+    (%a: f32, %cc: f32) {
+      %s = arith.addf %a, %cc : f32
+      linalg.yield %s : f32
+    }
+  %eb = tensor.empty() : tensor<4x6xf32>
+  %b = linalg.broadcast ins(%r : tensor<6xf32>) outs(%eb : tensor<4x6xf32>) dimensions = [0]
+  %l = gacc.cross_entropy %b, %y : tensor<4x6xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Sample 0's value read and added to every sample.
+gacc.param @w : tensor<3x8xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = 0 : i64} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'tensor.extract' op reads one element of a tensor that holds the samples of the micro-batch (dimension 0), a value every sample then shares}}
+  %v = tensor.extract %h[%c0, %c0] : tensor<4x3xf32>
+  %sp = tensor.splat %v : tensor<4x3xf32>
+  %o = arith.addf %h, %sp : tensor<4x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A loop over the samples marked "parallel" that the result does not
+// index: each element gathers every sample.
+gacc.param @w : tensor<3x8xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = 0 : i64} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<3xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{'linalg.generic' op reduces over the samples of the micro-batch (dimension 0 of operand #0)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<4x3xf32>) outs(%f3 : tensor<3xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<3xf32>
+  %eb = tensor.empty() : tensor<4x3xf32>
+  %b = linalg.broadcast ins(%s : tensor<3xf32>) outs(%eb : tensor<4x3xf32>) dimensions = [0]
+  %r = arith.subf %h, %b : tensor<4x3xf32>
+  %l = gacc.cross_entropy %r, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // What keeps the samples apart passes: a reduction over the features, a
 // transpose and a reduction over its other dimension, a reshape there and
 // back, a full slice, a softmax over the classes, a batch norm that
@@ -196,5 +260,103 @@ gacc.train_step @s params [@w, @g] attributes {accum_steps = 2 : i64, micro_batc
   %eb3 = tensor.empty() : tensor<4x3xf32>
   %b3 = linalg.broadcast ins(%r3 : tensor<3xf32>) outs(%eb3 : tensor<4x3xf32>) dimensions = [0]
   %l = gacc.cross_entropy %b3, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A leading unit dimension added and moved ([m, D] -> [1, m, D] -> [m, 1, D]):
+// the samples stay where the extent m is.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %u = tensor.expand_shape %h [[0, 1], [2]] output_shape [1, 4, 3] : tensor<4x3xf32> into tensor<1x4x3xf32>
+  %e = tensor.empty() : tensor<4x1x3xf32>
+  %t = linalg.transpose ins(%u : tensor<1x4x3xf32>) outs(%e : tensor<4x1x3xf32>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<4x1x3xf32> into tensor<4x3xf32>
+  %s = arith.addf %c, %h : tensor<4x3xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A layer op that holds the samples in an operand other than its input
+// (gacc.linear %w, %x: Wxᵀ, [classes, m]) ends the trail: the softmax over
+// its dimension 0 is over the classes.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %zt = gacc.linear %w, %x : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x4xf32>
+  %e = tensor.empty() : tensor<3x4xf32>
+  %p = linalg.softmax dimension(0) ins(%zt : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %z = linalg.transpose ins(%p : tensor<3x4xf32>) outs(%e2 : tensor<4x3xf32>) permutation = [1, 0]
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// An init the body does not read (a fill that takes only the shape of a
+// per-sample tensor) carries no samples (m = D = 4).
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.param @v : tensor<4x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w, @v] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %v: tensor<4x4xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %ht = linalg.transpose ins(%h : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%h : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %yt = linalg.matmul ins(%v, %ht : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %yy = linalg.transpose ins(%yt : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  %l = gacc.cross_entropy %yy, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Multi-head attention written with linalg: rows [m·S, E], heads
+// [m, S, H, d] -> [m, H, S, d] -> [m·H, S, d], batch matmuls, a softmax over
+// the keys, and back.
+gacc.param @wq : tensor<4x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.param @wk : tensor<4x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.param @wv : tensor<4x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@wq, @wk, @wv] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = 0 : i64} {
+^bb0(%wq: tensor<4x4xf32>, %wk: tensor<4x4xf32>, %wv: tensor<4x4xf32>, %x: tensor<4x4x4xf32>, %y: tensor<4x4xi32>):
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<4x4x4xf32> into tensor<16x4xf32>
+  %e16 = tensor.empty() : tensor<16x4xf32>
+  %f16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %q2 = linalg.matmul ins(%rows, %wq : tensor<16x4xf32>, tensor<4x4xf32>) outs(%f16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %k2 = linalg.matmul ins(%rows, %wk : tensor<16x4xf32>, tensor<4x4xf32>) outs(%f16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %v2 = linalg.matmul ins(%rows, %wv : tensor<16x4xf32>, tensor<4x4xf32>) outs(%f16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %q4 = tensor.expand_shape %q2 [[0, 1], [2, 3]] output_shape [4, 4, 2, 2] : tensor<16x4xf32> into tensor<4x4x2x2xf32>
+  %k4 = tensor.expand_shape %k2 [[0, 1], [2, 3]] output_shape [4, 4, 2, 2] : tensor<16x4xf32> into tensor<4x4x2x2xf32>
+  %v4 = tensor.expand_shape %v2 [[0, 1], [2, 3]] output_shape [4, 4, 2, 2] : tensor<16x4xf32> into tensor<4x4x2x2xf32>
+  %et = tensor.empty() : tensor<4x2x4x2xf32>
+  %qt = linalg.transpose ins(%q4 : tensor<4x4x2x2xf32>) outs(%et : tensor<4x2x4x2xf32>) permutation = [0, 2, 1, 3]
+  %kt = linalg.transpose ins(%k4 : tensor<4x4x2x2xf32>) outs(%et : tensor<4x2x4x2xf32>) permutation = [0, 2, 1, 3]
+  %vt = linalg.transpose ins(%v4 : tensor<4x4x2x2xf32>) outs(%et : tensor<4x2x4x2xf32>) permutation = [0, 2, 1, 3]
+  %qb = tensor.collapse_shape %qt [[0, 1], [2], [3]] : tensor<4x2x4x2xf32> into tensor<8x4x2xf32>
+  %kb = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<4x2x4x2xf32> into tensor<8x4x2xf32>
+  %vb = tensor.collapse_shape %vt [[0, 1], [2], [3]] : tensor<4x2x4x2xf32> into tensor<8x4x2xf32>
+  %es = tensor.empty() : tensor<8x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
+  %ekT = tensor.empty() : tensor<8x2x4xf32>
+  %kT = linalg.transpose ins(%kb : tensor<8x4x2xf32>) outs(%ekT : tensor<8x2x4xf32>) permutation = [0, 2, 1]
+  %sc = linalg.batch_matmul ins(%qb, %kT : tensor<8x4x2xf32>, tensor<8x2x4xf32>) outs(%fs : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%sc : tensor<8x4x4xf32>) outs(%es : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
+  %eo = tensor.empty() : tensor<8x4x2xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x4x2xf32>) -> tensor<8x4x2xf32>
+  %o = linalg.batch_matmul ins(%p, %vb : tensor<8x4x4xf32>, tensor<8x4x2xf32>) outs(%fo : tensor<8x4x2xf32>) -> tensor<8x4x2xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [4, 2, 4, 2] : tensor<8x4x2xf32> into tensor<4x2x4x2xf32>
+  %eb = tensor.empty() : tensor<4x4x2x2xf32>
+  %ob = linalg.transpose ins(%o4 : tensor<4x2x4x2xf32>) outs(%eb : tensor<4x4x2x2xf32>) permutation = [0, 2, 1, 3]
+  %o3 = tensor.collapse_shape %ob [[0], [1], [2, 3]] : tensor<4x4x2x2xf32> into tensor<4x4x4xf32>
+  %r = arith.addf %o3, %x : tensor<4x4x4xf32>
+  %l = gacc.cross_entropy %r, %y : tensor<4x4x4xf32>, tensor<4x4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

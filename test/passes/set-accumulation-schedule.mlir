@@ -97,3 +97,25 @@ gacc.train_step @splat params [@w] attributes {
   %l = gacc.cross_entropy %s, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A slice of a reshaped micro-batch follows it: the reshape is remade and
+// the slice compares with the type the reshape had before (this used to
+// crash).
+
+gacc.param @w : tensor<10x8xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @reshaped_slice
+// M: tensor.expand_shape {{.+}} into tensor<64x1x8xf32>
+// M: tensor.extract_slice {{.+}} [64, 1, 8] [1, 1, 1] : tensor<64x1x8xf32> to tensor<64x1x8xf32>
+gacc.train_step @reshaped_slice params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x8xf32>, %x: tensor<32x8xf32>, %y: tensor<32xi32>):
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [32, 1, 8] : tensor<32x8xf32> into tensor<32x1x8xf32>
+  %all = tensor.extract_slice %x3[0, 0, 0] [32, 1, 8] [1, 1, 1] : tensor<32x1x8xf32> to tensor<32x1x8xf32>
+  %z = gacc.linear %all, %w : tensor<32x1x8xf32>, tensor<10x8xf32> -> tensor<32x1x10xf32>
+  %z2 = tensor.collapse_shape %z [[0, 1], [2]] : tensor<32x1x10xf32> into tensor<32x10xf32>
+  %l = gacc.cross_entropy %z2, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

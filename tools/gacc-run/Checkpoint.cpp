@@ -95,10 +95,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   RunIdentity id;
   // The names as the manifest's JSON holds them (a byte that is not UTF-8
   // becomes U+FFFD), so that a run compares equal to its own checkpoint.
-  auto asStored = [](llvm::StringRef s) {
-    return llvm::json::isUTF8(s) ? s.str() : llvm::json::fixUTF8(s);
-  };
-  id.step = asStored(sig.name);
+  id.step = llvm::json::fixUTF8(sig.name);
   // Recomputation marks change where values are computed, not what: a run
   // may resume with another --recompute.
   OwningOpRef<ModuleOp> unmarked(model.clone());
@@ -113,7 +110,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.effectiveBatch = sig.effectiveBatch * settings.ranks;
   if (settings.accumSchedule)
     id.accumSchedule = settings.accumSchedule->str();
-  id.dataset = asStored(settings.dataset);
+  id.dataset = llvm::json::fixUTF8(settings.dataset);
   id.trainSamples = data.numTrain();
   id.seed = settings.seed;
   id.dropLast = settings.dropLast;
@@ -232,23 +229,23 @@ llvm::Error CheckpointWriter::write(const RunIdentity &identity,
   bool midWindow = position.microBatch > 0;
   NamedTensors named;
   for (unsigned i = 0; i < sig.numParams; ++i)
-    named.push_back({paramKey(sig, i), &st.params[i]});
+    named.push_back({paramKey(sig, i), TensorBytes(st.params[i])});
   // Accumulators and state of the trainable parameters (k), named by the
   // parameter (i).
   for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     for (unsigned s = 0; s < sig.statePerParam; ++s)
-      named.push_back(
-          {stateKey(sig, i, s), &st.states[k * sig.statePerParam + s]});
+      named.push_back({stateKey(sig, i, s),
+                       TensorBytes(st.states[k * sig.statePerParam + s])});
     if (midWindow)
-      named.push_back({accKey(sig, i), &st.accs[k]});
+      named.push_back({accKey(sig, i), TensorBytes(st.accs[k])});
   }
   for (unsigned q = 0; q < sig.numStatistics; ++q)
-    named.push_back({statisticKey(sig, q), &st.statistics[q]});
+    named.push_back({statisticKey(sig, q), TensorBytes(st.statistics[q])});
   HostTensor sums(DType::F32, {2});
   sums.f32()[0] = position.windowLossSum;
   sums.f32()[1] = position.windowCount;
   if (midWindow)
-    named.push_back({"window_sums", &sums});
+    named.push_back({"window_sums", TensorBytes(sums)});
   named.push_back({"order", TensorBytes(DType::I64, {int64_t(order.size())},
                                         order.data())});
   // Written from the tensors where they lie: no serialized copy of the

@@ -83,14 +83,7 @@ int Trainer::printResumed() {
     out << " and micro-batch " << pos.microBatch << " of "
         << schedule.accumStepsAt(pos.globalStep)
         << " of the next";
-  out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1
-      << ")\n";
-  // The appended metrics say where the run continues: rows of later steps
-  // above this one are the interrupted run's, past its last checkpoint.
-  if (int status =
-          writeMetric(llvm::json::Object{{"resumed_at_step", pos.globalStep},
-                                         {"resumed_from", settings.resumeDir}}))
-    return status;
+  out << " (epoch " << pos.epoch + 1 << ", window " << pos.window + 1 << ")\n";
   // Said, so that a run that trains nothing does not look like one that
   // trained.
   std::string done;
@@ -103,16 +96,20 @@ int Trainer::printResumed() {
                          "--epochs {0}",
                          settings.epochs);
   out.flush();
-  if (done.empty())
-    return 0;
-  if (!settings.saveGradients.empty()) {
+  if (!done.empty() && !settings.saveGradients.empty()) {
     reportError("--save-gradients " + settings.saveGradients + ": " + done +
                 ": no optimizer step runs, so no gradient is applied");
     return kExitBadInput;
   }
-  out << "gacc-run: note: " << done << ": no optimizer step runs\n";
+  if (!done.empty())
+    out << "gacc-run: note: " << done << ": no optimizer step runs\n";
   out.flush();
-  return 0;
+  // The appended metrics say where the run continues: rows of later steps
+  // above this one are the interrupted run's, past its last checkpoint.
+  llvm::SmallString<256> from(settings.resumeDir);
+  llvm::sys::fs::make_absolute(from);
+  return writeMetric(llvm::json::Object{{"resumed_at_step", pos.globalStep},
+                                        {"resumed_from", from.str()}});
 }
 
 /// The window's first `accumSteps` micro-batches through @S_accumulate from

@@ -582,11 +582,20 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
   if (!force && pos.globalStep % settings.logEvery != 0 &&
       w != windows.size() - 1 && pos.globalStep != settings.maxSteps)
     return 0;
-  out << llvm::format(
-      "step %5lld  epoch %lld  %5.1f%%  loss %.4f  lr %.4g  grad norm "
-      "%.4g  ",
-      (long long)pos.globalStep, (long long)epoch + 1,
-      100.0 * (w + 1) / windows.size(), o.objective, o.lr, o.gradNorm);
+  // A skipped fp16 window's values are not finite: named, not "-nan".
+  auto number = [](double v, const char *format) {
+    if (!std::isfinite(v))
+      return nonFiniteName(v);
+    char text[32];
+    std::snprintf(text, sizeof text, format, v);
+    return std::string(text);
+  };
+  out << llvm::format("step %5lld  epoch %lld  %5.1f%%  ",
+                      (long long)pos.globalStep, (long long)epoch + 1,
+                      100.0 * (w + 1) / windows.size())
+      << "loss " << number(o.objective, "%.4f")
+      << llvm::format("  lr %.4g  ", o.lr) << "grad norm "
+      << number(o.gradNorm, "%.4g") << "  ";
   out << stepTime(o.ms, 1);
   if (ramp)
     out << llvm::formatv("  batch {0} (N = {1}{2})", o.samples, o.accumSteps,
@@ -704,7 +713,7 @@ llvm::Error Trainer::saveGradients(float count, float scale) {
   }
   NamedTensors named;
   for (auto [k, i] : llvm::enumerate(sig.trainable))
-    named.push_back({sig.paramNames[i], &grads[k]});
+    named.push_back({sig.paramNames[i], TensorBytes(grads[k])});
   return saveSafetensors(settings.saveGradients, named);
 }
 
@@ -819,10 +828,10 @@ int Trainer::finish() {
   if (!settings.saveParams.empty()) {
     NamedTensors named;
     for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], &st.params[i]});
+      named.push_back({sig.paramNames[i], TensorBytes(st.params[i])});
     // Running statistics beside the weights, as torch's state_dict.
     for (unsigned q = 0; q < sig.numStatistics; ++q)
-      named.push_back({sig.statisticNames[q], &st.statistics[q]});
+      named.push_back({sig.statisticNames[q], TensorBytes(st.statistics[q])});
     if (llvm::Error e = saveSafetensors(settings.saveParams, named))
       return reportFailure(llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -835,7 +844,7 @@ int Trainer::finish() {
     copyMovingAverages();
     NamedTensors named;
     for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], &emaWeights[i]});
+      named.push_back({sig.paramNames[i], TensorBytes(emaWeights[i])});
     if (llvm::Error e = saveSafetensors(settings.saveEma, named))
       return reportFailure(llvm::createStringError(
           llvm::inconvertibleErrorCode(),

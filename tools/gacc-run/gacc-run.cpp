@@ -803,7 +803,9 @@ static bool checkOutputPaths() {
         return false;
       }
     for (const auto &[dir, owner] : checkpointDirs)
-      if (file == dir || llvm::StringRef(file).starts_with(dir + "/")) {
+      if (file == dir ||
+          llvm::StringRef(file).starts_with(
+              llvm::StringRef(dir).ends_with("/") ? dir : dir + "/")) {
         reportError(llvm::Twine(flag) + " " + path +
                     (file == dir ? " is " : " is inside ") + owner +
                     ": give the output a file outside it");
