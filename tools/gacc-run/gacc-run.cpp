@@ -1210,6 +1210,19 @@ static TrainStepOp findStep(ModuleOp model) {
                 " is already differentiated; gacc-run compiles model-level IR");
     return nullptr;
   }
+  // A declaration nothing names is neither trained nor saved: said, since
+  // a parameter left out of `params` looks like a trained one.
+  for (Operation &op : model.getBody()->getOperations())
+    if (isa<ParamOp, StatisticOp>(op) &&
+        SymbolTable::symbolKnownUseEmpty(&op, model))
+      op.emitWarning("'") << op.getName() << "' @"
+                          << SymbolTable::getSymbolName(&op).getValue()
+                          << " is used by nothing in @" << step.getSymName()
+                          << (isa<ParamOp>(op)
+                                  ? " (not among its `params`): it is neither "
+                                    "trained nor saved"
+                                  : " (kept by none of its ops): it is neither "
+                                    "updated nor saved");
   return step;
 }
 
