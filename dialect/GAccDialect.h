@@ -124,11 +124,12 @@ namespace mlir::gacc {
 /// computes each sample from that sample alone up to the loss: no op
 /// reduces over the samples' dimension (the inputs' leading one, followed
 /// through the ops whose layout is known: structured ops by their
-/// indexing maps, elementwise ops, the layer ops, tensor reshapes, slices,
-/// pads, concatenations and casts), reads it through anything but one loop
-/// index, or combines two different samples. The loss op and the ops that
-/// declare batch statistics are exempt. Errors: at the op, naming the
-/// operand and dimension.
+/// indexing maps, elementwise ops, the layer ops from operand 0's leading
+/// dimension, tensor reshapes, slices, pads, concatenations and casts),
+/// reads it through anything but one loop index, reads one element of it
+/// (tensor.extract), or combines two different samples. The loss op is
+/// exempt, and a layer op that declares batch statistics mixes them as it
+/// declares. Errors: at the op, naming the operand and dimension.
 LogicalResult verifySampleIndependence(TrainStepOp step);
 
 /// Registers the external models gacc attaches: bufferization of

@@ -272,17 +272,17 @@ private:
       return success();
     }
     if (op->hasTrait<OpTrait::Elementwise>()) {
-      auto shaped = llvm::find_if(op->getOperandTypes(), [](Type t) {
-        return isa<RankedTensorType>(t);
-      });
-      if (shaped == op->getOperandTypes().end())
-        return cannot(op, "no tensor operand");
-      // The shape of an operand that follows the micro-batch; another
-      // operand (a constant) is remade at it where it is a splat or fill.
+      // The shape of a tensor operand that follows the micro-batch (of the
+      // first where none does); another operand (a constant) is remade at
+      // it where it is a splat or fill.
+      Value follows;
       for (Value v : op->getOperands())
-        if (changed.contains(v) && isa<RankedTensorType>(v.getType()))
-          shaped = llvm::find(op->getOperandTypes(), v.getType());
-      auto shape = cast<RankedTensorType>(*shaped).getShape();
+        if (isa<RankedTensorType>(v.getType()) &&
+            (!follows || (changed.contains(v) && !changed.contains(follows))))
+          follows = v;
+      if (!follows)
+        return cannot(op, "no tensor operand");
+      auto shape = cast<RankedTensorType>(follows.getType()).getShape();
       for (OpOperand &operand : op->getOpOperands()) {
         auto rt = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!rt || rt.getShape() == shape)

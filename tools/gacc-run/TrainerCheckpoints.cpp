@@ -95,7 +95,6 @@ int Trainer::printResumed() {
     done = llvm::formatv("the checkpoint is past the last epoch of "
                          "--epochs {0}",
                          settings.epochs);
-  out.flush();
   if (!done.empty() && !settings.saveGradients.empty()) {
     reportError("--save-gradients " + settings.saveGradients + ": " + done +
                 ": no optimizer step runs, so no gradient is applied");

@@ -119,15 +119,23 @@ llvm::json::Value jsonNumber(double v) {
   return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
 }
 
-/// A step time for the progress and summary lines: `decimals` decimals, or
-/// three significant digits below 1 ms (a tiny step is not "0.0 ms/step").
-std::string stepTime(double ms, int decimals) {
+/// `v` in printf's `format` (one double), or its name when it is not
+/// finite (a skipped fp16 window's loss: "NaN", not "-nan").
+std::string formatNumber(double v, const char *format) {
+  if (!std::isfinite(v))
+    return nonFiniteName(v);
   char text[48];
-  if (ms < 1.0)
-    std::snprintf(text, sizeof text, "%.3g ms/step", ms);
-  else
-    std::snprintf(text, sizeof text, "%.*f ms/step", decimals, ms);
+  std::snprintf(text, sizeof text, format, v);
   return text;
+}
+
+/// A step time for the progress and summary lines: `decimals` (1 or 2)
+/// decimals, or three significant digits below 1 ms (a tiny step is not
+/// "0.0 ms/step").
+std::string stepTime(double ms, int decimals) {
+  return formatNumber(ms, ms < 1.0        ? "%.3g ms/step"
+                          : decimals == 1 ? "%.1f ms/step"
+                                          : "%.2f ms/step");
 }
 
 std::string jsonLine(llvm::json::Object obj) {
@@ -582,21 +590,12 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
   if (!force && pos.globalStep % settings.logEvery != 0 &&
       w != windows.size() - 1 && pos.globalStep != settings.maxSteps)
     return 0;
-  // A skipped fp16 window's values are not finite: named, not "-nan".
-  auto number = [](double v, const char *format) {
-    if (!std::isfinite(v))
-      return nonFiniteName(v);
-    char text[32];
-    std::snprintf(text, sizeof text, format, v);
-    return std::string(text);
-  };
   out << llvm::format("step %5lld  epoch %lld  %5.1f%%  ",
                       (long long)pos.globalStep, (long long)epoch + 1,
                       100.0 * (w + 1) / windows.size())
-      << "loss " << number(o.objective, "%.4f")
+      << "loss " << formatNumber(o.objective, "%.4f")
       << llvm::format("  lr %.4g  ", o.lr) << "grad norm "
-      << number(o.gradNorm, "%.4g") << "  ";
-  out << stepTime(o.ms, 1);
+      << formatNumber(o.gradNorm, "%.4g") << "  " << stepTime(o.ms, 1);
   if (ramp)
     out << llvm::formatv("  batch {0} (N = {1}{2})", o.samples, o.accumSteps,
                          o.samples <

@@ -1512,7 +1512,6 @@ static int run(int argc, char **argv) {
 /// Memory that cannot be allocated: one line, exit status 2 (the whole job
 /// under mpirun).
 static void reportOutOfMemory(uint64_t bytes, AllocationSite site) {
-  llvm::outs().flush();
   // A limit of the address space is a likelier cause than the machine.
   uint64_t limit =
       site == AllocationSite::DeviceStepBuffer ? 0 : addressSpaceLimitBytes();
