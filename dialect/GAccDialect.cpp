@@ -93,6 +93,7 @@ void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
   registerArithMathAdjointModels(registry);
   registerLinalgAdjointModels(registry);
   registerTensorAdjointModels(registry);
+  registerSoftmaxShardingModel(registry);
 }
 
 //===----------------------------------------------------------------------===//

@@ -14,6 +14,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,10 +22,10 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include <cmath>
 #include <limits>
@@ -133,11 +134,15 @@ namespace mlir::gacc {
 LogicalResult verifySampleIndependence(TrainStepOp step);
 
 /// Registers the external models gacc attaches: bufferization of
-/// gacc.matmul_accumulate and gacc.all_reduce, and the adjoint rules of
-/// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h).
+/// gacc.matmul_accumulate and gacc.all_reduce, the adjoint rules of
+/// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h), and
+/// linalg.softmax's iteration space (shard::ShardingInterface).
 void registerGAccExternalModels(DialectRegistry &registry);
 /// The bufferization models alone (GAccBufferization.cpp).
 void registerGAccBufferizationModels(DialectRegistry &registry);
+/// linalg.softmax's loops and indexing maps as shard::ShardingInterface
+/// states them for the layer ops (GAccShardingInterface.cpp).
+void registerSoftmaxShardingModel(DialectRegistry &registry);
 /// The element type a micro-batch body of `precision` rounds its values
 /// to: bf16 or f16; null for fp32 (no rounding).
 FloatType getLowPrecisionType(MLIRContext *ctx, Precision precision);

@@ -22,6 +22,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
+include "mlir/Dialect/Shard/Interfaces/ShardingInterface.td"
 
 // Layer ops work on statically shaped tensors (the step is specialized for
 // its micro-batch size).
@@ -42,10 +43,18 @@ def GAcc_ScalarLoss : 0DTensorOf<[F32]>;
 // convert-gacc-to-linalg lowers it and, unless it also implements
 // DifferentiableOpInterface with a hand-written rule, how gacc-autodiff
 // differentiates it. docs/adding-an-op.md lists what a new one needs.
+// A layer op decomposes into linalg (AggregatedOpInterface) and states its
+// iteration space the way upstream's structured ops do: its loops, parallel
+// or reduction, and the affine map from them to each operand's and result's
+// indices (shard::ShardingInterface; GAccShardingInterface.cpp). That is
+// where the samples of a micro-batch go through it, what the training
+// step's verifier follows (SampleIndependence.cpp).
 class GAcc_LayerOp<string mnemonic, list<Trait> traits = []>
     : GAcc_Op<mnemonic, !listconcat(traits, [Pure,
         DeclareOpInterfaceMethods<AggregatedOpInterface,
-                                  ["decomposeOperation"]>])>;
+                                  ["decomposeOperation"]>,
+        DeclareOpInterfaceMethods<ShardingInterface,
+                                  ["getLoopIteratorTypes", "getIndexingMaps"]>])>;
 
 def GAcc_ParamOp : GAcc_Op<"param", [Symbol]> {
   let summary = "a persistent parameter with its initializer";
@@ -519,8 +528,8 @@ def GAcc_LayerNormOp : GAcc_LayerOp<"layer_norm", [
     %y = gacc.layer_norm %x, %g, %b : tensor<32x128x64xf32>, tensor<64xf32>, tensor<64xf32>
     ```
 
-    Errors: weight or bias that is not [D], eps not positive, finite and
-    normal in f32.
+    Errors: an input of rank 0, weight or bias that is not [D], eps not
+    positive, finite and normal in f32.
   }];
   let arguments = (ins GAcc_F32Tensor:$input, GAcc_F32Tensor:$weight,
                        GAcc_F32Tensor:$bias,
@@ -742,7 +751,7 @@ def GAcc_AttentionBackwardOp : GAcc_LayerOp<"attention_backward", [
     A result nobody reads costs nothing once decomposed: its ops are dead.
 
     ```mlir
-    %dq, %dk, %dv = gacc.attention_backward %q, %k, %v, %o, %do {causal} : tensor<16x4x128x32xf32>
+    %dq, %dk, %dv = gacc.attention_backward %q, %k, %v, %o, %do {causal} : tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>, tensor<16x4x128x32xf32>
     ```
 
     Errors: those of gacc.attention, and an output or output adjoint of
@@ -1016,7 +1025,9 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     ```
 
     Errors: an input of rank < 2 or with an empty dimension; weight or bias
-    that is not [C]; a sample_mask that is not [m]; eps not positive, finite
+    that is not [C]; one value per channel (dimension 0 times the spatial
+    ones: a [1, C] input; torch: "Expected more than 1 value per channel
+    when training"); a sample_mask that is not [m]; eps not positive, finite
     and normal in f32; momentum outside [0, 1]; running statistics that do not
     name a `gacc.statistic` of type [C] f32, or name the same one twice; a
     running_var whose initializer can be negative. gacc-run refuses a

@@ -4,15 +4,18 @@
 // sample alone, up to the loss: the property that makes N micro-batches of
 // m samples the large batch of N · m, and a ragged micro-batch's padding
 // count for nothing. The samples' dimension is followed from the inputs
-// (their leading dimension) through the ops whose layout is known; an op
-// that reduces over it, reads it through anything but one loop dimension,
-// or combines two different samples, is an error naming the operand.
-// The loss (a LossOpInterface op sums over the samples by definition) is
-// exempt; the layer ops take their samples in operand 0's leading
-// dimension and keep them there (an op that declares batch statistics,
-// BatchStatisticsOpInterface, mixes them as it declares). An op whose
-// layout is not known ends the trail: the analysis never rejects what it
-// cannot see.
+// (their leading dimension) through the ops whose layout is known: a loop
+// nest by its indexing maps (a linalg structured op, or an op that states
+// its loops as shard::ShardingInterface does: the layer ops,
+// linalg.softmax), elementwise ops and the tensor ops that move whole
+// samples. An op that reduces over the samples, reads them through
+// anything but one loop index, or combines two different samples, is an
+// error naming the operand. The loss (a LossOpInterface op sums over the
+// samples by definition) is exempt, and an op that declares batch
+// statistics (BatchStatisticsOpInterface) mixes them as it declares,
+// keeping them in its result's leading dimension. An op whose layout is
+// not known ends the trail: the analysis never rejects what it cannot
+// see.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,34 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 namespace {
+
+/// A loop nest as the analysis reads it: each loop's iterator type, each
+/// operand's indexing map (null where the nest does not read the operand's
+/// values: a linalg init that only gives the result's shape) and each
+/// result's.
+struct LoopNest {
+  SmallVector<utils::IteratorType> iterators;
+  SmallVector<AffineMap> operandMaps;
+  SmallVector<AffineMap> resultMaps;
+
+  static LoopNest of(linalg::LinalgOp op) {
+    LoopNest nest{op.getIteratorTypesArray(), {}, {}};
+    for (OpOperand &operand : op->getOpOperands())
+      nest.operandMaps.push_back(op.payloadUsesValueFromOperand(&operand)
+                                     ? op.getMatchingIndexingMap(&operand)
+                                     : AffineMap());
+    for (OpResult result : op->getResults())
+      nest.resultMaps.push_back(op.getIndexingMapMatchingResult(result));
+    return nest;
+  }
+  static LoopNest of(shard::ShardingInterface op) {
+    SmallVector<AffineMap> maps = op.getIndexingMaps();
+    unsigned numOperands = op->getNumOperands();
+    return {op.getLoopIteratorTypes(),
+            SmallVector<AffineMap>(ArrayRef(maps).take_front(numOperands)),
+            SmallVector<AffineMap>(ArrayRef(maps).drop_front(numOperands))};
+  }
+};
 
 /// Where the samples of the micro-batch lie in the values of a forward:
 /// for each tensor the analysis follows, the dimension that indexes them.
@@ -50,10 +81,10 @@ private:
   }
   void set(Value v, int64_t dim) { dims[v] = dim; }
 
-  LogicalResult visitLinalg(linalg::LinalgOp op);
+  LogicalResult visitLoopNest(Operation *op, const LoopNest &nest);
   LogicalResult visitElementwise(Operation *op);
-  void visitLayerOp(Operation *op,
-                    ArrayRef<std::pair<unsigned, int64_t>> carried);
+  void visitBatchStatistics(Operation *op,
+                            ArrayRef<std::pair<unsigned, int64_t>> carried);
   void visitTensorOp(Operation *op, int64_t dim);
   void visitConcat(tensor::ConcatOp op,
                    ArrayRef<std::pair<unsigned, int64_t>> carried);
@@ -83,16 +114,14 @@ LogicalResult SampleDimensions::visit(Operation *op) {
     return success();
   if (isa<linalg::FillOp>(op))
     return success(); // its init gives only a shape
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return visitLinalg(linalgOp);
-  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-    if (int64_t(softmax.getDimension()) == carried.front().second)
-      return mixes(op, "normalizes over the samples of the micro-batch "
-                       "(dimension " +
-                           Twine(softmax.getDimension()) + " of its input)");
-    set(softmax.getResult()[0], carried.front().second);
+  if (isa<BatchStatisticsOpInterface>(op)) {
+    visitBatchStatistics(op, carried);
     return success();
   }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return visitLoopNest(op, LoopNest::of(linalgOp));
+  if (auto loops = dyn_cast<shard::ShardingInterface>(op))
+    return visitLoopNest(op, LoopNest::of(loops));
   if (op->hasTrait<OpTrait::Elementwise>())
     return visitElementwise(op);
   if (isa<tensor::ExtractOp>(op))
@@ -100,21 +129,17 @@ LogicalResult SampleDimensions::visit(Operation *op) {
                      "of the micro-batch (dimension " +
                          Twine(carried.front().second) +
                          "), a value every sample then shares");
-  if (isa_and_nonnull<GAccDialect>(op->getDialect()))
-    visitLayerOp(op, carried);
-  else if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     visitConcat(concat, carried);
   else if (carried.size() == 1 && carried.front().first == 0)
     visitTensorOp(op, carried.front().second);
   return success();
 }
 
-/// A layer op takes its samples in operand 0's leading dimension (the
-/// input, attention's queries, embedding's indices) and keeps them in its
-/// results' (an op with batch statistics mixes them as it declares). Its
-/// other operands may hold the same samples the same way (keys and values,
-/// a residual); any other layout ends the trail.
-void SampleDimensions::visitLayerOp(
+/// An op with batch statistics takes its samples in operand 0's leading
+/// dimension and keeps them in its results', mixing them as it declares;
+/// any other layout ends the trail.
+void SampleDimensions::visitBatchStatistics(
     Operation *op, ArrayRef<std::pair<unsigned, int64_t>> carried) {
   if (carried.front().first != 0 ||
       llvm::any_of(carried, [](auto c) { return c.second != 0; }))
@@ -135,37 +160,37 @@ void SampleDimensions::visitConcat(
   set(op.getResult(), dim);
 }
 
-/// A structured op reads each operand through its indexing map: the
-/// samples' dimension of every operand that carries them must be the same
-/// loop dimension, a parallel one, which then indexes the samples of each
-/// result where its map has it.
-LogicalResult SampleDimensions::visitLinalg(linalg::LinalgOp op) {
+/// A loop nest reads each operand through its indexing map: the samples'
+/// dimension of every operand that carries them must be the same loop, a
+/// parallel one, which then indexes the samples of each result where its
+/// map has it.
+LogicalResult SampleDimensions::visitLoopNest(Operation *op,
+                                              const LoopNest &nest) {
   std::optional<unsigned> loop;
   unsigned previous = 0;
-  for (OpOperand &operand : op->getOpOperands()) {
-    std::optional<int64_t> dim = of(operand.get());
-    // An init the body does not read only gives the result's shape.
-    if (!dim || !op.payloadUsesValueFromOperand(&operand))
+  for (auto [number, map] : llvm::enumerate(nest.operandMaps)) {
+    std::optional<int64_t> dim = of(op->getOperand(number));
+    if (!dim || !map)
       continue;
-    AffineExpr expr = op.getMatchingIndexingMap(&operand).getResult(*dim);
+    AffineExpr expr = map.getResult(*dim);
     auto d = dyn_cast<AffineDimExpr>(expr);
     if (!d) {
       std::string text;
       llvm::raw_string_ostream os(text);
       expr.print(os);
+      if (isa<AffineSymbolExpr>(expr))
+        os << " (an index read from the data)";
       return mixes(op, "reads the samples of the micro-batch (dimension " +
-                           Twine(*dim) + " of operand #" +
-                           Twine(operand.getOperandNumber()) + ") at " + text +
-                           ", not at one loop index");
+                           Twine(*dim) + " of operand #" + Twine(number) +
+                           ") at " + text + ", not at one loop index");
     }
     if (loop && *loop != d.getPosition())
       return mixes(op, "combines different samples of the micro-batch "
                        "(operand #" +
-                           Twine(previous) + " and operand #" +
-                           Twine(operand.getOperandNumber()) +
+                           Twine(previous) + " and operand #" + Twine(number) +
                            " index them by different loops)");
     loop = d.getPosition();
-    previous = operand.getOperandNumber();
+    previous = number;
   }
   if (!loop)
     return success();
@@ -175,20 +200,18 @@ LogicalResult SampleDimensions::visitLinalg(linalg::LinalgOp op) {
                          Twine(*of(op->getOperand(previous))) +
                          " of operand #" + Twine(previous) + ")");
   };
-  if (op.getIteratorTypesArray()[*loop] == utils::IteratorType::reduction)
+  if (nest.iterators[*loop] == utils::IteratorType::reduction)
     return reduces();
   // Each result keeps the samples where its map has their loop; a result
   // without it gathers every sample into each element.
-  AffineExpr sampleLoop = getAffineDimExpr(*loop, op.getContext());
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    if (!isa<RankedTensorType>(init.get().getType()))
-      continue;
-    ArrayRef<AffineExpr> results =
-        op.getMatchingIndexingMap(&init).getResults();
-    const AffineExpr *at = llvm::find(results, sampleLoop);
-    if (at == results.end())
+  AffineExpr sampleLoop = getAffineDimExpr(*loop, op->getContext());
+  for (auto [result, map] :
+       llvm::zip_equal(op->getResults(), nest.resultMaps)) {
+    ArrayRef<AffineExpr> indices = map.getResults();
+    const AffineExpr *at = llvm::find(indices, sampleLoop);
+    if (at == indices.end())
       return reduces();
-    set(op.getTiedOpResult(&init), at - results.begin());
+    set(result, at - indices.begin());
   }
   return success();
 }

@@ -47,7 +47,8 @@ gacc.train_step @ragged_step params [@b] attributes {
     accum_steps = 3 : i64, micro_batch = 4 : i64, effective_batch = 10 : i64,
     normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.01>} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %h = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
@@ -76,7 +77,8 @@ gacc.train_step @sum_step params [@b] attributes {
     accum_steps = 1 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.01>} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %h = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
@@ -195,7 +197,8 @@ gacc.train_step @adamw_step params [@nd] attributes {
     lr_schedule = #gacc.lr_schedule<warmup_steps = 10, decay = "cosine", decay_steps = 90, min_lr = 1.0e-5>,
     max_grad_norm = 1.0 : f64} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %h = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
@@ -222,7 +225,8 @@ gacc.train_step @fp16_step params [@mp] attributes {
     precision = #gacc.precision<fp16>,
     loss_scaling = #gacc.loss_scaling<init_scale = 1024.0, growth_interval = 100>} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %h = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %h = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %h, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   %s = gacc.loss_scale : tensor<f32>
   gacc.yield %l, %b : tensor<f32>, tensor<4xf32>

@@ -72,7 +72,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 ^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
   %e = tensor.empty() : tensor<4x3xf32>
-  // expected-error @below {{'linalg.softmax' op normalizes over the samples of the micro-batch (dimension 0 of its input)}}
+  // expected-error @below {{'linalg.softmax' op reduces over the samples of the micro-batch (dimension 0 of operand #0)}}
   %p = linalg.softmax dimension(0) ins(%z : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
   %l = gacc.cross_entropy %p, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
@@ -282,9 +282,9 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
-// A layer op that holds the samples in an operand other than its input
-// (gacc.linear %w, %x: Wxᵀ, [classes, m]) ends the trail: the softmax over
-// its dimension 0 is over the classes.
+// A layer op's indexing maps follow the samples into any operand:
+// gacc.linear %w, %x (W·xᵀ, [classes, m]) holds them in dimension 1, so the
+// softmax over its dimension 0 is over the classes.
 gacc.param @w : tensor<3x8xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
@@ -358,5 +358,64 @@ gacc.train_step @s params [@wq, @wk, @wv] attributes {accum_steps = 2 : i64, mic
   %o3 = tensor.collapse_shape %ob [[0], [1], [2, 3]] : tensor<4x4x2x2xf32> into tensor<4x4x4xf32>
   %r = arith.addf %o3, %x : tensor<4x4x4xf32>
   %l = gacc.cross_entropy %r, %y : tensor<4x4x4xf32>, tensor<4x4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The same product with the softmax over dimension 1: over the samples.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %zt = gacc.linear %w, %x : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x4xf32>
+  // expected-error @below {{'gacc.softmax' op reduces over the samples of the micro-batch (dimension 1 of operand #0)}}
+  %p = gacc.softmax %zt : tensor<3x4xf32>
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %z = linalg.transpose ins(%p : tensor<3x4xf32>) outs(%e2 : tensor<4x3xf32>) permutation = [1, 0]
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Every sample against every other through a layer op: x·xᵀ.
+gacc.param @w : tensor<8x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<8x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  // expected-error @below {{'gacc.linear' op combines different samples of the micro-batch (operand #0 and operand #1 index them by different loops)}}
+  %s = gacc.linear %h, %h : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %s, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A table of per-sample rows looked up by each sample's label: which
+// sample's row is read depends on the data.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  // expected-error @below {{'gacc.embedding' op reads the samples of the micro-batch (dimension 0 of operand #1) at s0 (an index read from the data), not at one loop index}}
+  %r = gacc.embedding %y, %h : tensor<4xi32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %r, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Attention whose keys hold the samples in their position dimension: each
+// query attends to other samples.
+gacc.param @w : tensor<2x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<2x2xf32>, %x: tensor<4x1x4x2xf32>, %y: tensor<4x4xi32>):
+  %q = gacc.linear %x, %w : tensor<4x1x4x2xf32>, tensor<2x2xf32> -> tensor<4x1x4x2xf32>
+  %e = tensor.empty() : tensor<4x1x4x2xf32>
+  %k = linalg.transpose ins(%q : tensor<4x1x4x2xf32>) outs(%e : tensor<4x1x4x2xf32>) permutation = [2, 1, 0, 3]
+  // expected-error @below {{'gacc.attention' op combines different samples of the micro-batch (operand #0 and operand #1 index them by different loops)}}
+  %o = gacc.attention %q, %k, %q : tensor<4x1x4x2xf32>, tensor<4x1x4x2xf32>, tensor<4x1x4x2xf32>
+  %o3 = tensor.collapse_shape %o [[0, 1], [2], [3]] : tensor<4x1x4x2xf32> into tensor<4x4x2xf32>
+  %l = gacc.cross_entropy %o3, %y : tensor<4x4x2xf32>, tensor<4x4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }

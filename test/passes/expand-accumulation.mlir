@@ -85,7 +85,8 @@ gacc.train_step @nostate params [@b] attributes {
     accum_steps = 2 : i64, micro_batch = 4 : i64,
     normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %z = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %z = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
 }
@@ -117,7 +118,8 @@ gacc.train_step @sched params [@b] attributes {
     lr_schedule = #gacc.lr_schedule<warmup_steps = 2, decay = "cosine", decay_steps = 8>,
     max_grad_norm = 2.0 : f64} {
 ^bb0(%b: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
-  %z = gacc.linear %x, %x bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %z = gacc.linear %x, %w bias %b : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l, %b : tensor<f32>, tensor<4xf32>
 }
