@@ -25,6 +25,18 @@
 
 namespace mlir::gacc {
 
+/// For a pass's `initialize`: an error (at no location: an option has
+/// none) naming `pass` and its option `name` when `value` is below `min`.
+inline LogicalResult checkOptionAtLeast(MLIRContext *ctx, StringRef pass,
+                                        StringRef name, int64_t value,
+                                        int64_t min) {
+  if (value >= min)
+    return success();
+  return emitError(UnknownLoc::get(ctx))
+         << pass << ": option " << name << " must be at least " << min
+         << ", got " << value;
+}
+
 /// The recomputation policies of gacc-recompute-activations and gacc-run's
 /// --recompute: none, marked (the ops carrying kRecomputeAttrName), cheap
 /// (also every forward op cheap to recompute).

@@ -94,8 +94,9 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
       at the peak                               bytes        MiB
       parameters                               814144       0.78
       ...
-      peak                                    3378816       3.22
+      peak                                    3346048       3.19
       peak at linalg.generic in the backward (examples/fashion_mlp.mlir:21:8)
+      ...
     ```
 
     Errors: a micro-batch the step cannot be re-typed for, a target other
@@ -549,8 +550,8 @@ def GAccDeferWeightGradientsPass
            "may take at most">,
     Option<"launchElements", "launch-elements", "int64_t", /*default=*/"0",
            "What one launch (a GEMM, a copy kernel) costs in the model, "
-           "as fp32 elements moved: 0 on the CPU, "
-           "::mlir::gacc::kGpuLaunchElements on the GPU">,
+           "as fp32 elements moved: 0 on the CPU, 2^21 "
+           "(kGpuLaunchElements) on the GPU">,
     Option<"narrowStorage", "narrow-storage", "bool", /*default=*/"true",
            "A bf16/fp16 step's rounded values are stored in the compute "
            "type (gacc-narrow-stored-values runs): products of them keep "

@@ -216,10 +216,11 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
                      x(plan.peakPoint + 0.5) + 4, plotTop + 12)
      << escapeXml(p.op) << " in the " << p.phase << "</text>\n";
   os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-                     "the step's ops in program order (one micro-batch of "
-                     "%lld, then the update)</text>\n",
+                     "the step's ops in program order (one of the %lld "
+                     "micro-batches of %lld samples, then the update)"
+                     "</text>\n",
                      left + plotW / 2, plotTop + plotH + 22,
-                     (long long)plan.accumSteps);
+                     (long long)plan.accumSteps, (long long)plan.microBatch);
   for (unsigned s = 0; s < 4; ++s) {
     double lx = left + s * 160, ly = plotTop + plotH + 40;
     os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "

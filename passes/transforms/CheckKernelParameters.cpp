@@ -24,6 +24,11 @@ struct CheckKernelParametersPass
     : public mlir::gacc::impl::GAccCheckKernelParametersPassBase<
           CheckKernelParametersPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptionAtLeast(ctx, getArgument(), "max-parameter-bytes",
+                              maxParameterBytes, 1);
+  }
   void runOnOperation() override {
     getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())

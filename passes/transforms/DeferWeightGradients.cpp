@@ -220,6 +220,14 @@ struct DeferWeightGradientsPass
           DeferWeightGradientsPass> {
   using GAccDeferWeightGradientsPassBase::GAccDeferWeightGradientsPassBase;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return success(
+        succeeded(checkOptionAtLeast(ctx, getArgument(), "max-window-bytes",
+                                     maxWindowBytes, 0)) &&
+        succeeded(checkOptionAtLeast(ctx, getArgument(), "launch-elements",
+                                     launchElements, 0)));
+  }
+
   /// `op` as a deferral when it is a weight gradient dW = Aᵀ·B accumulated
   /// across the iterations of `loop` and the cost model prefers one product
   /// after the loop.

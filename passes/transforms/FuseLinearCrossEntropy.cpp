@@ -56,6 +56,11 @@ struct FuseLinearCrossEntropyPass
           FuseLinearCrossEntropyPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptionAtLeast(ctx, getArgument(), "min-logits-bytes",
+                              minLogitsBytes, 0);
+  }
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFuseLinearCrossEntropyPatterns(patterns, minLogitsBytes);

@@ -529,6 +529,11 @@ struct LinalgToParallelLoopsPass
     : public mlir::gacc::impl::GAccLinalgToParallelLoopsPassBase<
           LinalgToParallelLoopsPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptionAtLeast(ctx, getArgument(), "max-parameter-bytes",
+                              maxParameterBytes, 1);
+  }
   /// Ops lowered to one kernel, and the frees between them that move after
   /// it (classifyCrossing).
   struct Group {

@@ -121,6 +121,11 @@ struct MergeSingleThreadLoopsPass
     : public mlir::gacc::impl::GAccMergeSingleThreadLoopsPassBase<
           MergeSingleThreadLoopsPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptionAtLeast(ctx, getArgument(), "max-parameter-bytes",
+                              maxParameterBytes, 1);
+  }
   void runOnOperation() override {
     // The host code's blocks: a parallel loop's own body is one kernel.
     SmallVector<Block *> blocks;

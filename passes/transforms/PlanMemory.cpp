@@ -26,6 +26,11 @@ struct PlanMemoryPass
     : public mlir::gacc::impl::GAccPlanMemoryPassBase<PlanMemoryPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkOptionAtLeast(ctx, getArgument(), "defer-window-bytes",
+                              deferWindowBytes, 0);
+  }
+
   /// The pipeline the plan runs on a copy of the module needs its
   /// dialects loaded before any pass runs.
   void getDependentDialects(DialectRegistry &registry) const override {

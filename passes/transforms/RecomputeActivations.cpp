@@ -199,8 +199,15 @@ struct RecomputeActivationsPass
     if (policy == RecomputePolicy::None)
       return;
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
-      if (!step.isDifferentiated())
+      // Said, so that running this pass before gacc-autodiff is not a
+      // silent no-op.
+      if (!step.isDifferentiated()) {
+        step.emitWarning() << "gacc.train_step @" << step.getSymName()
+                           << " is left as it is: gacc-recompute-activations "
+                              "moves forward ops into the backward that "
+                              "gacc-autodiff builds (run gacc-autodiff first)";
         continue;
+      }
       if (policy == RecomputePolicy::Cheap)
         markCheapRecomputation(step);
       if (failed(recomputeMarked(step)))

@@ -1,6 +1,10 @@
 // RUN: gacc-opt %s -split-input-file -gacc-autodiff -gacc-recompute-activations -verify-diagnostics
 // RUN: not gacc-opt %s -split-input-file -gacc-recompute-activations=policy=some 2>&1 | FileCheck %s --check-prefix=POLICY
 // POLICY: Cannot find option named 'some'!
+// Before gacc-autodiff there is no backward to move ops into: said, not a
+// silent no-op.
+// RUN: gacc-opt %s -split-input-file -gacc-recompute-activations=policy=cheap 2>&1 | FileCheck %s --check-prefix=EARLY
+// EARLY: warning: gacc.train_step @effects is left as it is: gacc-recompute-activations moves forward ops into the backward that gacc-autodiff builds (run gacc-autodiff first)
 
 // A marked op with memory effects cannot run a second time.
 gacc.param @w : tensor<16x8xf32> = #gacc.kaiming_uniform<fan_in = 8>
