@@ -13,7 +13,9 @@
 #include "passes/analysis/MemoryPlan.h"
 
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -49,12 +51,13 @@ struct FirstStep {
 /// gradient difference), could move the update by more than tolerance ·
 /// max |b| (OptimizerAttrInterface::getFirstStepSensitivity: an adaptive
 /// optimizer's lr·g/(|g| + eps) near g = 0, a sign that may flip). Counts
-/// those that differ in `skipped`.
+/// those that differ in `skipped`, the elements compared in `compared`.
 double relativeDifferenceWhereDetermined(const HostTensor &a,
                                          const HostTensor &b,
                                          const HostTensor &g, double margin,
                                          const FirstStep &step,
-                                         double tolerance, int64_t &skipped) {
+                                         double tolerance, int64_t &skipped,
+                                         int64_t &compared) {
   double scale = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     scale = std::max(scale, std::fabs(double(b.f32()[i])));
@@ -66,6 +69,7 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
       skipped += a.f32()[i] != b.f32()[i];
       continue;
     }
+    ++compared;
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
   }
   return scale > 0 ? diff / scale : diff;
@@ -79,14 +83,47 @@ double absoluteDifference(const HostTensor &a, const HostTensor &b) {
   return diff;
 }
 
-/// The first op of `step` whose result depends on the whole batch, if any.
-BatchStatisticsOpInterface findBatchStatistics(TrainStepOp step) {
-  BatchStatisticsOpInterface found;
-  step.getBody().walk([&](BatchStatisticsOpInterface op) {
-    found = op;
-    return WalkResult::interrupt();
-  });
+/// The ops of `step` whose results depend on the whole micro-batch.
+SmallVector<BatchStatisticsOpInterface> findBatchStatistics(TrainStepOp step) {
+  SmallVector<BatchStatisticsOpInterface> found;
+  step.getBody().walk(
+      [&](BatchStatisticsOpInterface op) { found.push_back(op); });
   return found;
+}
+
+/// Why an accumulated step with batch statistics differs from the large
+/// batch, op by op, with the largest relative difference of each op's
+/// running statistics (`statDiffs`, by name).
+void explainBatchStatistics(ArrayRef<BatchStatisticsOpInterface> ops,
+                            const llvm::StringMap<double> &statDiffs, int64_t m,
+                            int64_t eff) {
+  llvm::outs() << "check-equivalence: DIFFERENT BY DESIGN: "
+               << (ops.size() == 1
+                       ? "an op normalizes"
+                       : llvm::Twine(ops.size()).str() + " ops normalize")
+               << " each micro-batch of " << m
+               << " samples by that micro-batch's own statistics, where one "
+                  "batch of "
+               << eff << " normalizes by the statistics of all " << eff
+               << "; no accumulation in one pass can normalize by statistics "
+                  "of samples it has not yet seen:\n";
+  for (BatchStatisticsOpInterface op : ops) {
+    bool perWindow =
+        op.getDeclaredBatchStatistics() == BatchStatistics::per_window;
+    double diff = 0;
+    for (FlatSymbolRefAttr name : op.getRunningStatistics())
+      diff = std::max(diff, statDiffs.lookup(name.getValue()));
+    llvm::outs() << "  '" << op->getName() << "' at "
+                 << describeLocation(op->getLoc()) << " (batch_statistics "
+                 << (perWindow ? "per_window" : "per_micro_batch")
+                 << "): its running statistics "
+                 << (perWindow ? "are the window's"
+                               : "move once per micro-batch (per_window "
+                                 "makes them the window's)")
+                 << llvm::format("; they differ by %.3e\n", diff);
+  }
+  llvm::outs() << "  A model without batch statistics (group_norm, "
+                  "layer_norm) is exact.\n";
 }
 
 } // namespace
@@ -177,30 +214,43 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   if (std::optional<APFloat> maxNorm = step.getMaxGradNorm())
     first.clip = std::min(1.0, maxNorm->convertToDouble() /
                                    (results[1][::gacc::abi::kGradNorm] + 1e-6));
-  int64_t undetermined = 0;
-  for (unsigned i = 0; i < sig.numParams; ++i)
-    paramDiff = std::max(
-        paramDiff,
-        gradMargins[i] < 0
-            ? relativeDifference(states[0].params[i], states[1].params[i])
-            : relativeDifferenceWhereDetermined(
-                  states[0].params[i], states[1].params[i], referenceGrads[i],
-                  gradMargins[i], first, tolerance, undetermined));
+  int64_t undetermined = 0, compared = 0;
+  for (unsigned i = 0; i < sig.numParams; ++i) {
+    if (gradMargins[i] < 0) {
+      paramDiff = std::max(paramDiff, relativeDifference(states[0].params[i],
+                                                         states[1].params[i]));
+      compared += states[1].params[i].numElements();
+      continue;
+    }
+    paramDiff =
+        std::max(paramDiff, relativeDifferenceWhereDetermined(
+                                states[0].params[i], states[1].params[i],
+                                referenceGrads[i], gradMargins[i], first,
+                                tolerance, undetermined, compared));
+  }
   double statDiff = 0;
-  for (unsigned q = 0; q < sig.numStatistics; ++q)
-    statDiff = std::max(statDiff, relativeDifference(states[0].statistics[q],
-                                                     states[1].statistics[q]));
+  llvm::StringMap<double> statDiffs;
+  for (unsigned q = 0; q < sig.numStatistics; ++q) {
+    double diff =
+        relativeDifference(states[0].statistics[q], states[1].statistics[q]);
+    statDiffs[sig.statisticNames[q]] = diff;
+    statDiff = std::max(statDiff, diff);
+  }
   bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
             statDiff <= tolerance && results[0][kCount] == results[1][kCount];
+  std::string paramText = compared
+                              ? llvm::formatv("{0:e3}", paramDiff).str()
+                              : "not compared (every element left out, below)";
   llvm::outs() << llvm::format(
       "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
       "accumulation steps against one micro-batch of %lld\n"
       "  count %g vs %g, loss %.7g vs %.7g\n"
-      "  max relative difference: gradients %.3e, updated parameters %.3e "
+      "  max relative difference: gradients %.3e, updated parameters %s "
       "(tolerance %g)\n",
       sig.name.c_str(), (long long)end, (long long)m, (long long)sig.accumSteps,
-      (long long)eff, results[0][kCount], results[1][kCount], results[0][kObjective],
-      results[1][kObjective], gradDiff, paramDiff, tolerance);
+      (long long)eff, results[0][kCount], results[1][kCount],
+      results[0][kObjective], results[1][kObjective], gradDiff,
+      paramText.c_str(), tolerance);
   if (undetermined)
     llvm::outs() << "  updated parameters left out: " << undetermined
                  << " elements whose update the two runs' gradient "
@@ -216,25 +266,9 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   // Batch statistics make the accumulated step differ by design: it is
   // not the large batch (exit status 1), and the report says why.
-  if (BatchStatisticsOpInterface stats = findBatchStatistics(step)) {
-    bool perWindow =
-        stats.getDeclaredBatchStatistics() == BatchStatistics::per_window;
-    llvm::outs()
-        << "check-equivalence: DIFFERENT BY DESIGN: '"
-        << stats->getName() << "' at " << describeLocation(stats->getLoc())
-        << " normalizes each micro-batch of " << m
-        << " samples by that micro-batch's own statistics (batch_statistics "
-        << (perWindow ? "per_window" : "per_micro_batch")
-        << "), where one batch of " << eff
-        << " normalizes by the statistics of all " << eff
-        << "; no accumulation in one pass can normalize by statistics of "
-           "samples it has not yet seen. "
-        << (perWindow ? "Its running statistics are the window's (compare "
-                        "'running statistics' above)."
-                      : "Its running statistics also move once per "
-                        "micro-batch; per_window makes them the window's.")
-        << " A model without batch statistics (group_norm, layer_norm) is "
-           "exact.\n";
+  if (SmallVector<BatchStatisticsOpInterface> ops = findBatchStatistics(step);
+      !ops.empty()) {
+    explainBatchStatistics(ops, statDiffs, m, eff);
     return 1;
   }
   llvm::outs() << "check-equivalence: DIFFERENT\n";

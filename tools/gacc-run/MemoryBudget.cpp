@@ -203,19 +203,32 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
                                      "the memory plan failed (see above)");
     return *p;
   };
-  auto smallest = plan(1);
+  // The smallest micro-batch the step accepts: 1, or 2 where an op needs
+  // two samples (a batch norm over [m, C] needs two values per channel);
+  // the errors of m = 1 are reported only if m = 2 fails as well.
+  auto smallest = [&] {
+    ScopedDiagnosticHandler quiet(model.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return plan(1);
+  }();
+  if (!smallest && effectiveBatch > 1) {
+    llvm::consumeError(smallest.takeError());
+    smallest = plan(2);
+  }
   if (!smallest)
     return smallest.takeError();
   if (smallest->heldPeakBytes > budget)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("--memory-budget {0}: even micro-batch 1 needs {1} "
-                      "(largest parts: {2}); raise the budget",
-                      withExactBytes(budget),
+        llvm::formatv("--memory-budget {0}: even micro-batch {1} needs {2} "
+                      "(largest parts: {3}); raise the budget",
+                      withExactBytes(budget), smallest->microBatch,
                       withExactBytes(smallest->heldPeakBytes),
                       largestParts(*smallest))
             .str());
-  // N = E (m = 1) fits; the fewest steps that fit are in [lo, hi].
+  // The smallest micro-batch fits (every N up to E gives one at least as
+  // large: ceil(E / N) >= 2 for N < E); the fewest steps that fit are in
+  // [lo, hi].
   MemoryPlan best = *smallest;
   auto microBatchOf = [&](int64_t n) { return (effectiveBatch + n - 1) / n; };
   int64_t lo = 1, hi = effectiveBatch;

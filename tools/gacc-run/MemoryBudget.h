@@ -37,7 +37,9 @@ std::string formatBytes(uint64_t bytes);
 /// next, which a model of heavy inputs and light activations could feel).
 /// Over m the plan does not shrink: 64 × 4 = 256 samples can fit where
 /// 40 × 7 = 280 just does.
-/// Error (the message to print): even m = 1 does not fit; it names the
+/// The smallest micro-batch tried is 1, or 2 where the step refuses 1 (a
+/// batch norm over [m, C]).
+/// Error (the message to print): even that one does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>
 chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,

@@ -204,8 +204,10 @@ static cl::opt<std::string> recompute(
     cl::desc("Activation recomputation: marked (the default: the forward ops "
              "the model marks gacc.recompute run again in the backward), "
              "cheap (also every op cheap to recompute: activations, "
-             "normalizations, embeddings, elementwise ops; the outputs of "
-             "linear layers are kept) or none (every activation is kept, "
+             "normalizations, embeddings, pools, dropout, elementwise ops, "
+             "unless the inputs they keep alive are larger than their "
+             "outputs; the outputs of linear layers, convolutions and "
+             "attention are kept) or none (every activation is kept, "
              "marks ignored). Gradients are bit-identical; the plan's "
              "activations shrink. Without it, --memory-budget turns cheap on "
              "when that lets a larger micro-batch fit, and says so"),
@@ -261,7 +263,9 @@ static cl::opt<double>
                        "fp32)"),
               cl::init(1e-5), cl::cat(cat));
 static cl::opt<bool> unroll("unroll",
-                            cl::desc("Fully unroll the micro-batch loop"),
+                            cl::desc("Fully unroll the micro-batch loop (no "
+                                     "deferred weight gradients then: they "
+                                     "need the loop)"),
                             cl::init(false), cl::cat(cat));
 static cl::opt<bool>
     noBlas("no-blas",
@@ -356,10 +360,12 @@ static cl::opt<bool> fp32Storage(
     "fp32-storage",
     cl::desc("Keep the values a bf16/fp16 step rounds in fp32 buffers "
              "instead of buffers of its precision (no "
-             "gacc-narrow-stored-values): the same results (bit for bit on "
-             "the CPU; on the cuda target fp32 GEMMs instead of bf16 ones), "
-             "with twice the bytes for each; for comparison (an error on an "
-             "fp32 step)"),
+             "gacc-narrow-stored-values): the same values (on the CPU the "
+             "same parameters bit for bit with --defer-weight-gradients="
+             "false: fp32 storage lets weight gradients defer, whose "
+             "summation order differs in the last bits; on the cuda target "
+             "fp32 GEMMs instead of bf16 ones), with twice the bytes for "
+             "each; for comparison (an error on an fp32 step)"),
     cl::init(false), cl::cat(cat));
 static cl::opt<std::string>
     emitKind("emit",
@@ -455,6 +461,27 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   options.dataParallel = distributed;
   pm.addPass(createGAccSetAccumulationSchedulePass(options));
   return succeeded(pm.run(model));
+}
+
+/// A note where --memory-budget chose micro-batch `chosen` instead of the
+/// model's `declared` and an op normalizes by each micro-batch's own
+/// statistics: the step then computes something else than the model's.
+static void noteBatchStatistics(TrainStepOp step, int64_t declared,
+                                int64_t chosen) {
+  SmallVector<BatchStatisticsOpInterface> ops;
+  step.walk([&](BatchStatisticsOpInterface op) { ops.push_back(op); });
+  if (ops.empty())
+    return;
+  llvm::outs().flush(); // after the line that says what was chosen
+  llvm::errs() << "gacc-run: note: '" << ops.front()->getName() << "' at "
+               << describeLocation(ops.front()->getLoc());
+  if (ops.size() > 1)
+    llvm::errs() << " (and " << ops.size() - 1 << " more)";
+  llvm::errs() << " normalizes by each micro-batch's own statistics: with "
+                  "micro-batch "
+               << chosen << " instead of the model's " << declared
+               << " it computes something else (--micro-batch " << declared
+               << " keeps the model's)\n";
 }
 
 /// --arena-update, or its default: on for the cuda target, unless the step
@@ -576,6 +603,7 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       reportError(llvm::toString(chosen.takeError()));
       return kExitBadInput;
     }
+    int64_t declared = step.getMicroBatch();
     PassManager pm(model.getContext());
     GAccSetAccumulationSchedulePassOptions options;
     options.microBatch = uint64_t(chosen->microBatch);
@@ -600,6 +628,8 @@ static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
         llvm::outs() << ", with activation recomputation (--recompute cheap: "
                         "a larger micro-batch fits than without)";
       llvm::outs() << "\n";
+      if (m != declared)
+        noteBatchStatistics(step, declared, m);
     }
     plan = std::move(*chosen);
   }
@@ -1434,6 +1464,26 @@ static bool makeSettings(TrainStepOp step, const StepSignature &sig,
   return true;
 }
 
+/// False, after an error, when the command line set an option --help does
+/// not list: one that LLVM's or MLIR's libraries register (--threads,
+/// --time-passes), which cl::HideUnrelatedOptions hides but still parses.
+static bool checkOnlyOwnOptions() {
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    // --help and --version (LLVM's generic options) exit while parsing.
+    if (!option->getNumOccurrences() ||
+        llvm::is_contained(option->Categories, &cat))
+      continue;
+    reportError("--" + name.str() +
+                " is not a gacc-run option (it belongs to a library gacc-run "
+                "links; --help lists gacc-run's own" +
+                (name == "threads" ? ", and --cpu-threads sets the CPU step's "
+                                     "threads)"
+                                   : ")"));
+    return false;
+  }
+  return true;
+}
+
 /// Everything gacc-run does; returns the exit status.
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
@@ -1448,8 +1498,9 @@ static int run(int argc, char **argv) {
           "  gacc-run MODEL.mlir --emit ptx|cubin|llvm -o FILE\n",
           &llvm::errs()))
     return kExitBadInput;
-  if (!checkFlagValues() || !checkPathsNotEmpty() || !checkOutputPaths() ||
-      !checkFlagScopes() || !checkCheckpointFlags() || !checkTargetFlags())
+  if (!checkOnlyOwnOptions() || !checkFlagValues() || !checkPathsNotEmpty() ||
+      !checkOutputPaths() || !checkFlagScopes() || !checkCheckpointFlags() ||
+      !checkTargetFlags())
     return kExitBadInput;
   std::string resolvedTarget;
   int computeCapability;

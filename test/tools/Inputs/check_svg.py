@@ -1,6 +1,7 @@
 """Checks that an SVG memory plan is well-formed XML with one stacked
 polygon per series (persistent, activations, temporaries, workspace),
-each with points, and prints the series it found."""
+each with points, and prints the series it found, the title and the
+caption of the time axis."""
 import sys
 import xml.etree.ElementTree as ET
 
@@ -15,3 +16,6 @@ for p in root.findall("svg:polygon", ns):
         x, y = map(float, xy.split(","))
 print("series:", " ".join(series))
 print("title:", root.find("svg:title", ns).text)
+for t in root.findall("svg:text", ns):
+    if t.text and "program order" in t.text:
+        print("axis:", t.text)
