@@ -124,13 +124,15 @@ namespace mlir::gacc {
 /// Verifies that the forward of `step` (its body up to gacc.backward_begin)
 /// computes each sample from that sample alone up to the loss: no op
 /// reduces over the samples' dimension (the inputs' leading one, followed
-/// through the ops whose layout is known: structured ops by their
-/// indexing maps, elementwise ops, the layer ops from operand 0's leading
-/// dimension, tensor reshapes, slices, pads, concatenations and casts),
-/// reads it through anything but one loop index, reads one element of it
-/// (tensor.extract), or combines two different samples. The loss op is
-/// exempt, and a layer op that declares batch statistics mixes them as it
-/// declares. Errors: at the op, naming the operand and dimension.
+/// through the ops whose layout is known: structured ops and the layer ops
+/// by their indexing maps, elementwise ops, tensor reshapes, slices, pads,
+/// concatenations and casts), reads it through anything but one loop index,
+/// reads one element of it (tensor.extract), or combines two different
+/// samples; a random op draws by sample index along its input's dimension
+/// 0, which must hold the samples. The loss sums over the samples, pairing
+/// each with its own target, and an op that declares batch statistics
+/// mixes them as it declares. Errors: at the op, naming the operand and
+/// dimension.
 LogicalResult verifySampleIndependence(TrainStepOp step);
 
 /// Registers the external models gacc attaches: bufferization of

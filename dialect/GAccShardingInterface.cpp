@@ -16,6 +16,12 @@
 // normalized dimension a reduction), so the verifier reads it like the
 // rest.
 //
+// Only the loops and maps are stated; the reduction kinds are left to the
+// interface's default (none). Upstream's sharding propagation takes an
+// operand index of sums of c·d only, so it would refuse to shard along a
+// convolution's or pool's padded windows or the embedding's rows (linalg's
+// convolutions, on pre-padded inputs, have no such terms).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialect/GAccDialect.h"
@@ -24,10 +30,8 @@ using namespace mlir;
 using namespace mlir::gacc;
 using utils::IteratorType;
 
-namespace {
-
 /// The loop indices d0 … d(n − 1) of an n-deep loop nest.
-SmallVector<AffineExpr> loopIndices(unsigned n, MLIRContext *ctx) {
+static SmallVector<AffineExpr> loopIndices(unsigned n, MLIRContext *ctx) {
   SmallVector<AffineExpr> exprs;
   for (unsigned i = 0; i < n; ++i)
     exprs.push_back(getAffineDimExpr(i, ctx));
@@ -35,22 +39,25 @@ SmallVector<AffineExpr> loopIndices(unsigned n, MLIRContext *ctx) {
 }
 
 /// `parallel` parallel loops followed by `reduction` reduction loops.
-SmallVector<IteratorType> iteratorTypes(unsigned parallel,
-                                        unsigned reduction = 0) {
+static SmallVector<IteratorType> iteratorTypes(unsigned parallel,
+                                               unsigned reduction = 0) {
   SmallVector<IteratorType> types(parallel, IteratorType::parallel);
   types.append(reduction, IteratorType::reduction);
   return types;
 }
 
 /// The map from `numLoops` loops to `indices`.
-AffineMap indexMap(unsigned numLoops, ArrayRef<AffineExpr> indices,
-                   MLIRContext *ctx) {
+static AffineMap indexMap(unsigned numLoops, ArrayRef<AffineExpr> indices,
+                          MLIRContext *ctx) {
   return AffineMap::get(numLoops, 0, indices, ctx);
 }
 
-unsigned rankOf(Value v) {
+/// The rank of a tensor value.
+static unsigned rankOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getRank();
 }
+
+namespace {
 
 /// An op that maps its input to a result of the same shape element by
 /// element, reducing over its trailing `reduced` dimensions (softmax and

@@ -10,12 +10,19 @@
 // linalg.softmax), elementwise ops and the tensor ops that move whole
 // samples. An op that reduces over the samples, reads them through
 // anything but one loop index, or combines two different samples, is an
-// error naming the operand. The loss (a LossOpInterface op sums over the
-// samples by definition) is exempt, and an op that declares batch
-// statistics (BatchStatisticsOpInterface) mixes them as it declares,
-// keeping them in its result's leading dimension. An op whose layout is
-// not known ends the trail: the analysis never rejects what it cannot
-// see.
+// error naming the operand. The loss (a LossOpInterface op) sums over the
+// samples by definition, but must still pair each sample's prediction with
+// its own target. An op that declares batch statistics
+// (BatchStatisticsOpInterface) mixes them as it declares, keeping them in
+// its result's leading dimension. A random op (RandomOpInterface) draws by
+// sample index along its input's dimension 0, which must hold the samples
+// one per row. An op whose layout is not known ends the trail: the
+// analysis never rejects what it cannot see.
+//
+// Conservative where an op's maps are: a per-sample weight of a
+// normalization (its normalized loop is a reduction for every operand),
+// or samples in a convolution's or pool's channel or spatial dimensions
+// (an index that is not one loop), is refused though it may be exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +41,7 @@ namespace {
 
 /// A loop nest as the analysis reads it: each loop's iterator type, each
 /// operand's indexing map (null where the nest does not read the operand's
-/// values: a linalg init that only gives the result's shape) and each
-/// result's.
+/// values: an init that only gives the result's shape) and each result's.
 struct LoopNest {
   SmallVector<utils::IteratorType> iterators;
   SmallVector<AffineMap> operandMaps;
@@ -51,12 +57,25 @@ struct LoopNest {
       nest.resultMaps.push_back(op.getIndexingMapMatchingResult(result));
     return nest;
   }
-  static LoopNest of(shard::ShardingInterface op) {
-    SmallVector<AffineMap> maps = op.getIndexingMaps();
+  /// The loops an op states as shard::ShardingInterface does (its
+  /// destination-style inits written, not read); none when the op states
+  /// no maps, or maps that do not match its operands, results and loops
+  /// (an upstream model that leaves them to the default).
+  static std::optional<LoopNest> of(shard::ShardingInterface op) {
+    LoopNest nest{op.getLoopIteratorTypes(), op.getIndexingMaps(), {}};
     unsigned numOperands = op->getNumOperands();
-    return {op.getLoopIteratorTypes(),
-            SmallVector<AffineMap>(ArrayRef(maps).take_front(numOperands)),
-            SmallVector<AffineMap>(ArrayRef(maps).drop_front(numOperands))};
+    if (nest.operandMaps.size() != numOperands + op->getNumResults() ||
+        llvm::any_of(nest.operandMaps, [&](AffineMap map) {
+          return map.getNumDims() != nest.iterators.size();
+        }))
+      return std::nullopt;
+    nest.resultMaps.assign(nest.operandMaps.begin() + numOperands,
+                           nest.operandMaps.end());
+    nest.operandMaps.resize(numOperands);
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op.getOperation()))
+      for (OpOperand &init : dps.getDpsInitsMutable())
+        nest.operandMaps[init.getOperandNumber()] = AffineMap();
+    return nest;
   }
 };
 
@@ -64,7 +83,8 @@ struct LoopNest {
 /// for each tensor the analysis follows, the dimension that indexes them.
 class SampleDimensions {
 public:
-  explicit SampleDimensions(TrainStepOp step) {
+  explicit SampleDimensions(TrainStepOp step)
+      : microBatch(step.getMicroBatch()) {
     for (BlockArgument input : step.getInputArguments())
       dims[input] = 0;
   }
@@ -81,7 +101,9 @@ private:
   }
   void set(Value v, int64_t dim) { dims[v] = dim; }
 
-  LogicalResult visitLoopNest(Operation *op, const LoopNest &nest);
+  LogicalResult visitLoopNest(Operation *op, const LoopNest &nest,
+                              bool sumsSamples = false);
+  LogicalResult visitRandom(Operation *op);
   LogicalResult visitElementwise(Operation *op);
   void visitBatchStatistics(Operation *op,
                             ArrayRef<std::pair<unsigned, int64_t>> carried);
@@ -101,6 +123,7 @@ private:
               "batch_statistics)";
   }
 
+  int64_t microBatch;
   llvm::DenseMap<Value, int64_t> dims;
 };
 
@@ -110,7 +133,7 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   for (OpOperand &operand : op->getOpOperands())
     if (std::optional<int64_t> dim = of(operand.get()))
       carried.push_back({operand.getOperandNumber(), *dim});
-  if (carried.empty() || isa<LossOpInterface>(op))
+  if (carried.empty())
     return success();
   if (isa<linalg::FillOp>(op))
     return success(); // its init gives only a shape
@@ -118,10 +141,17 @@ LogicalResult SampleDimensions::visit(Operation *op) {
     visitBatchStatistics(op, carried);
     return success();
   }
+  if (isa<RandomOpInterface>(op) && failed(visitRandom(op)))
+    return failure();
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return visitLoopNest(op, LoopNest::of(linalgOp));
-  if (auto loops = dyn_cast<shard::ShardingInterface>(op))
-    return visitLoopNest(op, LoopNest::of(loops));
+  if (auto loops = dyn_cast<shard::ShardingInterface>(op)) {
+    // The loss sums over the samples by definition, but still pairs each
+    // sample's prediction with its own target.
+    if (std::optional<LoopNest> nest = LoopNest::of(loops))
+      return visitLoopNest(op, *nest, isa<LossOpInterface>(op));
+    return success();
+  }
   if (op->hasTrait<OpTrait::Elementwise>())
     return visitElementwise(op);
   if (isa<tensor::ExtractOp>(op))
@@ -160,12 +190,34 @@ void SampleDimensions::visitConcat(
   set(op.getResult(), dim);
 }
 
+/// A random op draws its values by each sample's index in the epoch along
+/// operand 0's dimension 0 (RandomOpInterface: the key's first sample plus
+/// the row): that dimension must hold the samples, one per row.
+LogicalResult SampleDimensions::visitRandom(Operation *op) {
+  std::optional<int64_t> dim = of(op->getOperand(0));
+  if (!dim)
+    return success();
+  int64_t rows = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
+  if (*dim == 0 && rows == microBatch)
+    return success();
+  std::string where =
+      *dim == 0
+          ? "holds " + std::to_string(rows) + " rows, not the micro-batch's " +
+                std::to_string(microBatch) + " samples"
+          : "does not hold the samples of the micro-batch (dimension " +
+                std::to_string(*dim) + " does)";
+  return mixes(op, "draws its random values by sample index along dimension "
+                   "0 of operand #0, which " +
+                       where);
+}
+
 /// A loop nest reads each operand through its indexing map: the samples'
 /// dimension of every operand that carries them must be the same loop, a
-/// parallel one, which then indexes the samples of each result where its
-/// map has it.
+/// parallel one (unless the op `sumsSamples`: the loss), which then
+/// indexes the samples of each result where its map has it.
 LogicalResult SampleDimensions::visitLoopNest(Operation *op,
-                                              const LoopNest &nest) {
+                                              const LoopNest &nest,
+                                              bool sumsSamples) {
   std::optional<unsigned> loop;
   unsigned previous = 0;
   for (auto [number, map] : llvm::enumerate(nest.operandMaps)) {
@@ -192,7 +244,7 @@ LogicalResult SampleDimensions::visitLoopNest(Operation *op,
     loop = d.getPosition();
     previous = number;
   }
-  if (!loop)
+  if (!loop || sumsSamples)
     return success();
   auto reduces = [&] {
     return mixes(op, "reduces over the samples of the micro-batch "

@@ -419,3 +419,78 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %o3, %y : tensor<4x4x2xf32>, tensor<4x4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// Dropout draws its mask by sample index along dimension 0: rows [m·S, D]
+// collapsed from [m, S, D] are not the samples.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x2x8xf32>, %y: tensor<4x2xi32>):
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<4x2x8xf32> into tensor<8x8xf32>
+  // expected-error @below {{'gacc.dropout' op draws its random values by sample index along dimension 0 of operand #0, which holds 8 rows, not the micro-batch's 4 samples}}
+  %d = gacc.dropout %rows {p = 0.1 : f64} : tensor<8x8xf32>
+  %z = gacc.linear %d, %w : tensor<8x8xf32>, tensor<3x8xf32> -> tensor<8x3xf32>
+  %z3 = tensor.expand_shape %z [[0, 1], [2]] output_shape [4, 2, 3] : tensor<8x3xf32> into tensor<4x2x3xf32>
+  %l = gacc.cross_entropy %z3, %y : tensor<4x2x3xf32>, tensor<4x2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Dropout of a transposed micro-batch: the samples are in dimension 1.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0]
+  // expected-error @below {{'gacc.dropout' op draws its random values by sample index along dimension 0 of operand #0, which does not hold the samples of the micro-batch (dimension 1 does)}}
+  %d = gacc.dropout %t {p = 0.1 : f64} : tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.transpose ins(%d : tensor<8x4xf32>) outs(%e2 : tensor<4x8xf32>) permutation = [1, 0]
+  %z = gacc.linear %b, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The fused head over in-batch products: each sample's logits are its
+// similarities to the others.
+gacc.param @w : tensor<8x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<8x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  // expected-error @below {{'gacc.linear_cross_entropy' op combines different samples of the micro-batch (operand #0 and operand #1 index them by different loops)}}
+  %l = gacc.linear_cross_entropy %h, %h, %y : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Logits [classes, m] (m = classes) scored against labels [m]: each row
+// would meet another sample's label.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %zt = gacc.linear %w, %x : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  // expected-error @below {{'gacc.cross_entropy' op combines different samples of the micro-batch (operand #0 and operand #1 index them by different loops)}}
+  %l = gacc.cross_entropy %zt, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A softmax whose init (written, never read) holds samples in another
+// layout passes: only its input is read.
+gacc.param @w : tensor<4x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x8xf32>, %x: tensor<4x8xf32>, %y: tensor<4xi32>):
+  %zt = gacc.linear %w, %x : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %z = gacc.linear %x, %w : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %p = linalg.softmax dimension(0) ins(%zt : tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %pt = linalg.transpose ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  %l = gacc.cross_entropy %pt, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

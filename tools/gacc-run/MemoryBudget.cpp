@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 using namespace gaccrt;
 using namespace mlir;
@@ -203,17 +204,27 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
                                      "the memory plan failed (see above)");
     return *p;
   };
-  // The smallest micro-batch the step accepts: 1, or 2 where an op needs
-  // two samples (a batch norm over [m, C] needs two values per channel);
-  // the errors of m = 1 are reported only if m = 2 fails as well.
+  // The smallest micro-batch the step accepts: 1, or, where an op needs
+  // two samples (a batch norm over [m, C] needs two values per channel),
+  // the smallest m >= 2 whose last micro-batch is not one sample (E mod m
+  // != 1); the errors of m = 1 are reported only if that one fails too.
+  bool acceptsOne = true;
+  auto admissible = [&](int64_t m) {
+    return acceptsOne || m == effectiveBatch || effectiveBatch % m != 1;
+  };
   auto smallest = [&] {
-    ScopedDiagnosticHandler quiet(model.getContext(),
-                                  [](Diagnostic &) { return success(); });
+    std::optional<ScopedDiagnosticHandler> quiet;
+    if (effectiveBatch > 1)
+      quiet.emplace(model.getContext(), [](Diagnostic &) { return success(); });
     return plan(1);
   }();
   if (!smallest && effectiveBatch > 1) {
     llvm::consumeError(smallest.takeError());
-    smallest = plan(2);
+    acceptsOne = false;
+    int64_t m = 2;
+    while (!admissible(m))
+      ++m;
+    smallest = plan(m);
   }
   if (!smallest)
     return smallest.takeError();
@@ -226,9 +237,9 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
                       withExactBytes(smallest->heldPeakBytes),
                       largestParts(*smallest))
             .str());
-  // The smallest micro-batch fits (every N up to E gives one at least as
-  // large: ceil(E / N) >= 2 for N < E); the fewest steps that fit are in
-  // [lo, hi].
+  // The smallest micro-batch fits (every N below E gives one at least 2);
+  // the fewest steps that fit are in [lo, hi]. A micro-batch the step
+  // would refuse counts as one that does not fit.
   MemoryPlan best = *smallest;
   auto microBatchOf = [&](int64_t n) { return (effectiveBatch + n - 1) / n; };
   int64_t lo = 1, hi = effectiveBatch;
@@ -237,6 +248,10 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
     // Steps that give the micro-batch of the fitting `best` fit too.
     if (microBatchOf(mid) == best.microBatch) {
       hi = mid;
+      continue;
+    }
+    if (!admissible(microBatchOf(mid))) {
+      lo = mid + 1;
       continue;
     }
     auto p = plan(microBatchOf(mid));

@@ -477,11 +477,12 @@ static void noteBatchStatistics(TrainStepOp step, int64_t declared,
                << describeLocation(ops.front()->getLoc());
   if (ops.size() > 1)
     llvm::errs() << " (and " << ops.size() - 1 << " more)";
-  llvm::errs() << " normalizes by each micro-batch's own statistics: with "
-                  "micro-batch "
-               << chosen << " instead of the model's " << declared
-               << " it computes something else (--micro-batch " << declared
-               << " keeps the model's)\n";
+  llvm::errs()
+      << " normalizes by each micro-batch's own statistics: with "
+         "micro-batch "
+      << chosen << " instead of the model's " << declared
+      << " it computes something else (without --memory-budget it runs the "
+         "model's)\n";
 }
 
 /// --arena-update, or its default: on for the cuda target, unless the step
