@@ -95,6 +95,14 @@ def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
     `growth_factor`. Defaults are GradScaler's. Active for fp16 bodies (with
     these defaults unless given) or whenever present.
 
+    The scale multiplies the micro-batch's summed loss (its samples' or
+    tokens' sum: the step divides by the window's count once, at the
+    update), where GradScaler's usually multiplies a mean: a micro-batch of
+    k targets overflows as torch would at a scale k times larger, so the
+    first windows of a step with large micro-batches may be skipped while
+    the scale backs off (each halving one skipped optimizer step). An
+    `init_scale` of 65536 / k starts where torch's would be.
+
     Example: `#gacc.loss_scaling<init_scale = 4096.0>`
   }];
   let parameters = (ins

@@ -151,11 +151,24 @@ LogicalResult LossScaleOp::verify() {
 // TrainStepOp
 //===----------------------------------------------------------------------===//
 
-/// The yielded loss of `step` is a loss op's result: an error at the
-/// gacc.yield naming what produces it otherwise.
+/// The yielded loss of `step` is a loss op's result, whose targets are an
+/// input of the body: an error at the gacc.yield naming what produces the
+/// loss otherwise, or at the loss op.
 static LogicalResult verifyLossOp(TrainStepOp step) {
-  if (step.getLossOp())
-    return success();
+  if (LossOpInterface lossOp = step.getLossOp()) {
+    // The runtime fills the targets from the data and pads them with the
+    // ignore_index: they are one of the step's inputs.
+    auto target = dyn_cast<BlockArgument>(lossOp.getTargets());
+    if (target && target.getOwner() == &step.getBodyBlock() &&
+        target.getArgNumber() >= step.getParams().size())
+      return success();
+    return lossOp->emitOpError(
+        "takes its targets from a value computed in the body; they must be "
+        "an input of the body (a block argument after the parameters), "
+        "which gacc-run fills with the data's targets and pads with the "
+        "ignore_index (give the targets as their own input, e.g. the "
+        "next tokens beside the tokens)");
+  }
   Value loss = step.getLoss();
   InFlightDiagnostic diag = step.getBodyBlock().getTerminator()->emitOpError(
       "the yielded loss must be produced by a loss op (an op "
@@ -186,11 +199,10 @@ LogicalResult TrainStepOp::verify() {
   if (auto effAttr = getEffectiveBatchAttr())
     if (effAttr.getInt() > n * m || effAttr.getInt() <= (n - 1) * m)
       return emitOpError("effective_batch (")
-             << effAttr.getInt()
-             << ") must be accum_steps × micro_batch (" << n << " × " << m
-             << " = " << n * m
-             << "), or more than (accum_steps - 1) × micro_batch with a "
-                "ragged last micro-batch";
+             << effAttr.getInt() << ") must be in ((accum_steps - 1) × "
+             << "micro_batch, accum_steps × micro_batch] = (" << (n - 1) * m
+             << ", " << n * m << "]: " << n * m << " = " << n << " × " << m
+             << ", or fewer with a ragged last micro-batch";
   if (!isa<OptimizerAttrInterface>(getOptimizer()))
     return emitOpError("optimizer must be #gacc.sgd, #gacc.adam, #gacc.adamw "
                        "or #gacc.lion, got ")

@@ -167,7 +167,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     parameter of the parameter's type); a yielded loss that is not a loss
     op's result (reported at the gacc.yield, naming the op that produces
     it; gacc-autodiff reports there, too, a loss that depends on no
-    trainable parameter); an optimizer attribute gacc does not know; a
+    trainable parameter); loss targets that are not an input of the body
+    (a value computed from one: the runtime fills and pads the targets
+    input); an optimizer attribute gacc does not know; a
     max_grad_norm that is not positive; an ema_decay outside [0, 1); an op
     that depends on batch
     statistics without declaring their accumulation; any other op of the

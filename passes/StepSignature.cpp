@@ -23,6 +23,26 @@ MemRefType StepSignature::windowInputType(unsigned j) const {
   return MemRefType::get(shape, inputTypes[j].getElementType());
 }
 
+/// The block argument whose elements `v` holds, moved but not computed:
+/// through slices, reshapes, casts, transposes and broadcasts (how a model
+/// cuts its token indices out of a sequence input); null otherwise.
+static BlockArgument indexSource(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+      v = slice.getSource();
+    else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                 tensor::CastOp>(def))
+      v = def->getOperand(0);
+    else if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
+      v = transpose.getInput();
+    else if (auto broadcast = dyn_cast<linalg::BroadcastOp>(def))
+      v = broadcast.getInput();
+    else
+      return nullptr;
+  }
+  return dyn_cast<BlockArgument>(v);
+}
+
 FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   StepSignature sig;
   sig.name = op.getSymName().str();
@@ -89,20 +109,32 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   sig.predictsClassLogits = loss.predictsClassLogits();
   sig.paddingTarget = loss.getPaddingTarget();
   auto target = dyn_cast<BlockArgument>(loss.getTargets());
-  if (!target || target.getOwner() != &op.getBodyBlock() ||
-      target.getArgNumber() < sig.numParams)
-    return op.emitOpError("the loss targets must be an input of the body");
+  if (!target) // the verifier reports it
+    return failure();
   sig.targetInput = target.getArgNumber() - sig.numParams;
-  for (BlockArgument arg : op.getInputArguments()) {
-    int64_t bound = 0;
-    for (Operation *user : arg.getUsers())
-      if (auto lookup = dyn_cast<TableLookupOpInterface>(user))
-        if (lookup.getTableIndices() == arg)
-          bound = bound ? std::min(bound, lookup.getNumTableRows())
-                        : lookup.getNumTableRows();
-    if (arg == target && sig.predictsClassLogits)
-      bound = sig.predictionType.getShape().back();
-    sig.indexBound.push_back(bound);
-  }
+  for (BlockArgument arg : op.getInputArguments())
+    sig.indexBound.push_back(arg == target && sig.predictsClassLogits
+                                 ? sig.predictionType.getShape().back()
+                                 : 0);
+  // Each table lookup bounds the input its indices are read from.
+  WalkResult lookups = op.getBody().walk([&](TableLookupOpInterface lookup) {
+    BlockArgument arg = indexSource(lookup.getTableIndices());
+    if (!arg || arg.getOwner() != &op.getBodyBlock() ||
+        arg.getArgNumber() < sig.numParams)
+      return WalkResult::advance();
+    if (arg == target) {
+      lookup->emitOpError(
+          "reads its indices from the loss targets, whose ignore_index "
+          "(which pads a ragged micro-batch) would read outside its table; "
+          "give the indices as their own input");
+      return WalkResult::interrupt();
+    }
+    int64_t &bound = sig.indexBound[arg.getArgNumber() - sig.numParams];
+    bound = bound ? std::min(bound, lookup.getNumTableRows())
+                  : lookup.getNumTableRows();
+    return WalkResult::advance();
+  });
+  if (lookups.wasInterrupted())
+    return failure();
   return sig;
 }

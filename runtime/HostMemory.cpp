@@ -119,6 +119,18 @@ uint64_t gaccrt::addressSpaceLimitBytes() {
   return addressSpace.rlim_cur;
 }
 
+std::string gaccrt::hostOutOfMemoryCause() {
+  uint64_t limit = addressSpaceLimitBytes();
+  if (!limit)
+    return "out of memory";
+  char text[128];
+  std::snprintf(text, sizeof(text),
+                "out of memory (the address space is limited to %.2f GB: "
+                "ulimit -v)",
+                limit / 1e9);
+  return text;
+}
+
 static void defaultAllocationFailure(uint64_t bytes, AllocationSite site) {
   std::fprintf(stderr, "error: cannot allocate %.2f GB of %s memory\n",
                bytes / 1e9,

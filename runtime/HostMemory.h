@@ -30,6 +30,10 @@ uint64_t hostMemoryBytes();
 /// step may use; a failed allocation's message names it.
 uint64_t addressSpaceLimitBytes();
 
+/// Why a host allocation failed, for its message: "out of memory", naming
+/// the address-space limit where there is one.
+std::string hostOutOfMemoryCause();
+
 /// What could not be allocated: a buffer of the compiled step (the step
 /// arena, or one buffer, whose sizes grow with the micro-batch) on the
 /// host or on the device, or a host tensor of the runtime (parameters,

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Safetensors.h"
+#include "runtime/Blas.h"
 #include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
 
@@ -86,11 +87,16 @@ static std::vector<llvm::StringRef> topLevelKeys(llvm::StringRef json) {
   return keys;
 }
 
-/// One tensor of the header: its name, element type, shape and byte range
-/// in the data.
+/// How a tensor's elements are stored in the file: as its DType, or as
+/// fp16 or bf16 values it widens to F32 (exactly) when read.
+enum class Stored { AsIs, F16, BF16 };
+
+/// One tensor of the header: its name, element type once read, how the
+/// file stores it, shape and byte range in the data.
 struct Entry {
   std::string name;
   DType dtype;
+  Stored stored;
   std::vector<int64_t> shape;
   uint64_t begin, end;
 };
@@ -101,7 +107,7 @@ static llvm::Expected<Entry> parseEntry(const std::string &path,
                                         llvm::StringRef name,
                                         const llvm::json::Value &value,
                                         uint64_t dataBytes) {
-  Entry entry{name.str(), DType::F32, {}, 0, 0};
+  Entry entry{name.str(), DType::F32, Stored::AsIs, {}, 0, 0};
   auto *t = value.getAsObject();
   auto dtype = t ? t->getString("dtype") : std::nullopt;
   auto *shape = t ? t->getArray("shape") : nullptr;
@@ -114,10 +120,15 @@ static llvm::Expected<Entry> parseEntry(const std::string &path,
     entry.dtype = DType::I32;
   else if (*dtype == "I64")
     entry.dtype = DType::I64;
+  else if (*dtype == "F16")
+    entry.stored = Stored::F16;
+  else if (*dtype == "BF16")
+    entry.stored = Stored::BF16;
   else
-    return fail(path, "tensor '" + name + "' has unsupported dtype " +
-                          *dtype + " (gacc reads F32, I32, I64)");
-  uint64_t bytes = dtypeSize(entry.dtype);
+    return fail(path, "tensor '" + name + "' has unsupported dtype " + *dtype +
+                          " (gacc reads F32, I32, I64, and F16 and BF16 "
+                          "widened to F32)");
+  uint64_t bytes = entry.stored == Stored::AsIs ? dtypeSize(entry.dtype) : 2;
   for (auto &d : *shape) {
     auto v = d.getAsInteger();
     if (!v || *v < 0 || __builtin_mul_overflow(bytes, uint64_t(*v), &bytes))
@@ -133,6 +144,22 @@ static llvm::Expected<Entry> parseEntry(const std::string &path,
   entry.begin = uint64_t(*b);
   entry.end = uint64_t(*e);
   return entry;
+}
+
+/// Writes the little-endian fp16 or bf16 values at `bytes` into the F32
+/// tensor `t`, exactly (bf16 is the high half of an fp32).
+static void widen(const char *bytes, Stored stored, HostTensor &t) {
+  float *out = t.f32();
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+    uint16_t bits = uint16_t(uint8_t(bytes[2 * i])) |
+                    uint16_t(uint8_t(bytes[2 * i + 1])) << 8;
+    if (stored == Stored::F16) {
+      out[i] = halfToFloat(bits);
+      continue;
+    }
+    uint32_t word = uint32_t(bits) << 16;
+    std::memcpy(&out[i], &word, sizeof(word));
+  }
 }
 
 /// The format's rules on names and extents: no duplicate names; the
@@ -220,7 +247,10 @@ gaccrt::parseSafetensors(const std::string &path, llvm::StringRef bytes) {
   std::map<std::string, HostTensor> result;
   for (Entry &e : entries) {
     HostTensor t(e.dtype, e.shape);
-    std::memcpy(t.data(), data.data() + e.begin, t.numBytes());
+    if (e.stored == Stored::AsIs)
+      std::memcpy(t.data(), data.data() + e.begin, t.numBytes());
+    else
+      widen(data.data() + e.begin, e.stored, t);
     result.emplace(e.name, std::move(t));
   }
   return result;

@@ -67,7 +67,9 @@ private:
 };
 
 /// Every tensor of a safetensors file's `bytes` (read from `path`, which
-/// errors name).
+/// errors name): F32, I32 and I64 as they are, F16 and BF16 widened to F32
+/// (exactly: a half-precision checkpoint loads into the fp32 parameters);
+/// any other dtype is an error.
 llvm::Expected<std::map<std::string, HostTensor>>
 parseSafetensors(const std::string &path, llvm::StringRef bytes);
 

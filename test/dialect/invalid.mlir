@@ -77,7 +77,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // The effective batch is at most N × m.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{effective_batch (10) must be accum_steps × micro_batch (2 × 4 = 8), or more than (accum_steps - 1) × micro_batch with a ragged last micro-batch}}
+// expected-error @below {{effective_batch (10) must be in ((accum_steps - 1) × micro_batch, accum_steps × micro_batch] = (4, 8]: 8 = 2 × 4, or fewer with a ragged last micro-batch}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, effective_batch = 10 : i64} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
@@ -89,7 +89,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // The effective batch is more than (N - 1) × m: no micro-batch is empty.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{effective_batch (4) must be accum_steps × micro_batch (2 × 4 = 8), or more than (accum_steps - 1) × micro_batch with a ragged last micro-batch}}
+// expected-error @below {{effective_batch (4) must be in ((accum_steps - 1) × micro_batch, accum_steps × micro_batch] = (4, 8]: 8 = 2 × 4, or fewer with a ragged last micro-batch}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, effective_batch = 4 : i64} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
@@ -1609,3 +1609,19 @@ func.func private @f() attributes {p = #gacc.precision<fp8>}
 
 // expected-error @below {{unknown value 'per_step', expected one of: per_micro_batch, per_window}}
 func.func private @f() attributes {b = #gacc.batch_statistics<per_step>}
+
+// -----
+
+// Loss targets computed in the body (the next tokens cut out of the
+// sequence input): the runtime fills and pads an input of the body.
+gacc.param @wte : tensor<7x4xf32> = #gacc.zeros
+gacc.train_step @s params [@wte] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%wte: tensor<7x4xf32>, %seq: tensor<2x5xi32>):
+  %tokens = tensor.extract_slice %seq[0, 0] [2, 4] [1, 1] : tensor<2x5xi32> to tensor<2x4xi32>
+  %next = tensor.extract_slice %seq[0, 1] [2, 4] [1, 1] : tensor<2x5xi32> to tensor<2x4xi32>
+  %e = gacc.embedding %tokens, %wte : tensor<2x4xi32>, tensor<7x4xf32> -> tensor<2x4x4xf32>
+  %z = gacc.linear %e, %wte : tensor<2x4x4xf32>, tensor<7x4xf32> -> tensor<2x4x7xf32>
+  // expected-error @below {{'gacc.cross_entropy' op takes its targets from a value computed in the body; they must be an input of the body (a block argument after the parameters)}}
+  %l = gacc.cross_entropy %z, %next : tensor<2x4x7xf32>, tensor<2x4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

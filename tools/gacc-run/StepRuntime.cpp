@@ -14,6 +14,7 @@
 #include "passes/Pipelines.h"
 #include "runtime/CudaRuntime.h"
 #include "runtime/CudnnAttention.h"
+#include "runtime/HostMemory.h"
 #include "runtime/Initializers.h"
 #include "runtime/InputFile.h"
 #include "runtime/Safetensors.h"
@@ -241,18 +242,26 @@ static bool canAllocate(size_t bytes) {
 /// (the order of StepSignature).
 llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
                           StepState &st) {
+  // The window's size follows the micro-batch and the accumulation
+  // steps; an accumulator's or optimizer state's only the parameter's.
   auto allocate = [&](std::vector<HostTensor> &group, DType dtype,
                       std::vector<int64_t> shape,
                       const llvm::Twine &what) -> llvm::Error {
     size_t bytes = dtypeSize(dtype);
     for (int64_t d : shape)
       bytes *= size_t(d);
-    if (!canAllocate(bytes))
+    if (!canAllocate(bytes)) {
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           llvm::formatv("cannot allocate {0:F2} GB of host memory for {1}: "
-                        "out of memory; lower --micro-batch or --accum-steps",
-                        bytes / 1e9, what.str()));
+                        "{2}; {3}",
+                        bytes / 1e9, what.str(), hostOutOfMemoryCause(),
+                        &group == &st.windows
+                            ? "lower --micro-batch or --accum-steps"
+                            : "its size is the parameter's, whatever the "
+                              "micro-batch: more memory, or a smaller "
+                              "model"));
+    }
     group.emplace_back(dtype, std::move(shape));
     return llvm::Error::success();
   };

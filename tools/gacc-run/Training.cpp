@@ -434,6 +434,23 @@ void Trainer::printHeader(double compileMs) {
     out << "gacc-run: accumulation schedule: " << schedule.describe()
         << " (micro-batch " << sig.microBatch << "; each window normalized "
         << "by its own count)\n";
+  // Frozen parameters are never trained: without a file they stay what
+  // their initializers drew (LoRA's base weights come from a checkpoint).
+  if (settings.loadParams.empty() && settings.resumeDir.empty() &&
+      sig.numTrainable < sig.numParams) {
+    out << "gacc-run: note: " << sig.numParams - sig.numTrainable
+        << " frozen parameters keep what their initializers drew (no "
+           "--load-params):";
+    unsigned shown = 0;
+    for (unsigned i = 0; i < sig.numParams && shown < 3; ++i)
+      if (!llvm::is_contained(sig.trainable, i)) {
+        out << " @" << sig.paramNames[i];
+        ++shown;
+      }
+    if (sig.numParams - sig.numTrainable > shown)
+      out << " ...";
+    out << "\n";
+  }
   if (!notLoaded.empty()) {
     out << "gacc-run: --load-params: " << notLoaded.size()
         << " trainable parameters not in the file start from their "
@@ -773,6 +790,11 @@ int Trainer::finish() {
   out << llvm::format("summary: %lld optimizer step%s, ",
                       (long long)pos.globalStep,
                       pos.globalStep == 1 ? "" : "s");
+  // Loss scaling's skipped windows updated nothing: said where the count
+  // of steps would hide them.
+  if (pos.skippedSteps)
+    out << (pos.skippedSteps == pos.globalStep ? "all " : "")
+        << pos.skippedSteps << " skipped (non-finite gradients: no update), ";
   // A resumed run that had nothing left to do has no step time.
   if (stepMs.empty())
     out << "none run by this process";

@@ -1565,14 +1565,9 @@ static int run(int argc, char **argv) {
 /// under mpirun).
 static void reportOutOfMemory(uint64_t bytes, AllocationSite site) {
   // A limit of the address space is a likelier cause than the machine.
-  uint64_t limit =
-      site == AllocationSite::DeviceStepBuffer ? 0 : addressSpaceLimitBytes();
-  std::string cause =
-      limit ? llvm::formatv("out of memory (the address space is limited to "
-                            "{0:F2} GB: ulimit -v)",
-                            limit / 1e9)
-                  .str()
-            : "out of memory";
+  std::string cause = site == AllocationSite::DeviceStepBuffer
+                          ? "out of memory"
+                          : hostOutOfMemoryCause();
   if (site == AllocationSite::HostTensor)
     reportError(llvm::formatv("cannot allocate {0:F2} GB of host memory for "
                               "the parameters, their state or the data: {1}",

@@ -1,0 +1,16 @@
+// The targets cut out of the sequence input in the body (the next tokens):
+// gacc-run fills and pads an input of the body, not a value computed from
+// one.
+gacc.param @wte : tensor<7x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.param @head : tensor<7x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @computed_targets params [@wte, @head] attributes {
+    accum_steps = 2 : i64, micro_batch = 2 : i64,
+    normalization = #gacc.normalization<token_mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%wte: tensor<7x4xf32>, %head: tensor<7x4xf32>, %seq: tensor<2x5xi32>):
+  %tokens = tensor.extract_slice %seq[0, 0] [2, 4] [1, 1] : tensor<2x5xi32> to tensor<2x4xi32>
+  %next = tensor.extract_slice %seq[0, 1] [2, 4] [1, 1] : tensor<2x5xi32> to tensor<2x4xi32>
+  %e = gacc.embedding %tokens, %wte : tensor<2x4xi32>, tensor<7x4xf32> -> tensor<2x4x4xf32>
+  %z = gacc.linear %e, %head : tensor<2x4x4xf32>, tensor<7x4xf32> -> tensor<2x4x7xf32>
+  %l = gacc.cross_entropy %z, %next : tensor<2x4x7xf32>, tensor<2x4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
