@@ -12,36 +12,20 @@ mode, src, dst = sys.argv[2], sys.argv[3], sys.argv[4]
 tensors = st.load(src)
 
 
-def save_raw(path, arrays, dtype):
-    import json, struct
-    header, offset, blobs = {}, 0, []
-    for name, arr in arrays.items():
-        b = np.ascontiguousarray(arr).tobytes()
-        header[name] = {"dtype": dtype(name), "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + len(b)]}
-        offset += len(b)
-        blobs.append(b)
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
 def bf16_bits(a):
     return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
 if mode == "f16":
-    save_raw(dst, {k: v.astype(np.float16) for k, v in tensors.items()},
-             lambda n: "F16")
+    st.save_any(dst, {k: v.astype(np.float16) for k, v in tensors.items()})
 elif mode == "bf16":
-    save_raw(dst, {k: bf16_bits(v) for k, v in tensors.items()},
-             lambda n: "BF16")
+    st.save_any(dst, {k: bf16_bits(v) for k, v in tensors.items()},
+                dtypes={k: "BF16" for k in tensors})
 elif mode == "u8":
     first = sorted(tensors)[0]
     arrays = dict(tensors)
     arrays[first] = (tensors[first] > 0).astype(np.uint8)
-    save_raw(dst, arrays, lambda n: "U8" if n == first else "F32")
+    st.save_any(dst, arrays)
 elif mode in ("check-f16", "check-bf16"):
     saved = st.load(dst)
     worst = 0

@@ -23,15 +23,18 @@ def load(path):
     return out
 
 
-NAMES = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32", np.dtype(np.int64): "I64"}
+NAMES = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32", np.dtype(np.int64): "I64",
+         np.dtype(np.float16): "F16", np.dtype(np.uint8): "U8"}
 
 
-def save_any(path, tensors):
-    """Writes F32, I32 or I64 arrays as they are."""
+def save_any(path, tensors, dtypes=None):
+    """Writes F32, I32, I64, F16 or U8 arrays as they are; `dtypes` names
+    the dtype of some tensors instead (BF16 bits held in uint16)."""
     header, offset, blobs = {}, 0, []
     for name, arr in tensors.items():
         arr = np.ascontiguousarray(arr)
-        header[name] = {"dtype": NAMES[arr.dtype], "shape": list(arr.shape),
+        dtype = (dtypes or {}).get(name) or NAMES[arr.dtype]
+        header[name] = {"dtype": dtype, "shape": list(arr.shape),
                         "data_offsets": [offset, offset + arr.nbytes]}
         offset += arr.nbytes
         blobs.append(arr.tobytes())
