@@ -438,16 +438,19 @@ void Trainer::printHeader(double compileMs) {
   // their initializers drew (LoRA's base weights come from a checkpoint).
   if (settings.loadParams.empty() && settings.resumeDir.empty() &&
       sig.numTrainable < sig.numParams) {
-    out << "gacc-run: note: " << sig.numParams - sig.numTrainable
-        << " frozen parameters keep what their initializers drew (no "
-           "--load-params):";
+    unsigned frozen = sig.numParams - sig.numTrainable;
+    out << "gacc-run: note: " << frozen
+        << (frozen == 1 ? " frozen parameter keeps what its initializer drew"
+                        : " frozen parameters keep what their initializers "
+                          "drew")
+        << " (no --load-params):";
     unsigned shown = 0;
     for (unsigned i = 0; i < sig.numParams && shown < 3; ++i)
       if (!llvm::is_contained(sig.trainable, i)) {
         out << " @" << sig.paramNames[i];
         ++shown;
       }
-    if (sig.numParams - sig.numTrainable > shown)
+    if (frozen > shown)
       out << " ...";
     out << "\n";
   }
