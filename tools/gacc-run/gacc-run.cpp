@@ -160,9 +160,10 @@ static cl::opt<std::string> saveGradients(
 static cl::opt<std::string>
     loadParams("load-params",
                cl::desc("Start from these parameters and running "
-                        "statistics (safetensors) instead of the "
-                        "initializers; with frozen parameters, trainable "
-                        "ones the file lacks keep their initializers"),
+                        "statistics (safetensors: F32, or F16 and BF16 "
+                        "widened exactly) instead of the initializers; with "
+                        "frozen parameters, trainable ones the file lacks "
+                        "keep their initializers"),
                cl::cat(cat));
 static cl::opt<std::string> paramsLayout(
     "params-layout",
