@@ -463,6 +463,12 @@ SmallVector<ParamOp> TrainStepOp::getParamOps() {
   return ops;
 }
 
+SmallVector<BatchStatisticsOpInterface> TrainStepOp::getBatchStatisticsOps() {
+  SmallVector<BatchStatisticsOpInterface> ops;
+  getBody().walk([&](BatchStatisticsOpInterface op) { ops.push_back(op); });
+  return ops;
+}
+
 bool TrainStepOp::isTrainable(unsigned i) {
   // A name that does not resolve is reported by verifySymbolUses.
   auto param = SymbolTable::lookupNearestSymbolFrom<ParamOp>(

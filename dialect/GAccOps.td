@@ -224,6 +224,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     ::llvm::SmallVector<::mlir::BlockArgument> getTrainableParamArguments();
     /// The gacc.param ops named by `params`, in order.
     ::llvm::SmallVector<ParamOp> getParamOps();
+    /// The body's ops whose results depend on the whole micro-batch
+    /// (BatchStatisticsOpInterface), in order.
+    ::llvm::SmallVector<BatchStatisticsOpInterface> getBatchStatisticsOps();
     /// True when the loss is scaled before differentiation (fp16 bodies, or
     /// an explicit loss_scaling attribute).
     bool hasLossScaling() {

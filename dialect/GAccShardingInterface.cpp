@@ -166,35 +166,42 @@ SmallVector<AffineMap> EmbeddingOp::getIndexingMaps() {
           AffineMap::getMultiDimIdentityMap(numLoops, ctx)};
 }
 
-/// q, k, v [m, H, T, d] → [m, H, T, d]: loops (b, h, t, e | s, c), the
-/// output's query position t and feature e, the keys' position s and the
-/// scores' feature c reduced.
+namespace {
+/// Attention's tensors over its loops (b, h, t, e, s, c): sample, head,
+/// query position, value feature, key position, score feature. q [b, h,
+/// t, c], k [b, h, s, c], v [b, h, s, e], the output (and its adjoint)
+/// [b, h, t, e].
+struct AttentionMaps {
+  AffineMap query, key, value, output;
+  explicit AttentionMaps(MLIRContext *ctx) {
+    SmallVector<AffineExpr> d = loopIndices(6, ctx);
+    AffineExpr b = d[0], h = d[1], t = d[2], e = d[3], s = d[4], c = d[5];
+    query = indexMap(6, {b, h, t, c}, ctx);
+    key = indexMap(6, {b, h, s, c}, ctx);
+    value = indexMap(6, {b, h, s, e}, ctx);
+    output = indexMap(6, {b, h, t, e}, ctx);
+  }
+};
+} // namespace
+
+/// q, k, v → the output: the query position t and value feature e
+/// parallel, the key position s and score feature c reduced.
 SmallVector<IteratorType> AttentionOp::getLoopIteratorTypes() {
   return iteratorTypes(4, 2);
 }
 SmallVector<AffineMap> AttentionOp::getIndexingMaps() {
-  MLIRContext *ctx = getContext();
-  SmallVector<AffineExpr> d = loopIndices(6, ctx);
-  AffineExpr b = d[0], h = d[1], t = d[2], e = d[3], s = d[4], c = d[5];
-  return {indexMap(6, {b, h, t, c}, ctx), indexMap(6, {b, h, s, c}, ctx),
-          indexMap(6, {b, h, s, e}, ctx), indexMap(6, {b, h, t, e}, ctx)};
+  AttentionMaps m(getContext());
+  return {m.query, m.key, m.value, m.output};
 }
 
-/// q, k, v, o, do [m, H, T, d] → dq, dk, dv: loops (b, h | t, s, c, e);
-/// each gradient sums over the positions of the other side, so all but
-/// the sample and head loops are reductions.
+/// q, k, v, o, do → dq, dk, dv: each gradient sums over the positions of
+/// the other side, so all but the sample and head loops are reductions.
 SmallVector<IteratorType> AttentionBackwardOp::getLoopIteratorTypes() {
   return iteratorTypes(2, 4);
 }
 SmallVector<AffineMap> AttentionBackwardOp::getIndexingMaps() {
-  MLIRContext *ctx = getContext();
-  SmallVector<AffineExpr> d = loopIndices(6, ctx);
-  AffineExpr b = d[0], h = d[1], t = d[2], s = d[3], c = d[4], e = d[5];
-  AffineMap query = indexMap(6, {b, h, t, c}, ctx),
-            key = indexMap(6, {b, h, s, c}, ctx),
-            value = indexMap(6, {b, h, s, e}, ctx),
-            output = indexMap(6, {b, h, t, e}, ctx);
-  return {query, key, value, output, output, query, key, value};
+  AttentionMaps m(getContext());
+  return {m.query, m.key, m.value, m.output, m.output, m.query, m.key, m.value};
 }
 
 //===----------------------------------------------------------------------===//

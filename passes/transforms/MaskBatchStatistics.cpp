@@ -29,10 +29,9 @@ struct MaskBatchStatisticsPass
   void runOnOperation() override {
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
       SmallVector<BatchStatisticsOpInterface> unmasked;
-      step.getBody().walk([&](BatchStatisticsOpInterface op) {
+      for (BatchStatisticsOpInterface op : step.getBatchStatisticsOps())
         if (!op.getSampleMask())
           unmasked.push_back(op);
-      });
       if (unmasked.empty())
         continue;
       LossOpInterface loss = step.getLossOp();

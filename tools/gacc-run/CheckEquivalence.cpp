@@ -83,14 +83,6 @@ double absoluteDifference(const HostTensor &a, const HostTensor &b) {
   return diff;
 }
 
-/// The ops of `step` whose results depend on the whole micro-batch.
-SmallVector<BatchStatisticsOpInterface> findBatchStatistics(TrainStepOp step) {
-  SmallVector<BatchStatisticsOpInterface> found;
-  step.getBody().walk(
-      [&](BatchStatisticsOpInterface op) { found.push_back(op); });
-  return found;
-}
-
 /// Why an accumulated step with batch statistics differs from the large
 /// batch, op by op, with the largest relative difference of each op's
 /// running statistics (`statDiffs`, by name).
@@ -266,7 +258,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   // Batch statistics make the accumulated step differ by design: it is
   // not the large batch (exit status 1), and the report says why.
-  if (SmallVector<BatchStatisticsOpInterface> ops = findBatchStatistics(step);
+  if (SmallVector<BatchStatisticsOpInterface> ops =
+          step.getBatchStatisticsOps();
       !ops.empty()) {
     explainBatchStatistics(ops, statDiffs, m, eff);
     return 1;

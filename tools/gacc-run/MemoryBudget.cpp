@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <optional>
 
 using namespace gaccrt;
 using namespace mlir;
@@ -204,28 +203,23 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
                                      "the memory plan failed (see above)");
     return *p;
   };
-  // The smallest micro-batch the step accepts: 1, or, where an op needs
-  // two samples (a batch norm over [m, C] needs two values per channel),
-  // the smallest m >= 2 whose last micro-batch is not one sample (E mod m
-  // != 1); the errors of m = 1 are reported only if that one fails too.
-  bool acceptsOne = true;
+  // A micro-batch of one real sample has no variance for an op whose
+  // statistics take one value per sample (a batch norm over [m, C]): then
+  // no micro-batch, the window's ragged last included, may hold one.
+  bool needsTwo = false;
+  if (auto train = dyn_cast_or_null<TrainStepOp>(
+          SymbolTable::lookupSymbolIn(model, step)))
+    for (BatchStatisticsOpInterface stats : train.getBatchStatisticsOps())
+      needsTwo |= stats.getStatisticValuesPerSample() == 1;
   auto admissible = [&](int64_t m) {
-    return acceptsOne || m == effectiveBatch || effectiveBatch % m != 1;
+    return !needsTwo || (m >= 2 && effectiveBatch % m != 1);
   };
-  auto smallest = [&] {
-    std::optional<ScopedDiagnosticHandler> quiet;
-    if (effectiveBatch > 1)
-      quiet.emplace(model.getContext(), [](Diagnostic &) { return success(); });
-    return plan(1);
-  }();
-  if (!smallest && effectiveBatch > 1) {
-    llvm::consumeError(smallest.takeError());
-    acceptsOne = false;
-    int64_t m = 2;
-    while (!admissible(m))
-      ++m;
-    smallest = plan(m);
-  }
+  // The smallest admissible micro-batch (m = 1 where none is: the plan
+  // then reports why).
+  int64_t first = 1;
+  while (first < effectiveBatch && !admissible(first))
+    ++first;
+  auto smallest = plan(admissible(first) ? first : 1);
   if (!smallest)
     return smallest.takeError();
   if (smallest->heldPeakBytes > budget)
@@ -237,9 +231,9 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
                       withExactBytes(smallest->heldPeakBytes),
                       largestParts(*smallest))
             .str());
-  // The smallest micro-batch fits (every N below E gives one at least 2);
-  // the fewest steps that fit are in [lo, hi]. A micro-batch the step
-  // would refuse counts as one that does not fit.
+  // The smallest admissible micro-batch fits (every N that gives a larger
+  // one is below its N); the fewest steps that fit are in [lo, hi]. An
+  // inadmissible micro-batch counts as one that does not fit.
   MemoryPlan best = *smallest;
   auto microBatchOf = [&](int64_t n) { return (effectiveBatch + n - 1) / n; };
   int64_t lo = 1, hi = effectiveBatch;

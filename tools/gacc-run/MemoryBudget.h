@@ -37,10 +37,10 @@ std::string formatBytes(uint64_t bytes);
 /// next, which a model of heavy inputs and light activations could feel).
 /// Over m the plan does not shrink: 64 × 4 = 256 samples can fit where
 /// 40 × 7 = 280 just does.
-/// The smallest micro-batch tried is 1, or, where the step refuses 1 (a
-/// batch norm over [m, C]), the smallest m >= 2 that leaves no last
-/// micro-batch of one sample; such micro-batches are skipped in the
-/// search too.
+/// Where an op's statistics take one value per sample (a batch norm over
+/// [m, C]: BatchStatisticsOpInterface::getStatisticValuesPerSample), no
+/// micro-batch may hold one sample: the search skips m = 1 and every m
+/// that leaves a last micro-batch of one.
 /// Error (the message to print): even that one does not fit; it names the
 /// budget, the minimum and its largest parts.
 llvm::Expected<mlir::gacc::MemoryPlan>

@@ -469,8 +469,7 @@ static bool applySchedule(ModuleOp model, bool distributed) {
 /// statistics: the step then computes something else than the model's.
 static void noteBatchStatistics(TrainStepOp step, int64_t declared,
                                 int64_t chosen) {
-  SmallVector<BatchStatisticsOpInterface> ops;
-  step.walk([&](BatchStatisticsOpInterface op) { ops.push_back(op); });
+  SmallVector<BatchStatisticsOpInterface> ops = step.getBatchStatisticsOps();
   if (ops.empty())
     return;
   llvm::outs().flush(); // after the line that says what was chosen
