@@ -117,25 +117,30 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.lr = settings.lr;
   if (!fixedOrder.empty())
     id.order = hashBytes(fixedOrder.data(), fixedOrder.size() * 8);
+  id.data = fingerprintTrainingData(sig, data);
+  return id;
+}
+
+uint64_t gaccrt::fingerprintTrainingData(const StepSignature &sig,
+                                         const DataSource &data) {
   // Every training sample as it fills a window, one window-sized chunk at
   // a time in index order.
   std::vector<HostTensor> rows;
   for (size_t j = 0; j < sig.inputTypes.size(); ++j)
     rows.emplace_back(dtypeOf(sig.inputTypes[j].getElementType()),
                       shapeOf(sig.windowInputType(j)));
-  int64_t perChunk = sig.effectiveBatch;
+  int64_t perChunk = sig.effectiveBatch, samples = data.numTrain();
   std::vector<uint64_t> chunkHashes;
-  for (int64_t begin = 0; begin < id.trainSamples; begin += perChunk) {
+  for (int64_t begin = 0; begin < samples; begin += perChunk) {
     for (HostTensor &t : rows)
       std::memset(t.data(), 0, t.numBytes());
-    int64_t end = std::min(begin + perChunk, id.trainSamples);
+    int64_t end = std::min(begin + perChunk, samples);
     for (int64_t k = begin; k < end; ++k)
       data.fillTrain(k, k - begin, rows);
     for (HostTensor &t : rows)
       chunkHashes.push_back(hashBytes(t.data(), t.numBytes()));
   }
-  id.data = hashBytes(chunkHashes.data(), chunkHashes.size() * 8);
-  return id;
+  return hashBytes(chunkHashes.data(), chunkHashes.size() * 8);
 }
 
 //===----------------------------------------------------------------------===//

@@ -67,6 +67,12 @@ RunIdentity identifyRun(mlir::ModuleOp model,
                         const RunSettings &settings, const DataSource &data,
                         const std::vector<int64_t> &fixedOrder);
 
+/// xxh3 over every training sample of `data` as it fills a window of
+/// `sig` (window-sized chunks in index order): what tells two data sets of
+/// one size apart, for a checkpoint and for the ranks of one job.
+uint64_t fingerprintTrainingData(const mlir::gacc::StepSignature &sig,
+                                 const DataSource &data);
+
 /// A checkpoint as read back for this rank.
 struct LoadedCheckpoint {
   TrainingPosition position;

@@ -4,8 +4,8 @@
 // rank's slice of the global effective batch), evaluates after each epoch,
 // reports progress and metrics, and with a checkpoint directory runs the
 // step one micro-batch at a time so that it can stop, and resume, at any
-// micro-batch boundary. Training.cpp holds the loop and its reports,
-// TrainerCheckpoints.cpp what checkpoints add.
+// micro-batch boundary. Training.cpp holds the loop, TrainerReports.cpp
+// its reports, TrainerCheckpoints.cpp what checkpoints add.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,13 @@
 #include <vector>
 
 namespace gaccrt {
+
+/// One fact of a data-parallel job every rank must share: what it is in
+/// the error ("a different --max-steps") and its fingerprint on this rank.
+struct RankFact {
+  std::string what;
+  uint64_t hash;
+};
 
 /// What one optimizer step returned.
 struct StepOutcome {
@@ -57,7 +64,7 @@ private:
   /// checkpoint (the process exits 0).
   static constexpr int kStopped = -1;
 
-  // Training.cpp: set-up, the loop, one window, the reports.
+  // Training.cpp: set-up, the loop, one window.
   int prepare();
   int planEpoch();
   /// The windows of epoch pos.epoch, which pos.window windows into
@@ -74,10 +81,12 @@ private:
   int prepareDevice();
   int compile();
   int bindArenas();
+  /// The facts every rank of a data-parallel job must share (model,
+  /// flags, data, checkpoint directories, starting parameters).
+  std::vector<RankFact> rankFacts();
+  /// Whether every rank runs the same job; false after rank 0 named the
+  /// first difference.
   bool ranksAgree();
-  void printHeader(double compileMs);
-  /// The planned peak beside the measured one (summary line and row).
-  void reportMemory(llvm::json::Object &summary);
   const std::vector<int64_t> &orderOf(int64_t epoch);
   int runWindow(const std::vector<int64_t> &order, int64_t w,
                 StepOutcome &o);
@@ -85,14 +94,22 @@ private:
   int afterStep(const StepOutcome &o);
   int checkReplicas();
   void advanceLossScale(const StepOutcome &o);
+  int evaluate(int64_t epoch);
+  void syncParamsToHost();
+  /// The gradient the last optimizer step applied (the accumulators summed
+  /// over the ranks, divided by the window's `count` and `lossScale`), in
+  /// the order of sig.trainable. A collective in a data-parallel job.
+  std::vector<HostTensor> appliedGradients(float count, float lossScale);
+
+  // TrainerReports.cpp: the header, progress, metrics and the summary.
+  void printHeader(double compileMs);
+  /// The planned peak beside the measured one (summary line and row).
+  void reportMemory(llvm::json::Object &summary);
   int logStep(int64_t epoch, int64_t w, const StepOutcome &o,
               bool force = false);
   int writeMetric(llvm::json::Object row);
   int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
-  int evaluate(int64_t epoch);
   int finish();
-  void syncParamsToHost();
-  llvm::Error saveGradients(float count, float lossScale);
 
   // TrainerCheckpoints.cpp: resuming, stopping, checkpoints.
   bool checkpointing() const { return !settings.checkpointDir.empty(); }

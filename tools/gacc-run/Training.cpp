@@ -1,25 +1,23 @@
 //===- Training.cpp - gacc-run's training driver --------------------------===//
 //
-// The Trainer's set-up, loop and reports (Trainer.h): one window per
-// optimizer step from a data source, on the CPU or the cuda target,
-// evaluation after each epoch, progress, metrics and a timing summary. One
-// method per job: set-up, compilation, the ranks' agreement, one window,
-// the loss-scale bookkeeping, logging, evaluation and the final outputs.
+// The Trainer's set-up and loop (Trainer.h): one window per optimizer step
+// from a data source, on the CPU or the cuda target, and evaluation after
+// each epoch. One method per job: set-up, compilation, the ranks'
+// agreement, one window, the loss-scale bookkeeping and evaluation; its
+// reports are in TrainerReports.cpp, its checkpoints in
+// TrainerCheckpoints.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/gacc-run/Trainer.h"
 #include "tools/gacc-run/MemoryBudget.h"
+#include "tools/gacc-run/OutputPaths.h"
+#include "tools/gacc-run/Trainer.h"
 
 #include "runtime/Collectives.h"
-#include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/CudaRuntime.h"
-#include "runtime/CudnnAttention.h"
 #include "runtime/DeviceArena.h"
-#include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
-#include "runtime/StepArena.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -29,10 +27,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <memory>
-#include <sys/resource.h>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -51,12 +47,6 @@ uint64_t hashParameters(const std::vector<HostTensor> &params) {
       h = (h ^ bytes[i]) * 1099511628211ull;
   }
   return h;
-}
-
-double peakRssMb() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss / 1024.0; // Linux reports KiB
 }
 
 double msSince(std::chrono::steady_clock::time_point t0) {
@@ -105,45 +95,6 @@ private:
   std::vector<JitArg> args;
   int64_t m;
 };
-
-/// "NaN", "inf" or "-inf", whatever the platform's printf makes of them.
-std::string nonFiniteName(double v) {
-  if (std::isnan(v))
-    return "NaN";
-  return v > 0 ? "inf" : "-inf";
-}
-
-/// A number for the metrics file: JSON has no NaN or infinity, so a
-/// non-finite value (a skipped fp16 window) is written as null.
-llvm::json::Value jsonNumber(double v) {
-  return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
-}
-
-/// `v` in printf's `format` (one double), or its name when it is not
-/// finite (a skipped fp16 window's loss: "NaN", not "-nan").
-std::string formatNumber(double v, const char *format) {
-  if (!std::isfinite(v))
-    return nonFiniteName(v);
-  char text[48];
-  std::snprintf(text, sizeof text, format, v);
-  return text;
-}
-
-/// A step time for the progress and summary lines: `decimals` (1 or 2)
-/// decimals, or three significant digits below 1 ms (a tiny step is not
-/// "0.0 ms/step").
-std::string stepTime(double ms, int decimals) {
-  return formatNumber(ms, ms < 1.0        ? "%.3g ms/step"
-                          : decimals == 1 ? "%.1f ms/step"
-                                          : "%.2f ms/step");
-}
-
-std::string jsonLine(llvm::json::Object obj) {
-  std::string line;
-  llvm::raw_string_ostream os(line);
-  os << llvm::json::Value(std::move(obj));
-  return line;
-}
 
 } // namespace
 
@@ -348,25 +299,76 @@ int Trainer::bindArenas() {
 /// run settings are compared before the first collective, so that ranks
 /// that disagree stop with one line instead of hanging in (or corrupting)
 /// an all-reduce of another size or count.
-bool Trainer::ranksAgree() {
+/// xxh3 of `text`.
+static uint64_t hashText(llvm::StringRef text) {
+  return llvm::xxh3_64bits(text);
+}
+
+/// A flag's value, formatted: the fact that the ranks gave it alike.
+template <typename T>
+static RankFact flagFact(const char *flag, const T &value) {
+  return {std::string("a different ") + flag,
+          hashText(llvm::formatv("{0}", value).str())};
+}
+
+/// The facts every rank of a data-parallel job must share, in the order
+/// the first difference is reported.
+std::vector<RankFact> Trainer::rankFacts() {
+  std::vector<RankFact> facts;
   std::string text;
   llvm::raw_string_ostream os(text);
   model->print(os);
-  uint64_t modelHash = llvm::xxh3_64bits(text);
-  std::string run = llvm::formatv(
-      "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10}", settings.epochs,
-      settings.maxSteps, settings.dropLast, perEpoch, schedule.str(),
-      data->numTrain(), settings.seed, settings.lr, settings.checkReplicas,
-      settings.target, settings.unroll);
-  for (int64_t i : fixedOrder)
-    run += " " + std::to_string(i);
-  uint64_t runHash = llvm::xxh3_64bits(run);
+  facts.push_back({"a different model (after the command line's schedule)",
+                   hashText(text)});
+  // The run's length and schedule: a rank that runs more optimizer steps
+  // waits forever in a collective the others never join.
+  facts.push_back({"a different number of training samples",
+                   hashText(std::to_string(data->numTrain()))});
+  facts.push_back(flagFact("--epochs", settings.epochs));
+  facts.push_back(flagFact("--max-steps", settings.maxSteps));
+  facts.push_back(flagFact("--drop-last", settings.dropLast));
+  facts.push_back(flagFact("--accum-schedule", schedule.str()));
+  facts.push_back(flagFact("number of optimizer steps per epoch", perEpoch));
   // Where checkpoints go and come from: one manifest names every rank's
-  // state file, so they must be one directory.
-  uint64_t checkpointHash = llvm::xxh3_64bits(
-      llvm::formatv("{0}\n{1}\n{2}", settings.checkpointDir,
-                    settings.checkpointEvery, settings.resumeDir)
-          .str());
+  // state file, so they must be one directory (however it is written);
+  // a step with checkpoints is compiled in its resumable form.
+  auto dir = [](const std::string &path) {
+    return path.empty() ? path : canonicalPath(path);
+  };
+  facts.push_back(flagFact("--checkpoint-dir", dir(settings.checkpointDir)));
+  facts.push_back(flagFact("--checkpoint-every", settings.checkpointEvery));
+  facts.push_back(flagFact("--resume", dir(settings.resumeDir)));
+  // What each rank computes: replicas compiled differently round
+  // differently, and drift apart.
+  facts.push_back(flagFact("--seed", settings.seed));
+  facts.push_back(flagFact("--lr", settings.lr));
+  facts.push_back(flagFact("--target", settings.target));
+  facts.push_back(flagFact("--unroll", settings.unroll));
+  facts.push_back(flagFact("--arena-update", settings.arenaUpdate));
+  facts.push_back(flagFact("--no-blas", !settings.blas));
+  facts.push_back(flagFact("--cpu-threads (the CPU step's threads: the "
+                           "gradient norm's sum rounds by them; give every "
+                           "rank the same --cpu-threads)",
+                           settings.threads));
+  facts.push_back(
+      flagFact("--defer-weight-gradients", settings.deferWindowBytes));
+  facts.push_back(flagFact("--fp32-storage", settings.fp32Storage));
+  facts.push_back(flagFact("--cuda-gemm", settings.cublasLt));
+  facts.push_back(flagFact("--cuda-gelu-epilogue", settings.cublasLtGelu));
+  facts.push_back(flagFact("--cuda-attention", settings.cudnnAttention));
+  facts.push_back(flagFact("--no-step-arena", !settings.stepArena));
+  facts.push_back(flagFact("--check-replicas", settings.checkReplicas));
+  // --save-gradients sums the ranks' accumulators: a collective.
+  facts.push_back(flagFact("--save-gradients (given or not)",
+                           !settings.saveGradients.empty()));
+  // The data's values and order.
+  facts.push_back({"different training data (the same number of samples "
+                   "with other values)",
+                   fingerprintTrainingData(sig, *data)});
+  std::string order;
+  for (int64_t i : fixedOrder)
+    order += " " + std::to_string(i);
+  facts.push_back({"a different --order-file", hashText(order)});
   // The starting parameters (initialized, --load-params or --resume):
   // replicas must start equal. Not the running statistics, which each
   // rank moves from its own micro-batches (as DDP without SyncBatchNorm).
@@ -375,29 +377,22 @@ bool Trainer::ranksAgree() {
     stateHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
                     static_cast<const uint8_t *>(t.data()), t.numBytes())) ^
                 (stateHash * 0x9E3779B97F4A7C15ull);
-  std::vector<uint64_t> models = collectives::allGather(modelHash);
-  std::vector<uint64_t> runs = collectives::allGather(runHash);
-  std::vector<uint64_t> checkpoints = collectives::allGather(checkpointHash);
-  std::vector<uint64_t> states = collectives::allGather(stateHash);
-  for (size_t r = 1; r < models.size(); ++r) {
-    const char *what =
-        models[r] != models[0]
-            ? "a different model (after the command line's schedule)"
-        : runs[r] != runs[0] ? "different run settings (epochs, steps, "
-                               "order, data, seed, lr, flags)"
-        : checkpoints[r] != checkpoints[0]
-            ? "different checkpoint settings (--checkpoint-dir, "
-              "--checkpoint-every, --resume)"
-        : states[r] != states[0]
-            ? "different starting parameters (--load-params)"
-            : nullptr;
-    if (!what)
+  facts.push_back({"different starting parameters (--load-params)", stateHash});
+  return facts;
+}
+
+bool Trainer::ranksAgree() {
+  for (const RankFact &fact : rankFacts()) {
+    std::vector<uint64_t> hashes = collectives::allGather(fact.hash);
+    auto differs =
+        llvm::find_if(hashes, [&](uint64_t h) { return h != hashes.front(); });
+    if (differs == hashes.end())
       continue;
     if (lead)
       reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
                                 "rank 0; every rank must run the same "
                                 "command on the same data",
-                                r, what));
+                                differs - hashes.begin(), fact.what));
     // Every rank saw the mismatch; rank 0's line is out before any rank
     // ends the job.
     collectives::barrier();
@@ -406,67 +401,6 @@ bool Trainer::ranksAgree() {
   return true;
 }
 
-void Trainer::printHeader(double compileMs) {
-  out << "gacc-run: " << data->describe() << "\n";
-  const char *most = ramp ? "at most " : "";
-  out << "gacc-run: @" << sig.name << ": " << sig.numParams
-      << (sig.numParams == 1 ? " parameter" : " parameters");
-  if (sig.numTrainable != sig.numParams)
-    out << " (" << sig.numParams - sig.numTrainable << " frozen)";
-  out << ", micro-batch " << sig.microBatch << " × " << most
-      << sig.accumSteps << " accumulation steps";
-  if (settings.ranks > 1)
-    out << " × " << settings.ranks << " ranks (data-parallel)";
-  out << " = effective batch " << most << eff << ", " << windows.size()
-      << (windows.size() == 1 ? " optimizer step " : " optimizer steps ");
-  if (ramp)
-    out << "in epoch " << pos.epoch + 1;
-  else
-    out << "per epoch";
-  out << ", lr " << llvm::format("%g", settings.lr) << ", compiled in "
-      << llvm::format("%.0f", compileMs) << " ms\n";
-  if (settings.target == "cpu")
-    out << "gacc-run: cpu: " << settings.threads
-        << (settings.threads == 1 ? " thread" : " threads")
-        << (settings.ranks > 1 ? " per rank" : "") << ", OpenBLAS "
-        << gaccrt::blasKernels() << " kernels\n";
-  if (ramp)
-    out << "gacc-run: accumulation schedule: " << schedule.describe()
-        << " (micro-batch " << sig.microBatch << "; each window normalized "
-        << "by its own count)\n";
-  // Frozen parameters are never trained: without a file they stay what
-  // their initializers drew (LoRA's base weights come from a checkpoint).
-  if (settings.loadParams.empty() && settings.resumeDir.empty() &&
-      sig.numTrainable < sig.numParams) {
-    unsigned frozen = sig.numParams - sig.numTrainable;
-    out << "gacc-run: note: " << frozen
-        << (frozen == 1 ? " frozen parameter keeps what its initializer drew"
-                        : " frozen parameters keep what their initializers "
-                          "drew")
-        << " (no --load-params):";
-    unsigned shown = 0;
-    for (unsigned i = 0; i < sig.numParams && shown < 3; ++i)
-      if (!llvm::is_contained(sig.trainable, i)) {
-        out << " @" << sig.paramNames[i];
-        ++shown;
-      }
-    if (frozen > shown)
-      out << " ...";
-    out << "\n";
-  }
-  if (!notLoaded.empty()) {
-    out << "gacc-run: --load-params: " << notLoaded.size()
-        << " trainable parameters not in the file start from their "
-        << "initializers:";
-    for (const std::string &name : notLoaded)
-      out << " " << name;
-    out << "\n";
-  }
-}
-
-/// On the cuda target the parameters live in managed memory (or the
-/// arenas) and the running statistics in managed memory during training:
-/// copied back before evaluation, replica checks and saving.
 void Trainer::syncParamsToHost() {
   if (settings.arenaUpdate)
     arenas.paramsToHost(st.params);
@@ -603,79 +537,6 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
   }
 }
 
-/// A progress line and a metrics row, every --log-every steps, at the end
-/// of each epoch and when `force`d (a step that stops the run).
-int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
-                     bool force) {
-  if (!force && pos.globalStep % settings.logEvery != 0 &&
-      w != windows.size() - 1 && pos.globalStep != settings.maxSteps)
-    return 0;
-  out << llvm::format("step %5lld  epoch %lld  %5.1f%%  ",
-                      (long long)pos.globalStep, (long long)epoch + 1,
-                      100.0 * (w + 1) / windows.size())
-      << "loss " << formatNumber(o.objective, "%.4f")
-      << llvm::format("  lr %.4g  ", o.lr) << "grad norm "
-      << formatNumber(o.gradNorm, "%.4g") << "  " << stepTime(o.ms, 1);
-  if (ramp)
-    out << llvm::formatv("  batch {0} (N = {1}{2})", o.samples, o.accumSteps,
-                         o.samples <
-                                 o.accumSteps * sig.microBatch * settings.ranks
-                             ? ", the epoch's short last window, padded"
-                             : "");
-  if (sig.lossScaling)
-    out << llvm::format("  loss scale %g%s", o.lossScale,
-                        o.skipped ? "  (skipped: non-finite)" : "");
-  if (settings.ranks > 1)
-    out << "  collectives " << o.collectives;
-  out << "\n";
-  out.flush();
-  llvm::json::Object row{{"step", pos.globalStep},
-                         {"epoch", epoch + 1},
-                         {"loss", jsonNumber(o.objective)},
-                         {"count", o.count},
-                         {"effective_batch", o.samples},
-                         {"accum_steps", o.accumSteps},
-                         {"lr", o.lr},
-                         {"grad_norm", jsonNumber(o.gradNorm)},
-                         {"collectives", o.collectives}};
-  if (sig.lossScaling) {
-    row["loss_scale"] = o.lossScale;
-    row["skipped"] = o.skipped;
-    row["skipped_steps"] = pos.skippedSteps;
-  }
-  return writeMetric(std::move(row));
-}
-
-/// One --metrics row, written and flushed now (rank 0).
-int Trainer::writeMetric(llvm::json::Object row) {
-  if (!metrics.isOpen())
-    return 0;
-  // In order with the progress lines when both go to standard output.
-  out.flush();
-  if (llvm::Error e = metrics.writeLine(jsonLine(std::move(row))))
-    return reportFailure(std::move(e));
-  return 0;
-}
-
-/// A loss that is not finite (without loss scaling to skip it) stops the
-/// run; its row is logged first, so the metrics show how it got there.
-int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
-  if (int status = logStep(epoch, w, o, /*force=*/true))
-    return status;
-  // The first window's loss comes from the initial parameters, so a
-  // learning rate cannot have caused it.
-  if (pos.globalStep == 1)
-    reportError("loss is " + nonFiniteName(o.objective) +
-                " at optimizer step 1, before any update (not the learning "
-                "rate): check the body for a log or division of values that "
-                "can be zero, the initializers and the data");
-  else
-    reportError("loss became " + nonFiniteName(o.objective) +
-                " at optimizer step " + llvm::Twine(pos.globalStep) +
-                "; lower --lr");
-  return 1;
-}
-
 /// The data source's evaluation after an epoch (rank 0).
 int Trainer::evaluate(int64_t epoch) {
   if (pos.globalStep == 0 || settings.noEval || !lead)
@@ -714,7 +575,7 @@ int Trainer::evaluate(int64_t epoch) {
 /// --save-gradients: the gradient the last update applied, each
 /// accumulator divided by the window's count (and the loss scale); the
 /// trainable parameters only.
-llvm::Error Trainer::saveGradients(float count, float scale) {
+std::vector<HostTensor> Trainer::appliedGradients(float count, float scale) {
   std::vector<HostTensor> grads;
   for (auto [k, i] : llvm::enumerate(sig.trainable)) {
     const JitArg &acc = st.args[sig.accArg(k)];
@@ -725,174 +586,19 @@ llvm::Error Trainer::saveGradients(float count, float scale) {
     std::memcpy(g.data(),
                 acc.kind == JitArg::Tensor ? acc.tensor->data() : acc.pointer,
                 g.numBytes());
+    // The compiled step sums the ranks' accumulators into a buffer of its
+    // own and leaves each rank's sum in its accumulators; the arena
+    // update sums them in place.
+    if (settings.ranks > 1 && !settings.arenaUpdate)
+      gacc_all_reduce_sum_f32(g.f32(), g.f32(), 0, g.numElements(), 1);
     float divisor = std::max(count, 1.0f) * scale;
     for (int64_t e = 0, n = g.numElements(); e < n; ++e)
       g.f32()[e] /= divisor;
     grads.push_back(std::move(g));
   }
-  NamedTensors named;
-  for (auto [k, i] : llvm::enumerate(sig.trainable))
-    named.push_back({sig.paramNames[i], TensorBytes(grads[k])});
-  return saveSafetensors(settings.saveGradients, named);
+  return grads;
 }
 
-void Trainer::reportMemory(llvm::json::Object &summary) {
-  if (!settings.memoryPlan)
-    return;
-  // What the step holds at most: on the CPU its persistent buffers, the
-  // step arena and the buffers outside it.
-  uint64_t planned = settings.stepArena || onDevice
-                         ? settings.memoryPlan->heldPeakBytes
-                         : settings.memoryPlan->peakBytes();
-  summary["planned_peak_bytes"] = int64_t(planned);
-  // Without a step there is nothing to measure: the process's own memory
-  // is not the step's.
-  if (stepMs.empty()) {
-    out << "memory: planned peak " << formatBytes(planned)
-        << ", not measured: this process ran no optimizer step\n";
-    return;
-  }
-  // The device's arena peak with the scalar pool and cuBLAS workspace; on
-  // the CPU the resident growth of the step's state, the step arena's
-  // resident pages (faulted in by the first step, so inside the base) and
-  // the largest growth while training.
-  uint64_t measured;
-  if (onDevice) {
-    measured = cuda::managedPeakBytes();
-  } else {
-    uint64_t peak = std::max(trainingPeakBytes, rss::peakBytes());
-    measured = measuredStateBytes + stepArenaResidentBytes() +
-               (peak > trainingBaseBytes ? peak - trainingBaseBytes : 0);
-  }
-  out << "memory: planned peak " << formatBytes(planned) << ", measured "
-      << formatBytes(measured)
-      << (onDevice ? " (device arena, scalar pool and cuBLAS workspace)"
-                   : " (resident growth of the step's state and of "
-                     "training)")
-      << llvm::format(", %+.1f%%\n", 100.0 *
-                                         (double(measured) - double(planned)) /
-                                         std::max<double>(planned, 1));
-  summary["measured_peak_bytes"] = int64_t(measured);
-}
-
-/// The summary line and row, the metrics file, the saved parameters and
-/// gradients.
-int Trainer::finish() {
-  double median = 0, total = 0;
-  if (!stepMs.empty()) {
-    std::vector<double> sorted = stepMs;
-    std::sort(sorted.begin(), sorted.end());
-    median = sorted[sorted.size() / 2];
-    for (double v : stepMs)
-      total += v;
-  }
-  // This process's samples over this process's step time (a resumed run
-  // counts from where it resumed).
-  double samplesPerS =
-      total > 0 ? (pos.samplesSeen - samplesAtStart) / (total / 1000.0) : 0;
-  out << llvm::format("summary: %lld optimizer step%s, ",
-                      (long long)pos.globalStep,
-                      pos.globalStep == 1 ? "" : "s");
-  // Loss scaling's skipped windows updated nothing: said where the count
-  // of steps would hide them.
-  if (pos.skippedSteps)
-    out << (pos.skippedSteps == pos.globalStep ? "all " : "")
-        << pos.skippedSteps << " skipped (non-finite gradients: no update), ";
-  // A resumed run that had nothing left to do has no step time.
-  if (stepMs.empty())
-    out << "none run by this process";
-  else
-    out << "median " << stepTime(median, 2)
-        << llvm::format(", %.0f samples/s", samplesPerS);
-  out << llvm::format(", peak RSS %.1f MB", peakRssMb());
-  if (settings.ranks > 1)
-    out << " (rank 0 of " << settings.ranks << ")";
-  if (onDevice)
-    out << llvm::format(", peak device memory %.1f MB",
-                        cuda::managedPeakBytes() / 1e6);
-  for (const Metric &mt : lastEval)
-    out << llvm::format(", %s %.4f", mt.key.c_str(), mt.value);
-  out << "\n";
-  if (onDevice && lead) {
-    if (std::string gemms = cuda::cublasLtSummary(); !gemms.empty())
-      out << "cublaslt: " << gemms << "\n";
-    if (std::string attention = cudnn::summary(); !attention.empty())
-      out << "cudnn: " << attention << "\n";
-    out.flush();
-    cuda::printProfile(stdout);
-  }
-  llvm::json::Object summary{{"summary", true},
-                             {"optimizer_steps", pos.globalStep},
-                             {"median_step_ms", median},
-                             {"samples_per_s", samplesPerS},
-                             {"peak_rss_mb", peakRssMb()},
-                             {"micro_batch", sig.microBatch},
-                             {"accum_steps", sig.accumSteps},
-                             {"ranks", settings.ranks},
-                             {"target", settings.target},
-                             {"effective_batch", eff}};
-  if (ramp)
-    summary["accum_schedule"] = schedule.str();
-  if (settings.target == "cpu")
-    summary["cpu_threads"] = settings.threads;
-  if (onDevice)
-    summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
-  reportMemory(summary);
-  if (sig.lossScaling) {
-    summary["loss_scale"] = pos.lossScale;
-    summary["skipped_steps"] = pos.skippedSteps;
-  }
-  for (const Metric &mt : lastEval)
-    summary[mt.key] = mt.value;
-  if (int status = writeMetric(std::move(summary)))
-    return status;
-  syncParamsToHost();
-  if (!lead)
-    return 0;
-  if (!settings.saveParams.empty()) {
-    NamedTensors named;
-    for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], TensorBytes(st.params[i])});
-    // Running statistics beside the weights, as torch's state_dict.
-    for (unsigned q = 0; q < sig.numStatistics; ++q)
-      named.push_back({sig.statisticNames[q], TensorBytes(st.statistics[q])});
-    if (llvm::Error e = saveSafetensors(settings.saveParams, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-params " + llvm::toString(std::move(e))));
-  }
-  if (!settings.saveEma.empty()) {
-    if (emaWeights.empty())
-      for (const HostTensor &p : st.params)
-        emaWeights.emplace_back(p.dtype, p.shape);
-    copyMovingAverages();
-    NamedTensors named;
-    for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], TensorBytes(emaWeights[i])});
-    if (llvm::Error e = saveSafetensors(settings.saveEma, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-ema " + llvm::toString(std::move(e))));
-  }
-  // The gradient of this run's last step (none after a resume that ran no
-  // step: the accumulators then hold no applied gradient).
-  if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
-    reportError("--save-gradients: the last window's gradients were not "
-                "finite and loss scaling skipped its update; " +
-                settings.saveGradients + " is not written");
-    return 1;
-  }
-  if (!settings.saveGradients.empty() && !stepMs.empty())
-    if (llvm::Error e = saveGradients(
-            last.count, sig.lossScaling ? last.lossScale : 1.0f))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-gradients " + llvm::toString(std::move(e))));
-  return 0;
-}
-
-/// The step for the CPU (and the device), the arenas and the device
-/// mirror, holding the state as prepare() left it.
 int Trainer::compile() {
   auto compileStart = std::chrono::steady_clock::now();
   auto hostOr = compileStep(model, sig, settings);

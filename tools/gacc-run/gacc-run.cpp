@@ -1,15 +1,19 @@
 //===- gacc-run.cpp - compile and train a gacc model ----------------------===//
 //
-// gacc-run MODEL.mlir: parses and verifies the model, applies the command
-// line's overrides of its schedule, then either trains it on the CPU through
-// the JIT (Training.cpp) or writes the compiled artifact (Emit.cpp).
+// gacc-run MODEL.mlir: its command line and the checks of the flags that
+// need no model, then the driver: reads the model (ModelInput.cpp), applies
+// the command line's overrides of its schedule, plans its memory
+// (MemoryPlanning.cpp), then trains it on the CPU or a CUDA device
+// (Training.cpp), checks it against N = 1 (CheckEquivalence.cpp) or writes
+// the compiled artifact (Emit.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/InputNesting.h"
 #include "tools/Version.h"
-#include "tools/gacc-run/MemoryBudget.h"
+#include "tools/gacc-run/MemoryPlanning.h"
+#include "tools/gacc-run/ModelInput.h"
 #include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/OutputPaths.h"
 #include "tools/gacc-run/ParamLayouts.h"
 
 #include "passes/Passes.h"
@@ -19,21 +23,15 @@
 #include "runtime/CpuThreads.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/HostMemory.h"
-#include "runtime/InputFile.h"
-#include "runtime/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -154,8 +152,8 @@ static cl::opt<std::string> saveGradients(
     "save-gradients",
     cl::desc("Write the gradient the last optimizer step applied "
              "(safetensors, one tensor per parameter): each accumulator "
-             "divided by the window's normalization count and loss scale, "
-             "before clipping"),
+             "(summed over the ranks of a data-parallel job) divided by the "
+             "window's normalization count and loss scale, before clipping"),
     cl::cat(cat));
 static cl::opt<std::string>
     loadParams("load-params",
@@ -464,27 +462,6 @@ static bool applySchedule(ModuleOp model, bool distributed) {
   return succeeded(pm.run(model));
 }
 
-/// A note where --memory-budget chose micro-batch `chosen` instead of the
-/// model's `declared` and an op normalizes by each micro-batch's own
-/// statistics: the step then computes something else than the model's.
-static void noteBatchStatistics(TrainStepOp step, int64_t declared,
-                                int64_t chosen) {
-  SmallVector<BatchStatisticsOpInterface> ops = step.getBatchStatisticsOps();
-  if (ops.empty())
-    return;
-  llvm::outs().flush(); // after the line that says what was chosen
-  llvm::errs() << "gacc-run: note: '" << ops.front()->getName() << "' at "
-               << describeLocation(ops.front()->getLoc());
-  if (ops.size() > 1)
-    llvm::errs() << " (and " << ops.size() - 1 << " more)";
-  llvm::errs()
-      << " normalizes by each micro-batch's own statistics: with "
-         "micro-batch "
-      << chosen << " instead of the model's " << declared
-      << " it computes something else (without --memory-budget it runs the "
-         "model's)\n";
-}
-
 /// --arena-update, or its default: on for the cuda target, unless the step
 /// keeps a moving average of its weights (the arena kernels do not update
 /// one yet; an explicit --arena-update is refused by the compiler).
@@ -518,226 +495,6 @@ static StepToBuffersOptions toBuffersOptions(StringRef target,
   return options;
 }
 
-/// --memory-budget's choice: the fewest micro-batches that fit
-/// (chooseMicroBatch) with the model's recomputation; without --recompute
-/// also with the cheap policy, which is kept (the model marked,
-/// `recomputed` set) when it lets a larger micro-batch fit.
-static llvm::Expected<MemoryPlan>
-chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
-                   uint64_t budget, StringRef target,
-                   const GAccExpandAccumulationPassOptions &expand,
-                   bool &recomputed) {
-  auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget, target,
-                                 expand, toBuffersOptions(target, 0));
-  if (recompute.getNumOccurrences())
-    return chosen;
-  OwningOpRef<ModuleOp> marked(model.clone());
-  TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
-  if (markCheapRecomputation(markedStep) == 0)
-    return chosen;
-  auto withRecompute =
-      chooseMicroBatch(*marked, step.getSymName(), eff, budget, target, expand,
-                       toBuffersOptions(target, 0));
-  if (!withRecompute) {
-    if (chosen) {
-      llvm::consumeError(withRecompute.takeError());
-      return chosen;
-    }
-    llvm::consumeError(chosen.takeError());
-    return withRecompute; // its minimum is the lower one
-  }
-  if (chosen && chosen->microBatch >= withRecompute->microBatch)
-    return chosen;
-  if (!chosen)
-    llvm::consumeError(chosen.takeError());
-  markCheapRecomputation(step);
-  recomputed = true;
-  return withRecompute;
-}
-
-/// The memory plan: --memory-budget chooses the micro-batch (and
-/// re-specializes `model` for it); --memory-plan prints the plan and
-/// --memory-plan-svg draws it; on the cuda target the model's
-/// micro-batch is checked against the device. `plan` is set when any of
-/// them asks for it. Returns the exit status (0: go on).
-static int planMemory(ModuleOp model, TrainStepOp step, StringRef target,
-                      const GAccExpandAccumulationPassOptions &expand,
-                      int64_t deferWindowBytes,
-                      std::optional<MemoryPlan> &plan) {
-  bool lead = collectives::launcherRank() == 0;
-  bool onDevice = target == "cuda";
-  // On the CPU, a step that cannot fit this machine stops here, not in
-  // the system's out-of-memory killer (the cuda target checks its plan
-  // against the device below).
-  // A step whose state alone takes more than half of that memory is
-  // planned, and refused below when its plan does not fit.
-  uint64_t hostMemory = onDevice ? 0 : hostMemoryBytes();
-  uint64_t persistent = 0;
-  if (hostMemory) {
-    FailureOr<StepSignature> sig = getStepSignature(step);
-    if (failed(sig))
-      return kExitBadInput;
-    llvm::Error e = checkLargestTensor(step, hostMemory);
-    if (!e)
-      e = checkPersistentState(*sig, hostMemory);
-    if (e) {
-      reportError(llvm::toString(std::move(e)));
-      return kExitBadInput;
-    }
-    persistent = persistentState(*sig).total();
-  }
-  if (!memoryBudget.empty()) {
-    auto budget = parseByteSize(memoryBudget);
-    if (!budget) {
-      reportError("--memory-budget " + llvm::toString(budget.takeError()));
-      return kExitBadInput;
-    }
-    int64_t eff = step.getEffectiveBatch()
-                      ? step.getEffectiveBatchAttr().getInt()
-                      : int64_t(step.getAccumSteps() * step.getMicroBatch());
-    // A budget beyond this machine's memory is that memory.
-    uint64_t usable = hostMemory ? std::min(*budget, hostMemory) : *budget;
-    bool recomputed = false;
-    auto chosen = chooseWithinBudget(model, step, eff, usable, target, expand,
-                                     recomputed);
-    if (!chosen) {
-      reportError(llvm::toString(chosen.takeError()));
-      return kExitBadInput;
-    }
-    int64_t declared = step.getMicroBatch();
-    PassManager pm(model.getContext());
-    GAccSetAccumulationSchedulePassOptions options;
-    options.microBatch = uint64_t(chosen->microBatch);
-    options.ragged = true;
-    pm.addPass(createGAccSetAccumulationSchedulePass(options));
-    if (failed(pm.run(model)) || failed(verify(model)))
-      return kExitBadInput;
-    int64_t n = chosen->accumSteps, m = chosen->microBatch;
-    if (lead) {
-      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget);
-      if (usable < *budget)
-        llvm::outs() << " (capped at the " << formatBytes(usable)
-                     << " of memory this process may use)";
-      llvm::outs() << ": micro-batch " << m << " × " << n
-                   << " accumulation steps (effective batch " << eff
-                   << (step.getDataParallel() ? " per rank" : "");
-      if (n * m != eff)
-        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
-                     << " samples";
-      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
-      if (recomputed)
-        llvm::outs() << ", with activation recomputation (--recompute cheap: "
-                        "a larger micro-batch fits than without)";
-      llvm::outs() << "\n";
-      if (m != declared)
-        noteBatchStatistics(step, declared, m);
-    }
-    plan = std::move(*chosen);
-  }
-  bool wanted = memoryPlanFlag || !memoryPlanSvg.empty() || onDevice ||
-                persistent > hostMemory / 2;
-  if (!plan && wanted) {
-    FailureOr<MemoryPlan> p =
-        planTrainingStepMemory(model, step.getSymName(), 0, target, expand,
-                               toBuffersOptions(target, deferWindowBytes));
-    if (failed(p))
-      return kExitBadInput;
-    plan = std::move(*p);
-  }
-  if (!plan)
-    return 0;
-  uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
-  if (hostMemory && memoryBudget.empty() && plannedPeak > hostMemory) {
-    reportError(llvm::formatv(
-        "the planned peak of micro-batch {0}, {1} ({2} of it parameters, "
-        "gradient accumulators, optimizer state, running statistics and "
-        "window inputs), is more "
-        "than the {3} of memory this process may use (the machine's, or its "
-        "container's limit): the step cannot run; lower --micro-batch or "
-        "give --memory-budget to choose one that fits",
-        plan->microBatch, formatBytes(plannedPeak), formatBytes(persistent),
-        formatBytes(hostMemory)));
-    return kExitBadInput;
-  }
-  if (onDevice && memoryBudget.empty()) {
-    uint64_t arena = cuda::stepMemoryBytes();
-    if (plan->peakBytes() > arena) {
-      reportError(llvm::formatv(
-          "the planned peak of micro-batch {0}, {1}, does not fit the {2} "
-          "gacc reserves on the device (its free memory, {3}, less a {4} "
-          "margin); give --memory-budget to choose a micro-batch that fits",
-          plan->microBatch, formatBytes(plan->peakBytes()),
-          formatBytes(arena),
-          formatBytes(cuda::deviceInfo().freeMemoryBytes),
-          formatBytes(cuda::kDeviceMemoryMargin)));
-      return kExitBadInput;
-    }
-  }
-  if (lead && (memoryPlanFlag || !memoryBudget.empty()))
-    printMemoryPlan(*plan, llvm::outs());
-  if (lead && !memoryPlanSvg.empty()) {
-    std::string svg;
-    llvm::raw_string_ostream os(svg);
-    drawMemoryPlanSvg(*plan, os);
-    if (llvm::Error e = writeOutputFile(memoryPlanSvg, svg)) {
-      reportError("--memory-plan-svg " + llvm::toString(std::move(e)));
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/// The absolute path of a file, its links and dots resolved where it
-/// exists (`path` made absolute otherwise): what tells two names of one
-/// file apart.
-static std::string canonicalPath(llvm::StringRef path) {
-  llvm::SmallString<256> real;
-  if (!llvm::sys::fs::real_path(path, real))
-    return std::string(real);
-  llvm::SmallString<256> absolute(path);
-  llvm::sys::fs::make_absolute(absolute);
-  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
-  return std::string(absolute);
-}
-
-/// Checks before any work that `path` can be written: a stream (FIFO,
-/// device, /dev/stdout) as it is; a regular file (or the target of the
-/// link it names) in a directory that exists and where a file can be
-/// created (probed with one, removed at once). Sets `file` to the file
-/// written ("" for a stream).
-static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path,
-                            std::string &file) {
-  auto target = resolveOutputPath(path);
-  if (!target) {
-    reportError(flag + " " + llvm::toString(target.takeError()));
-    return false;
-  }
-  if (target->stream)
-    return true;
-  llvm::SmallString<256> dir(target->path);
-  llvm::sys::path::remove_filename(dir);
-  if (dir.empty())
-    dir = ".";
-  if (!llvm::sys::fs::is_directory(dir)) {
-    reportError(flag + " " + path + ": directory " + dir + " does not exist");
-    return false;
-  }
-  llvm::SmallString<256> probe(dir);
-  llvm::sys::path::append(probe, ".gacc-run-probe-%%%%%%%%");
-  int fd = -1;
-  llvm::SmallString<256> probePath;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(probe, fd, probePath)) {
-    reportError(flag + " " + path + ": no file can be created in " + dir +
-                ": " + ec.message());
-    return false;
-  }
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  llvm::sys::fs::remove(probePath);
-  file = canonicalPath(target->path);
-  return true;
-}
-
 /// A file or directory flag given an empty name is an error (it would
 /// mean "none" and silently drop the output or the input).
 static bool checkPathsNotEmpty() {
@@ -766,85 +523,20 @@ static bool checkPathsNotEmpty() {
   return true;
 }
 
-/// The checkpoint directories of this run (--checkpoint-dir, --resume),
-/// each with its flag; checked before any work: a --checkpoint-dir that
-/// exists must be a directory. Their files are the checkpoints' own.
-static bool
-checkpointDirectories(std::vector<std::pair<std::string, std::string>> &dirs) {
-  if (!checkpointDir.empty() && llvm::sys::fs::exists(checkpointDir) &&
-      !llvm::sys::fs::is_directory(checkpointDir)) {
-    reportError("--checkpoint-dir " + checkpointDir +
-                ": not a directory (checkpoints are written into a "
-                "directory)");
-    return false;
-  }
-  if (!checkpointDir.empty())
-    dirs.push_back({canonicalPath(checkpointDir),
-                    "the directory --checkpoint-dir " + checkpointDir +
-                        " writes checkpoints into"});
-  if (!resumeDir.empty())
-    dirs.push_back({canonicalPath(resumeDir),
-                    "the checkpoint --resume " + resumeDir + " continues"});
-  return true;
-}
-
-/// Every output file, checked before any work (checkOutputPath): an output
-/// that is the model itself, an input file (--data, --order-file,
-/// --load-params: training would overwrite what it reads), another output
-/// (the last writer would win), a checkpoint directory or a file in one
-/// (a checkpoint would overwrite it, or it the checkpoint) is an error.
-static bool checkOutputPaths() {
-  std::vector<std::pair<std::string, std::string>> checkpointDirs;
-  if (!checkpointDirectories(checkpointDirs))
-    return false;
-  std::vector<std::pair<std::string, std::string>> taken;
-  if (inputFile != "-") // not standard input
-    taken.push_back({canonicalPath(inputFile), "the model " + inputFile});
-  for (auto [flag, option] :
-       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
-           {"--data", &dataDir},
-           {"--order-file", &orderFile},
-           {"--load-params", &loadParams}})
-    if (!option->empty() && !llvm::sys::fs::is_directory(*option))
-      taken.push_back(
-          {canonicalPath(*option),
-           (llvm::Twine("the input ") + flag + " " + *option).str()});
-  for (auto [flag, option] :
-       std::initializer_list<std::pair<const char *, cl::opt<std::string> *>>{
-           {"-o", &outFile},
-           {"--metrics", &metrics},
-           {"--save-params", &saveParams},
-           {"--save-ema", &saveEma},
-           {"--save-gradients", &saveGradients},
-           {"--memory-plan-svg", &memoryPlanSvg}}) {
-    const std::string &path = *option;
-    if (path.empty())
-      continue;
-    if (option == &outFile && path == "-") // standard output
-      continue;
-    std::string file;
-    if (!checkOutputPath(flag, path, file))
-      return false;
-    if (file.empty())
-      continue;
-    for (const auto &[other, owner] : taken)
-      if (other == file) {
-        reportError(llvm::Twine(flag) + " " + path + " is also " + owner +
-                    ": give each output a file of its own");
-        return false;
-      }
-    for (const auto &[dir, owner] : checkpointDirs)
-      if (file == dir ||
-          llvm::StringRef(file).starts_with(
-              llvm::StringRef(dir).ends_with("/") ? dir : dir + "/")) {
-        reportError(llvm::Twine(flag) + " " + path +
-                    (file == dir ? " is " : " is inside ") + owner +
-                    ": give the output a file outside it");
-        return false;
-      }
-    taken.push_back({file, (llvm::Twine(flag) + " " + path).str()});
-  }
-  return true;
+/// Every output file, checked before any work (checkOutputPaths).
+static bool checkOutputs() {
+  llvm::StringRef out = outFile == "-" ? "" : llvm::StringRef(outFile);
+  const PathFlag inputs[] = {{"--data", dataDir},
+                             {"--order-file", orderFile},
+                             {"--load-params", loadParams}};
+  const PathFlag outputs[] = {{"-o", out},
+                              {"--metrics", metrics},
+                              {"--save-params", saveParams},
+                              {"--save-ema", saveEma},
+                              {"--save-gradients", saveGradients},
+                              {"--memory-plan-svg", memoryPlanSvg}};
+  return checkOutputPaths(
+      {inputFile, inputs, outputs, checkpointDir, resumeDir});
 }
 
 /// What a gacc-run command does: train (the default), --emit or
@@ -882,7 +574,7 @@ static bool checkFlagScopes() {
       {&chip, kEmit},
       {&target, kTrain | kCheck},
       {&arenaUpdate, kTrain},
-      {&dataParallel, kTrain | kEmit},
+      {&dataParallel, kTrain | kEmit | kCheck},
       {&cudaGraph, kTrain},
       {&cudaGemm, kTrain},
       {&cudaAttention, kTrain},
@@ -1123,6 +815,37 @@ static bool resolveTarget(std::string &resolvedTarget, int &computeCapability) {
   return true;
 }
 
+/// Under mpirun: whether every rank agrees on data parallelism, checked
+/// with one all-gather (MPI is started for it on a rank that trains alone,
+/// and stopped again when every rank does). A rank of a data-parallel job
+/// would otherwise wait for the others' MPI_Init for the whole run. False
+/// after rank 0 reported the first rank that differs.
+static bool ranksAgreeOnDataParallelism(bool distributed) {
+  if (collectives::launcherSize() <= 1)
+    return true;
+  // MPI that cannot start leaves a rank that trains alone as it was.
+  if (!distributed && !collectives::initialize().empty())
+    return true;
+  std::vector<uint64_t> flags = collectives::allGather(distributed);
+  auto differs =
+      llvm::find_if(flags, [&](uint64_t f) { return f != flags.front(); });
+  if (differs == flags.end()) {
+    if (!distributed)
+      collectives::finalize();
+    return true;
+  }
+  if (collectives::rank() == 0)
+    reportError(llvm::formatv(
+        "the ranks disagree: rank {0} {1} and rank 0 {2}; give every rank the "
+        "same --data-parallel",
+        differs - flags.begin(),
+        *differs ? "trains data-parallel"
+                 : "trains alone (--data-parallel=false)",
+        flags.front() ? "data-parallel" : "alone (--data-parallel=false)"));
+  collectives::barrier();
+  return false;
+}
+
 /// Data parallelism: on by default under mpirun (`distributed`), and then
 /// started. Returns the exit status (0 to go on).
 static int startDataParallelism(bool &distributed) {
@@ -1145,116 +868,15 @@ static int startDataParallelism(bool &distributed) {
     reportError("--check-replicas needs a data-parallel run (mpirun, "
                 "without --data-parallel=false)");
     return kExitBadInput;
-  } else if (collectives::launcherSize() > 1 && collectives::launcherRank() == 0) {
+  }
+  if (!ranksAgreeOnDataParallelism(distributed))
+    return kExitBadInput;
+  if (!distributed && collectives::launcherSize() > 1 &&
+      collectives::launcherRank() == 0)
     llvm::errs() << "gacc-run: warning: launched by mpirun with "
                     "--data-parallel=false: every rank trains alone and "
                     "writes the same output files\n";
-  }
-
   return 0;
-}
-
-/// Under mpirun every rank reads and verifies the same model: each
-/// diagnostic names its rank (as reportError's lines do), and only rank 0
-/// adds the source line and the notes, so that a bad model reads once.
-/// Each diagnostic is formatted apart and written in one call, so that
-/// mpirun does not interleave the ranks' lines. Nothing in a single
-/// process. (Constructed after the context's SourceMgrDiagnosticHandler:
-/// unregistered first.)
-class RankDiagnostics {
-public:
-  RankDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext &context)
-      : stream(text) {
-    if (collectives::launcherSize() <= 1)
-      return;
-    printer.emplace(sourceMgr, &context, stream);
-    handler.emplace(&context, [this](Diagnostic &d) { return print(d); });
-  }
-
-private:
-  LogicalResult print(Diagnostic &d) {
-    int rank = collectives::launcherRank();
-    std::string prefix = "rank " + std::to_string(rank) + ": ";
-    printer->emitDiagnostic(d.getLocation(), prefix + d.str(), d.getSeverity(),
-                            /*displaySourceLine=*/rank == 0);
-    if (rank == 0)
-      for (Diagnostic &note : d.getNotes())
-        printer->emitDiagnostic(note.getLocation(), prefix + note.str(),
-                                note.getSeverity());
-    llvm::errs() << text;
-    llvm::errs().flush();
-    text.clear();
-    return success();
-  }
-  std::string text;
-  llvm::raw_string_ostream stream;
-  std::optional<SourceMgrDiagnosticHandler> printer;
-  std::optional<ScopedDiagnosticHandler> handler;
-};
-
-/// The model file's name in messages.
-static std::string modelName() {
-  return inputFile == "-" ? "standard input" : std::string(inputFile);
-}
-
-/// The model file, read into `sourceMgr` and parsed; null after an error
-/// (the diagnostic handler printed its location).
-static OwningOpRef<ModuleOp> parseModel(llvm::SourceMgr &sourceMgr,
-                                        MLIRContext &context) {
-  auto file = inputFile == "-"
-                  ? llvm::errorOrToExpected(llvm::MemoryBuffer::getSTDIN())
-                  : readInputFile(inputFile);
-  if (!file) {
-    reportError(modelName() + ": " + llvm::toString(file.takeError()));
-    return nullptr;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  if (!::gacc::checkInputText(sourceMgr))
-    return nullptr;
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
-}
-
-/// The model's one gacc.train_step, at the model level; null after an
-/// error. A model holds nothing else but the gacc.param and gacc.statistic
-/// declarations it reads: anything else (a func.func of layer ops) would
-/// never be compiled, and is an error at its location.
-static TrainStepOp findStep(ModuleOp model) {
-  for (Operation &op : model.getBody()->getOperations())
-    if (!isa<TrainStepOp, ParamOp, StatisticOp>(op)) {
-      op.emitError("'")
-          << op.getName()
-          << "' is not part of a gacc-run model: a model holds "
-             "gacc.param and gacc.statistic declarations and one "
-             "gacc.train_step, whose body is all that is compiled (write "
-             "the layers there)";
-      return nullptr;
-    }
-  SmallVector<TrainStepOp> steps(model.getOps<TrainStepOp>());
-  if (steps.size() != 1) {
-    reportError(modelName() + " must hold exactly one gacc.train_step, found " +
-                llvm::Twine(steps.size()));
-    return nullptr;
-  }
-  TrainStepOp step = steps.front();
-  if (step.isDifferentiated()) {
-    reportError("@" + step.getSymName() +
-                " is already differentiated; gacc-run compiles model-level IR");
-    return nullptr;
-  }
-  // A declaration nothing names is neither trained nor saved: said, since
-  // a parameter left out of `params` looks like a trained one.
-  for (Operation &op : model.getBody()->getOperations())
-    if (isa<ParamOp, StatisticOp>(op) &&
-        SymbolTable::symbolKnownUseEmpty(&op, model))
-      op.emitWarning("'") << op.getName() << "' @"
-                          << SymbolTable::getSymbolName(&op).getValue()
-                          << " is used by nothing in @" << step.getSymName()
-                          << (isa<ParamOp>(op)
-                                  ? " (not among its `params`): it is neither "
-                                    "trained nor saved"
-                                  : " (kept by none of its ops): it is neither "
-                                    "updated nor saved");
-  return step;
 }
 
 /// What the model-level flags resolve to (applyModelFlags).
@@ -1500,7 +1122,7 @@ static int run(int argc, char **argv) {
           &llvm::errs()))
     return kExitBadInput;
   if (!checkOnlyOwnOptions() || !checkFlagValues() || !checkPathsNotEmpty() ||
-      !checkOutputPaths() || !checkFlagScopes() || !checkCheckpointFlags() ||
+      !checkOutputs() || !checkFlagScopes() || !checkCheckpointFlags() ||
       !checkTargetFlags())
     return kExitBadInput;
   std::string resolvedTarget;
@@ -1520,10 +1142,10 @@ static int run(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   RankDiagnostics rankDiagnostics(sourceMgr, context);
-  OwningOpRef<ModuleOp> model = parseModel(sourceMgr, context);
+  OwningOpRef<ModuleOp> model = parseModel(inputFile, sourceMgr, context);
   if (!model)
     return kExitBadInput;
-  TrainStepOp step = findStep(*model);
+  TrainStepOp step = findStep(*model, inputFile);
   if (!step)
     return kExitBadInput;
   ModelChoices choices;
@@ -1532,9 +1154,16 @@ static int run(int argc, char **argv) {
   std::optional<MemoryPlan> plan;
   if (emitKind.empty()) {
     bool arena = useArenaUpdate(step, resolvedTarget);
-    if (int status = planMemory(*model, step, resolvedTarget,
-                                {unroll, arena, choices.resumable},
-                                choices.deferWindowBytes, plan))
+    MemoryPlanRequest request;
+    request.budget = memoryBudget;
+    request.print = memoryPlanFlag;
+    request.svgPath = memoryPlanSvg;
+    request.recomputeGiven = recompute.getNumOccurrences() > 0;
+    request.toBuffers =
+        toBuffersOptions(resolvedTarget, choices.deferWindowBytes);
+    if (int status =
+            planMemory(*model, step, resolvedTarget,
+                       {unroll, arena, choices.resumable}, request, plan))
       return status;
   }
 

@@ -1,0 +1,212 @@
+//===- MemoryPlanning.cpp - gacc-run's memory plan, before the run --------===//
+//
+// --memory-budget's choice of the micro-batch (with and without activation
+// recomputation), the plan printed and drawn, and the checks of the
+// planned peak against this machine's memory or the device's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/MemoryPlanning.h"
+#include "tools/gacc-run/MemoryBudget.h"
+#include "tools/gacc-run/Options.h"
+
+#include "passes/Passes.h"
+#include "runtime/Collectives.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/HostMemory.h"
+#include "runtime/OutputFile.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::gacc;
+using namespace gaccrt;
+
+/// A note where --memory-budget chose micro-batch `chosen` instead of the
+/// model's `declared` and an op normalizes by each micro-batch's own
+/// statistics: the step then computes something else than the model's.
+static void noteBatchStatistics(TrainStepOp step, int64_t declared,
+                                int64_t chosen) {
+  SmallVector<BatchStatisticsOpInterface> ops = step.getBatchStatisticsOps();
+  if (ops.empty())
+    return;
+  llvm::outs().flush(); // after the line that says what was chosen
+  llvm::errs() << "gacc-run: note: '" << ops.front()->getName() << "' at "
+               << describeLocation(ops.front()->getLoc());
+  if (ops.size() > 1)
+    llvm::errs() << " (and " << ops.size() - 1 << " more)";
+  llvm::errs()
+      << " normalizes by each micro-batch's own statistics: with "
+         "micro-batch "
+      << chosen << " instead of the model's " << declared
+      << " it computes something else (without --memory-budget it runs the "
+         "model's)\n";
+}
+
+/// --memory-budget's choice: the fewest micro-batches that fit
+/// (chooseMicroBatch) with the model's recomputation; without --recompute
+/// also with the cheap policy, which is kept (the model marked,
+/// `recomputed` set) when it lets a larger micro-batch fit.
+static llvm::Expected<MemoryPlan>
+chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
+                   uint64_t budget, StringRef target,
+                   const GAccExpandAccumulationPassOptions &expand,
+                   const MemoryPlanRequest &request, bool &recomputed) {
+  // Memory comes first: no weight gradient deferred to the window's end.
+  StepToBuffersOptions toBuffers = request.toBuffers;
+  toBuffers.deferWindowBytes = 0;
+  auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget, target,
+                                 expand, toBuffers);
+  if (request.recomputeGiven)
+    return chosen;
+  OwningOpRef<ModuleOp> marked(model.clone());
+  TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
+  if (markCheapRecomputation(markedStep) == 0)
+    return chosen;
+  auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
+                                        target, expand, toBuffers);
+  if (!withRecompute) {
+    if (chosen) {
+      llvm::consumeError(withRecompute.takeError());
+      return chosen;
+    }
+    llvm::consumeError(chosen.takeError());
+    return withRecompute; // its minimum is the lower one
+  }
+  if (chosen && chosen->microBatch >= withRecompute->microBatch)
+    return chosen;
+  if (!chosen)
+    llvm::consumeError(chosen.takeError());
+  markCheapRecomputation(step);
+  recomputed = true;
+  return withRecompute;
+}
+
+int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
+                       const GAccExpandAccumulationPassOptions &expand,
+                       const MemoryPlanRequest &request,
+                       std::optional<MemoryPlan> &plan) {
+  llvm::StringRef memoryBudget = request.budget;
+  bool lead = collectives::launcherRank() == 0;
+  bool onDevice = target == "cuda";
+  // On the CPU, a step that cannot fit this machine stops here, not in
+  // the system's out-of-memory killer (the cuda target checks its plan
+  // against the device below).
+  // A step whose state alone takes more than half of that memory is
+  // planned, and refused below when its plan does not fit.
+  uint64_t hostMemory = onDevice ? 0 : hostMemoryBytes();
+  uint64_t persistent = 0;
+  if (hostMemory) {
+    FailureOr<StepSignature> sig = getStepSignature(step);
+    if (failed(sig))
+      return kExitBadInput;
+    llvm::Error e = checkLargestTensor(step, hostMemory);
+    if (!e)
+      e = checkPersistentState(*sig, hostMemory);
+    if (e) {
+      reportError(llvm::toString(std::move(e)));
+      return kExitBadInput;
+    }
+    persistent = persistentState(*sig).total();
+  }
+  if (!memoryBudget.empty()) {
+    auto budget = parseByteSize(memoryBudget);
+    if (!budget) {
+      reportError("--memory-budget " + llvm::toString(budget.takeError()));
+      return kExitBadInput;
+    }
+    int64_t eff = step.getEffectiveBatch()
+                      ? step.getEffectiveBatchAttr().getInt()
+                      : int64_t(step.getAccumSteps() * step.getMicroBatch());
+    // A budget beyond this machine's memory is that memory.
+    uint64_t usable = hostMemory ? std::min(*budget, hostMemory) : *budget;
+    bool recomputed = false;
+    auto chosen = chooseWithinBudget(model, step, eff, usable, target, expand,
+                                     request, recomputed);
+    if (!chosen) {
+      reportError(llvm::toString(chosen.takeError()));
+      return kExitBadInput;
+    }
+    int64_t declared = step.getMicroBatch();
+    PassManager pm(model.getContext());
+    GAccSetAccumulationSchedulePassOptions options;
+    options.microBatch = uint64_t(chosen->microBatch);
+    options.ragged = true;
+    pm.addPass(createGAccSetAccumulationSchedulePass(options));
+    if (failed(pm.run(model)) || failed(verify(model)))
+      return kExitBadInput;
+    int64_t n = chosen->accumSteps, m = chosen->microBatch;
+    if (lead) {
+      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget);
+      if (usable < *budget)
+        llvm::outs() << " (capped at the " << formatBytes(usable)
+                     << " of memory this process may use)";
+      llvm::outs() << ": micro-batch " << m << " × " << n
+                   << " accumulation steps (effective batch " << eff
+                   << (step.getDataParallel() ? " per rank" : "");
+      if (n * m != eff)
+        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
+                     << " samples";
+      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
+      if (recomputed)
+        llvm::outs() << ", with activation recomputation (--recompute cheap: "
+                        "a larger micro-batch fits than without)";
+      llvm::outs() << "\n";
+      if (m != declared)
+        noteBatchStatistics(step, declared, m);
+    }
+    plan = std::move(*chosen);
+  }
+  bool wanted = request.print || !request.svgPath.empty() || onDevice ||
+                persistent > hostMemory / 2;
+  if (!plan && wanted) {
+    FailureOr<MemoryPlan> p = planTrainingStepMemory(
+        model, step.getSymName(), 0, target, expand, request.toBuffers);
+    if (failed(p))
+      return kExitBadInput;
+    plan = std::move(*p);
+  }
+  if (!plan)
+    return 0;
+  uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
+  if (hostMemory && memoryBudget.empty() && plannedPeak > hostMemory) {
+    reportError(llvm::formatv(
+        "the planned peak of micro-batch {0}, {1} ({2} of it parameters, "
+        "gradient accumulators, optimizer state, running statistics and "
+        "window inputs), is more "
+        "than the {3} of memory this process may use (the machine's, or its "
+        "container's limit): the step cannot run; lower --micro-batch or "
+        "give --memory-budget to choose one that fits",
+        plan->microBatch, formatBytes(plannedPeak), formatBytes(persistent),
+        formatBytes(hostMemory)));
+    return kExitBadInput;
+  }
+  if (onDevice && memoryBudget.empty()) {
+    uint64_t arena = cuda::stepMemoryBytes();
+    if (plan->peakBytes() > arena) {
+      reportError(llvm::formatv(
+          "the planned peak of micro-batch {0}, {1}, does not fit the {2} "
+          "gacc reserves on the device (its free memory, {3}, less a {4} "
+          "margin); give --memory-budget to choose a micro-batch that fits",
+          plan->microBatch, formatBytes(plan->peakBytes()), formatBytes(arena),
+          formatBytes(cuda::deviceInfo().freeMemoryBytes),
+          formatBytes(cuda::kDeviceMemoryMargin)));
+      return kExitBadInput;
+    }
+  }
+  if (lead && (request.print || !memoryBudget.empty()))
+    printMemoryPlan(*plan, llvm::outs());
+  if (lead && !request.svgPath.empty()) {
+    std::string svg;
+    llvm::raw_string_ostream os(svg);
+    drawMemoryPlanSvg(*plan, os);
+    if (llvm::Error e = writeOutputFile(request.svgPath, svg)) {
+      reportError("--memory-plan-svg " + llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,138 @@
+//===- OutputPaths.cpp - gacc-run's output files, checked up front --------===//
+//
+// Resolves each output to the file it writes (links and dots resolved),
+// probes its directory, and compares it with the model, the inputs, the
+// other outputs and the checkpoint directories.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/gacc-run/OutputPaths.h"
+#include "tools/gacc-run/Options.h"
+
+#include "runtime/OutputFile.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace gaccrt;
+
+std::string gaccrt::canonicalPath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    return std::string(real);
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return std::string(absolute);
+}
+
+/// Checks before any work that `path` can be written: a stream (FIFO,
+/// device, /dev/stdout) as it is; a regular file (or the target of the
+/// link it names) in a directory that exists and where a file can be
+/// created (probed with one, removed at once). Sets `file` to the file
+/// written ("" for a stream).
+static bool checkOutputPath(llvm::StringRef flag, llvm::StringRef path,
+                            std::string &file) {
+  auto target = resolveOutputPath(path);
+  if (!target) {
+    reportError(flag + " " + llvm::toString(target.takeError()));
+    return false;
+  }
+  if (target->stream)
+    return true;
+  llvm::SmallString<256> dir(target->path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  if (!llvm::sys::fs::is_directory(dir)) {
+    reportError(flag + " " + path + ": directory " + dir + " does not exist");
+    return false;
+  }
+  llvm::SmallString<256> probe(dir);
+  llvm::sys::path::append(probe, ".gacc-run-probe-%%%%%%%%");
+  int fd = -1;
+  llvm::SmallString<256> probePath;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(probe, fd, probePath)) {
+    reportError(flag + " " + path + ": no file can be created in " + dir +
+                ": " + ec.message());
+    return false;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  llvm::sys::fs::remove(probePath);
+  file = canonicalPath(target->path);
+  return true;
+}
+
+/// The checkpoint directories of `paths`, each with what it is in
+/// messages; false after an error: a --checkpoint-dir that exists must be a
+/// directory. Their files are the checkpoints' own.
+static bool
+checkpointDirectories(const RunPaths &paths,
+                      std::vector<std::pair<std::string, std::string>> &dirs) {
+  llvm::StringRef checkpointDir = paths.checkpointDir;
+  if (!checkpointDir.empty() && llvm::sys::fs::exists(checkpointDir) &&
+      !llvm::sys::fs::is_directory(checkpointDir)) {
+    reportError("--checkpoint-dir " + checkpointDir +
+                ": not a directory (checkpoints are written into a "
+                "directory)");
+    return false;
+  }
+  if (!checkpointDir.empty())
+    dirs.push_back({canonicalPath(checkpointDir),
+                    ("the directory --checkpoint-dir " + checkpointDir +
+                     " writes checkpoints into")
+                        .str()});
+  if (!paths.resumeDir.empty())
+    dirs.push_back(
+        {canonicalPath(paths.resumeDir),
+         ("the checkpoint --resume " + paths.resumeDir + " continues").str()});
+  return true;
+}
+
+bool gaccrt::checkOutputPaths(const RunPaths &paths) {
+  std::vector<std::pair<std::string, std::string>> checkpointDirs;
+  if (!checkpointDirectories(paths, checkpointDirs))
+    return false;
+  std::vector<std::pair<std::string, std::string>> taken;
+  if (paths.model != "-") // not standard input
+    taken.push_back(
+        {canonicalPath(paths.model), ("the model " + paths.model).str()});
+  for (const PathFlag &input : paths.inputs)
+    if (!input.path.empty() && !llvm::sys::fs::is_directory(input.path))
+      taken.push_back({canonicalPath(input.path),
+                       ("the input " + input.flag + " " + input.path).str()});
+  for (const PathFlag &output : paths.outputs) {
+    llvm::StringRef flag = output.flag, path = output.path;
+    if (path.empty())
+      continue;
+    std::string file;
+    if (!checkOutputPath(flag, path, file))
+      return false;
+    if (file.empty())
+      continue;
+    for (const auto &[other, owner] : taken)
+      if (other == file) {
+        reportError(flag + " " + path + " is also " + owner +
+                    ": give each output a file of its own");
+        return false;
+      }
+    for (const auto &[dir, owner] : checkpointDirs)
+      if (file == dir ||
+          llvm::StringRef(file).starts_with(
+              llvm::StringRef(dir).ends_with("/") ? dir : dir + "/")) {
+        reportError(flag + " " + path + (file == dir ? " is " : " is inside ") +
+                    owner + ": give the output a file outside it");
+        return false;
+      }
+    taken.push_back({file, (flag + " " + path).str()});
+  }
+  return true;
+}

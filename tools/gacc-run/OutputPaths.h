@@ -1,0 +1,58 @@
+//===- OutputPaths.h - gacc-run's output files, checked up front -*- C++
+//-*-===//
+//
+// Before any work, gacc-run checks that every file it will write can be
+// written, and that no output is an input, another output or a checkpoint
+// directory's file: a run that fails there has read and written nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GACC_TOOLS_GACCRUN_OUTPUTPATHS_H
+#define GACC_TOOLS_GACCRUN_OUTPUTPATHS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace gaccrt {
+
+/// A command-line flag that names a file or directory: its spelling
+/// ("--metrics", "-o") and the path given ("" when the flag is absent).
+struct PathFlag {
+  llvm::StringRef flag;
+  llvm::StringRef path;
+};
+
+/// The absolute path of a file, its links and dots resolved where it
+/// exists (`path` made absolute otherwise): what tells two names of one
+/// file apart.
+std::string canonicalPath(llvm::StringRef path);
+
+/// The files and directories of one run, as the command line names them.
+struct RunPaths {
+  /// The model file ("-": standard input, which no output can be).
+  llvm::StringRef model;
+  /// Files the run reads (--data, --order-file, --load-params); a
+  /// directory among them is skipped.
+  llvm::ArrayRef<PathFlag> inputs;
+  /// Files the run writes (-o, --metrics, --save-params, ...).
+  llvm::ArrayRef<PathFlag> outputs;
+  /// --checkpoint-dir and --resume ("" when absent).
+  llvm::StringRef checkpointDir, resumeDir;
+};
+
+/// Checks every output of `paths` before any work: each can be written
+/// (a stream such as a FIFO or /dev/stdout as it is; a regular file, or the
+/// target of the link it names, in an existing directory where a file can
+/// be created, probed with one removed at once). Errors, reported through
+/// reportError and then false: a --checkpoint-dir that exists and is not a
+/// directory; an output that is the model, an input (training would
+/// overwrite what it reads), another output (the last writer would win), a
+/// checkpoint directory or a file in one (a checkpoint would overwrite it,
+/// or it the checkpoint).
+bool checkOutputPaths(const RunPaths &paths);
+
+} // namespace gaccrt
+
+#endif // GACC_TOOLS_GACCRUN_OUTPUTPATHS_H
