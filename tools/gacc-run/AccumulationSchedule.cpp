@@ -48,7 +48,10 @@ AccumulationSchedule::parse(llvm::StringRef text) {
     if (!s.entries.empty() && step <= s.entries.back().first)
       return scheduleError("steps must increase: " + llvm::Twine(step) +
                            " follows " + llvm::Twine(s.entries.back().first));
-    s.entries.push_back({step, n});
+    // An entry that keeps the N before it changes nothing: dropped, so
+    // that one schedule has one form (compared on --resume).
+    if (s.entries.empty() || s.entries.back().second != n)
+      s.entries.push_back({step, n});
   }
   return s;
 }

@@ -29,7 +29,8 @@ class AccumulationSchedule {
 public:
   /// N for every optimizer step.
   static AccumulationSchedule constant(int64_t accumSteps);
-  /// Parses "STEP:N,STEP:N,...", e.g. "1:1,11:2,21:4". Errors (the message
+  /// Parses "STEP:N,STEP:N,...", e.g. "1:1,11:2,21:4"; an entry that keeps
+  /// the N before it is dropped ("1:2,3:2" is "1:2"). Errors (the message
   /// to print): a malformed entry, a first entry not at step 1, steps not
   /// increasing, N < 1.
   static llvm::Expected<AccumulationSchedule> parse(llvm::StringRef text);

@@ -25,7 +25,11 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cerrno>
 #include <cmath>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -83,6 +87,22 @@ std::string statisticKey(const StepSignature &sig, unsigned q) {
 }
 
 } // namespace
+
+/// A file of a checkpoint, read whole. gacc-run writes regular files only:
+/// anything else (a FIFO, which would block the open for ever) is refused.
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readCheckpointFile(const std::string &path,
+                   bool requiresNullTerminator = true) {
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file &&
+      status.type() != llvm::sys::fs::file_type::directory_file)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "not a regular file (gacc-run writes a checkpoint's files as "
+        "regular files)");
+  return readInputFile(path, /*isText=*/false, requiresNullTerminator);
+}
 
 //===----------------------------------------------------------------------===//
 // Identity
@@ -150,21 +170,46 @@ uint64_t gaccrt::fingerprintTrainingData(const StepSignature &sig,
 CheckpointWriter::~CheckpointWriter() {
   if (createdDirectory && !wrote)
     llvm::sys::fs::remove(dir); // only if empty
+  if (lockFd >= 0)
+    ::close(lockFd);
+}
+
+bool CheckpointWriter::lock() {
+  lockFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // A directory that cannot be opened for its lock is written unlocked
+  // (the checks before said it is a writable directory).
+  return lockFd < 0 || ::flock(lockFd, LOCK_EX | LOCK_NB) == 0 ||
+         errno != EWOULDBLOCK;
 }
 
 llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
   createdDirectory = !llvm::sys::fs::exists(dir);
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return error("--checkpoint-dir " + dir + ": cannot create: " +
-                 ec.message());
+    return error(flag + " " + dir + ": cannot create: " + ec.message());
   if (!llvm::sys::fs::is_directory(dir))
-    return error("--checkpoint-dir " + dir + ": not a directory");
+    return error(flag + " " + dir + ": not a directory");
   if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
-    return error("--checkpoint-dir " + dir + ": not writable");
+    return error(flag + " " + dir + ": not writable" +
+                 (flag == "--resume"
+                      ? " (a resumed run writes its checkpoints where it "
+                        "resumes from; give --checkpoint-dir DIR to write "
+                        "them elsewhere)"
+                      : ""));
+  // Two runs writing one directory would overwrite each other's
+  // generations: rank 0 locks it, and every rank learns whether it could
+  // before any touches the directory.
+  uint64_t locked = rank == 0 ? lock() : 1;
+  if (ranks > 1)
+    locked = collectives::allGather(locked).front();
+  if (!locked)
+    return error(flag + " " + dir +
+                 ": another gacc-run is writing checkpoints there (it holds "
+                 "the directory's lock); let it finish, or give another "
+                 "directory");
   generation = resumedGeneration;
   if (resumedGeneration == 0 &&
       llvm::sys::fs::exists(joinPath(dir, kManifest)))
-    return error("--checkpoint-dir " + dir +
+    return error(flag + " " + dir +
                  " already holds a checkpoint: continue it with --resume " +
                  dir + ", or give another directory");
   removeLeftovers();
@@ -431,8 +476,7 @@ readStateFile(const std::string &dir, const llvm::json::Array *files,
                  llvm::Twine(rank) + "'s state file '" + name +
                  "' is not a file name in the checkpoint directory");
   std::string path = joinPath(dir, name);
-  auto buffer = readInputFile(path, /*isText=*/false,
-                              /*requiresNullTerminator=*/false);
+  auto buffer = readCheckpointFile(path, /*requiresNullTerminator=*/false);
   if (!buffer)
     return error(
         "--resume " + dir + ": " + name + " (rank " + llvm::Twine(rank) +
@@ -471,7 +515,7 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   if (!llvm::sys::fs::exists(manifestPath))
     return error("--resume " + dir + ": no checkpoint (no " + kManifest +
                  ")");
-  auto buffer = readInputFile(manifestPath);
+  auto buffer = readCheckpointFile(manifestPath);
   if (!buffer)
     return error("--resume " + dir + ": " + kManifest +
                  " cannot be read: " + llvm::toString(buffer.takeError()));

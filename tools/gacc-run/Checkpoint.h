@@ -84,17 +84,23 @@ struct LoadedCheckpoint {
 /// Writes checkpoints into one directory.
 class CheckpointWriter {
 public:
-  CheckpointWriter(std::string dir, int rank, int ranks)
-      : dir(std::move(dir)), rank(rank), ranks(ranks) {}
+  /// `flag` names the directory in messages (--checkpoint-dir, or --resume
+  /// for a run that continues where it resumes from).
+  CheckpointWriter(std::string dir, std::string flag, int rank, int ranks)
+      : dir(std::move(dir)), flag(std::move(flag)), rank(rank), ranks(ranks) {}
   /// Removes the directory open created if no checkpoint went into it (a
-  /// run that stopped before its first one leaves nothing behind).
+  /// run that stopped before its first one leaves nothing behind), and
+  /// releases its lock.
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter &) = delete;
   CheckpointWriter &operator=(const CheckpointWriter &) = delete;
-  /// Before the run: creates the directory. One holding a checkpoint is an
-  /// error unless this run resumes it (`resumedGeneration` > 0, the
-  /// generation read from it). Removes what a write that a crash cut short
-  /// left there (removeLeftovers).
+  /// Before the run: creates the directory and locks it for this run (rank
+  /// 0 holds an flock on the directory until the process ends; a
+  /// collective under a data-parallel run). Errors: a directory that cannot
+  /// be created or written, one another gacc-run holds, one holding a
+  /// checkpoint unless this run resumes it (`resumedGeneration` > 0, the
+  /// generation read from it). Then removes what a write that a crash cut
+  /// short left there (removeLeftovers).
   llvm::Error open(uint64_t resumedGeneration);
   /// Writes a checkpoint of `st` at `position` (the accumulators and the
   /// window's sums when it is in the middle of a window). Collective under
@@ -112,8 +118,13 @@ private:
   /// manifest was replaced leaves (the manifest names none of them).
   void removeLeftovers();
 
-  std::string dir;
+  /// Rank 0's lock of the directory; false when another process holds it.
+  bool lock();
+
+  std::string dir, flag;
   int rank, ranks;
+  /// The directory, open for its lock (rank 0; -1 otherwise).
+  int lockFd = -1;
   uint64_t generation = 0;
   bool createdDirectory = false, wrote = false;
 };

@@ -167,6 +167,8 @@ private:
   TrainingPosition pos;
   /// The current epoch's sample order.
   std::vector<int64_t> epochOrder;
+  /// The epoch epochOrder is the order of (-1: none yet).
+  int64_t epochOrderEpoch = -1;
   StepOutcome last;
   int64_t samplesAtStart = 0;
   /// The measured memory, set beside the plan (CPU): the resident growth

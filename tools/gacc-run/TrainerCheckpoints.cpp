@@ -66,7 +66,10 @@ int Trainer::resume() {
       generation = loaded->generation;
   }
   checkpoints = std::make_unique<CheckpointWriter>(
-      settings.checkpointDir, settings.rank, settings.ranks);
+      settings.checkpointDir,
+      settings.checkpointDir == settings.resumeDir ? "--resume"
+                                                   : "--checkpoint-dir",
+      settings.rank, settings.ranks);
   if (llvm::Error e = checkpoints->open(generation))
     return reportFailure(std::move(e), kExitBadInput);
   return 0;
@@ -206,14 +209,28 @@ int Trainer::stopWithCheckpoint(int signal) {
     out << " before optimizer step " << pos.globalStep + 1;
   out << "; checkpoint written to " << settings.checkpointDir
       << " (continue with --resume " << settings.checkpointDir << ")\n";
+  // The outputs of a finished run: said, not silently missing.
+  std::string unwritten;
+  for (auto [flag, path] : {std::pair{"--save-params", &settings.saveParams},
+                            {"--save-ema", &settings.saveEma},
+                            {"--save-gradients", &settings.saveGradients}})
+    if (!path->empty())
+      unwritten +=
+          (unwritten.empty() ? "" : ", ") + std::string(flag) + " " + *path;
+  if (lead && !unwritten.empty())
+    out << "gacc-run: note: " << unwritten
+        << " not written: a stopped run writes no final outputs (the "
+           "resumed run writes them)\n";
   out.flush();
   return kStopped;
 }
 
 int Trainer::writeCheckpoint() {
   syncStateToHost();
-  if (llvm::Error e =
-          checkpoints->write(identity, pos, sig, st, epochOrder))
+  // The order of the epoch `pos` names: at the end of the last epoch the
+  // next one's, which a --resume with more epochs trains.
+  const std::vector<int64_t> &order = orderOf(pos.epoch);
+  if (llvm::Error e = checkpoints->write(identity, pos, sig, st, order))
     return reportFailure(std::move(e));
   if (pos.microBatch == 0)
     lastCheckpointStep = pos.globalStep;

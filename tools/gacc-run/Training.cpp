@@ -650,6 +650,9 @@ int Trainer::compile() {
 /// The sample order of `epoch`: the resumed epoch's from its checkpoint,
 /// --order-file's, or the seeded shuffle.
 const std::vector<int64_t> &Trainer::orderOf(int64_t epoch) {
+  if (epoch == epochOrderEpoch)
+    return epochOrder;
+  epochOrderEpoch = epoch;
   if (epoch == resumedEpoch)
     epochOrder = resumedOrder;
   else if (!fixedOrder.empty())
