@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines.h"
+
 #include "passes/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "abi/StepABI.h"
 
@@ -193,6 +195,88 @@ static std::optional<std::string> readPtxFeatures(StringRef features,
   return std::nullopt;
 }
 
+/// The oldest PTX ISA version (NN of +ptxNN) LLVM 22's NVPTX back end
+/// accepts for chip sm_`sm` with `suffix` ('a', 'f' or 0), as `llc
+/// -mcpu=CHIP -mattr=+ptx32` reports it ("Minimum required PTX version").
+static unsigned minimumPtx(unsigned sm, char suffix) {
+  if (suffix == 'f')
+    return sm == 110 ? 90 : 88;
+  if (sm == 90 && suffix == 'a')
+    return 80;
+  switch (sm) {
+  case 50:
+    return 40;
+  case 52:
+    return 41;
+  case 53:
+    return 42;
+  case 60:
+  case 61:
+  case 62:
+    return 50;
+  case 70:
+    return 60;
+  case 72:
+    return 61;
+  case 75:
+    return 63;
+  case 80:
+    return 70;
+  case 86:
+    return 71;
+  case 87:
+    return 74;
+  case 89:
+  case 90:
+    return 78;
+  case 100:
+  case 101:
+    return 86;
+  case 120:
+    return 87;
+  case 103:
+  case 121:
+    return 88;
+  default: // 88, 110
+    return 90;
+  }
+}
+
+/// The chip of `options` read as sm_`sm` with `suffix`; false when it is
+/// not one LLVM 22's NVPTX back end knows from sm_50 on (`llc
+/// -march=nvptx64 -mcpu=help`; `a`, architecture-specific, exists from
+/// sm_90, `f`, family, from sm_100), written as llc writes it (sm_90, not
+/// sm_090).
+static bool readChip(StringRef text, unsigned &sm, char &suffix) {
+  static const unsigned known[] = {50, 52,  53,  60,  61,  62,  70,
+                                   72, 75,  80,  86,  87,  88,  89,
+                                   90, 100, 101, 103, 110, 120, 121};
+  suffix = 0;
+  if (!text.consume_front("sm_"))
+    return false;
+  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
+    suffix = text.back();
+    text = text.drop_back();
+  }
+  return !text.getAsInteger(10, sm) && text == std::to_string(sm) &&
+         llvm::is_contained(known, sm) && (suffix != 'a' || sm >= 90) &&
+         (suffix != 'f' || sm >= 100);
+}
+
+/// The PTX features the NVPTX back end gets: `features` as given, or, when
+/// the option was left at its default, the default raised to the chip's
+/// oldest PTX version where that is newer (sm_100 needs PTX 8.6).
+static std::string effectivePtxFeatures(const NVVMPipelineOptions &options) {
+  unsigned sm = 0, newest = 0;
+  char suffix = 0;
+  if (options.features.hasValue() || !readChip(options.chip, sm, suffix) ||
+      readPtxFeatures(options.features, newest))
+    return options.features;
+  unsigned minimum = minimumPtx(sm, suffix);
+  return minimum > newest ? "+ptx" + std::to_string(minimum)
+                          : std::string(options.features);
+}
+
 /// The most bytes of parameters a kernel may take with the PTX `features`
 /// (validated): 32764 from PTX ISA 8.1 on (CUDA 12.1),
 /// kPtxKernelParameterBytes before.
@@ -256,7 +340,8 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   // reductions in registers, split sums, scalars on the device, fills
   // folded, consecutive ops fused); the upstream lowering takes what is
   // left (dynamic shapes).
-  int64_t parameterBytes = kernelParameterLimit(options.features);
+  std::string features = effectivePtxFeatures(options);
+  int64_t parameterBytes = kernelParameterLimit(features);
   GAccLinalgToParallelLoopsPassOptions parallelLoops;
   parallelLoops.gemmCallees = gemmCallees;
   parallelLoops.distinctArguments = ::gacc::abi::kDistinctArguments;
@@ -306,7 +391,7 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGAccAsyncLaunchesPass(async));
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFeatures = features;
   nvvm.cubinFormat = options.format;
   nvvm.optLevel = options.optLevel;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
@@ -314,26 +399,9 @@ void mlir::gacc::buildLowerToNVVMPipeline(OpPassManager &pm,
 
 std::string
 mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
-  // The chips LLVM 22's NVPTX back end knows from sm_50 on (`llc
-  // -march=nvptx64 -mcpu=help`); `a` (architecture-specific) exists from
-  // sm_90, `f` (family) from sm_100.
-  static const unsigned known[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80,
-                                   86, 87, 88, 89, 90, 100, 101, 103, 110,
-                                   120, 121};
-  StringRef chip = options.chip;
-  unsigned version = 0;
+  unsigned sm = 0;
   char suffix = 0;
-  if (chip.consume_front("sm_") && !chip.empty() &&
-      (chip.back() == 'a' || chip.back() == 'f')) {
-    suffix = chip.back();
-    chip = chip.drop_back();
-  }
-  bool ok = StringRef(options.chip).starts_with("sm_") &&
-            !chip.getAsInteger(10, version) &&
-            llvm::is_contained(known, version) &&
-            (suffix != 'a' || version >= 90) &&
-            (suffix != 'f' || version >= 100);
-  if (!ok)
+  if (!readChip(options.chip, sm, suffix))
     return "chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, "
            "sm_90a), got '" +
            options.chip + "'";
@@ -343,6 +411,15 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
     return "features must be PTX versions LLVM knows, as +ptxNN "
            "separated by commas (e.g. +ptx80, +ptx81), got '" +
            *bad + "'";
+  // Given features older than the chip's PTX would stop LLVM's back end
+  // with a fatal error (the default is raised instead).
+  if (unsigned minimum = minimumPtx(sm, suffix);
+      options.features.hasValue() && newest < minimum)
+    return llvm::formatv("{0} needs PTX ISA {1}.{2} or later "
+                         "(features=+ptx{3}), got features '{4}'",
+                         options.chip.getValue(), minimum / 10, minimum % 10,
+                         minimum, options.features.getValue())
+        .str();
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";

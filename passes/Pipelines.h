@@ -132,11 +132,18 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
                      "memory), so that a CUDA graph can capture it"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target GPU architecture (sm_XX)"),
+      *this, "chip",
+      llvm::cl::desc("Target GPU architecture: an NVPTX chip from sm_50 on "
+                     "(sm_80, sm_90, sm_90a, sm_100f, ...); cubin and fatbin "
+                     "need one the CUDA toolkit's ptxas assembles (CUDA 13: "
+                     "sm_75 on)"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("PTX features; sm_90 needs PTX >= 8.0"),
+      llvm::cl::desc("PTX ISA versions, as +ptxNN; the default +ptx80 is "
+                     "raised to the chip's oldest where that is newer "
+                     "(sm_100: +ptx86); given ones older than the chip's are "
+                     "an error"),
       llvm::cl::init("+ptx80")};
   PassOptions::Option<std::string> format{
       *this, "format",

@@ -14,6 +14,15 @@
 // FEATURES: error: gacc-lower-to-nvvm-pipeline: features must be PTX versions LLVM knows, as +ptxNN separated by commas (e.g. +ptx80, +ptx81), got '+bogus'
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="features=+ptx99" 2>&1 | FileCheck %s --check-prefix=PTX99
 // PTX99: got '+ptx99'
+// Given PTX features older than the chip's are an error, not LLVM's fatal
+// one (the default +ptx80 is raised instead: emit-ptx.test).
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_90 features=+ptx70" 2>&1 | FileCheck %s --check-prefix=OLDPTX
+// OLDPTX: error: gacc-lower-to-nvvm-pipeline: sm_90 needs PTX ISA 7.8 or later (features=+ptx78), got features '+ptx70'
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_100 features=+ptx80" 2>&1 | FileCheck %s --check-prefix=OLDPTX100
+// OLDPTX100: error: gacc-lower-to-nvvm-pipeline: sm_100 needs PTX ISA 8.6 or later (features=+ptx86), got features '+ptx80'
+// A chip written with a leading zero is not one llc knows.
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_090" 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, sm_90a), got 'sm_090'
 func.func @f() {
   return
 }

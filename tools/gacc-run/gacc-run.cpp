@@ -376,10 +376,13 @@ static cl::opt<std::string> outFile("o",
                                     cl::desc("Output file for --emit ('-': "
                                              "standard output)"),
                                     cl::value_desc("file"), cl::cat(cat));
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("GPU architecture for --emit "
-                                          "ptx/cubin (default sm_90)"),
-                                 cl::init("sm_90"), cl::cat(cat));
+static cl::opt<std::string>
+    chip("chip",
+         cl::desc("GPU architecture for --emit ptx/cubin: an NVPTX chip from "
+                  "sm_50 on (sm_80, sm_90a, sm_100, sm_120f, ...; default "
+                  "sm_90), with the PTX ISA it needs; cubin needs one the CUDA "
+                  "toolkit's ptxas assembles (CUDA 13: sm_75 on)"),
+         cl::init("sm_90"), cl::cat(cat));
 
 static cl::opt<std::string> target(
     "target",
