@@ -135,6 +135,16 @@ namespace mlir::gacc {
 /// dimension.
 LogicalResult verifySampleIndependence(TrainStepOp step);
 
+/// Verifies that the forward of `step` reads no tensor.empty: its contents
+/// are undefined (it gives a shape). A use is a read unless it is a
+/// destination-style init the op does not read (a linalg op whose payload
+/// does not use it, or any other destination-style op's), the destination
+/// of tensor.insert_slice or tensor.insert, or a cast, reshape or slice,
+/// whose result is then followed the same way. Ops with regions of their
+/// own (other than linalg's payload) are not looked into. Errors: at the
+/// reading op, naming the operand.
+LogicalResult verifyNoUndefinedReads(TrainStepOp step);
+
 /// Registers the external models gacc attaches: bufferization of
 /// gacc.matmul_accumulate and gacc.all_reduce, the adjoint rules of
 /// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h), and

@@ -321,7 +321,8 @@ LogicalResult TrainStepOp::verifyRegions() {
                    "behaviour, accepted knowingly) or <per_window> (running "
                    "statistics of the whole window)");
   // Nothing else mixes the samples of the micro-batch before the loss.
-  if (failed(verifySampleIndependence(*this)))
+  if (failed(verifySampleIndependence(*this)) ||
+      failed(verifyNoUndefinedReads(*this)))
     return failure();
   // The random ops of the forward draw distinct streams (an adjoint or a
   // recomputed clone in the backward draws its op's stream again).

@@ -174,8 +174,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     that depends on batch
     statistics without declaring their accumulation; any other op of the
     forward that mixes the samples of the micro-batch before the loss
-    (reduces over them, reads them at anything but one loop index, or
-    combines two of them: verifySampleIndependence follows the inputs'
+    (reduces over them, reads them at anything but one loop index,
+    combines two of them, or, in a tensor op, keeps some of them or moves
+    them from their positions: verifySampleIndependence follows the inputs'
     leading dimension through the ops whose layout it knows), whose step
     would depend on the split into micro-batches and on padding.
   }];

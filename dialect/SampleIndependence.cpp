@@ -7,12 +7,14 @@
 // (their leading dimension) through the ops whose layout is known: a loop
 // nest by its indexing maps (a linalg structured op, or an op that states
 // its loops as shard::ShardingInterface does: the layer ops,
-// linalg.softmax), elementwise ops and the tensor ops that move whole
-// samples. An op that reduces over the samples, reads them through
-// anything but one loop index, or combines two different samples, is an
-// error naming the operand. The loss (a LossOpInterface op) sums over the
-// samples by definition, but must still pair each sample's prediction with
-// its own target. An op that declares batch statistics
+// linalg.softmax), elementwise ops and the tensor ops whose layout is
+// known (slices, pads, reshapes, inserts, concatenation). An op that
+// reduces over the samples, reads them through anything but one loop
+// index, combines two different samples, or (a tensor op) keeps some of
+// them, moves them from their positions or spreads one index over several
+// samples, is an error naming the operand. The loss (a LossOpInterface op) sums
+// over the samples by definition, but must still pair each sample's prediction
+// with its own target. An op that declares batch statistics
 // (BatchStatisticsOpInterface) mixes them as it declares, keeping them in
 // its result's leading dimension. A random op (RandomOpInterface) draws by
 // sample index along its input's dimension 0, which must hold the samples
@@ -79,6 +81,15 @@ struct LoopNest {
   }
 };
 
+/// Whether the slice `op` takes or writes dimension `dim` of a tensor of
+/// `extent` there whole: offset 0, size `extent`, stride 1.
+static bool coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
+                        int64_t extent) {
+  return !op.isDynamicOffset(dim) && op.getStaticOffset(dim) == 0 &&
+         !op.isDynamicSize(dim) && op.getStaticSize(dim) == extent &&
+         !op.isDynamicStride(dim) && op.getStaticStride(dim) == 1;
+}
+
 /// Where the samples of the micro-batch lie in the values of a forward:
 /// for each tensor the analysis follows, the dimension that indexes them.
 class SampleDimensions {
@@ -104,12 +115,17 @@ private:
   LogicalResult visitLoopNest(Operation *op, const LoopNest &nest,
                               bool sumsSamples = false);
   LogicalResult visitRandom(Operation *op);
+  LogicalResult visitIndexUses(linalg::LinalgOp op);
   LogicalResult visitElementwise(Operation *op);
   void visitBatchStatistics(Operation *op,
                             ArrayRef<std::pair<unsigned, int64_t>> carried);
-  void visitTensorOp(Operation *op, int64_t dim);
-  void visitConcat(tensor::ConcatOp op,
-                   ArrayRef<std::pair<unsigned, int64_t>> carried);
+  LogicalResult visitTensorOp(Operation *op, int64_t dim);
+  void visitCollapse(tensor::CollapseShapeOp op, int64_t dim);
+  LogicalResult visitExpand(tensor::ExpandShapeOp op, int64_t dim);
+  LogicalResult visitExtractSlice(tensor::ExtractSliceOp op, int64_t dim);
+  LogicalResult visitInsertSlice(tensor::InsertSliceOp op);
+  LogicalResult visitConcat(tensor::ConcatOp op,
+                            ArrayRef<std::pair<unsigned, int64_t>> carried);
 
   /// An error at `op`: `what` it does to the samples, then why that breaks
   /// the step.
@@ -121,6 +137,13 @@ private:
               "only the loss sums over the samples (a gacc loss op), and an "
               "op with batch statistics declares them (gacc.batch_norm's "
               "batch_statistics)";
+  }
+
+  /// An error at the tensor op `op` that moves the samples as `what` says;
+  /// with a micro-batch of one sample there are no others to move it
+  /// among, and the trail ends instead.
+  LogicalResult movesSamples(Operation *op, const Twine &what) const {
+    return microBatch <= 1 ? success() : mixes(op, what);
   }
 
   int64_t microBatch;
@@ -143,8 +166,11 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   }
   if (isa<RandomOpInterface>(op) && failed(visitRandom(op)))
     return failure();
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return visitLoopNest(op, LoopNest::of(linalgOp));
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (failed(visitLoopNest(op, LoopNest::of(linalgOp))))
+      return failure();
+    return visitIndexUses(linalgOp);
+  }
   if (auto loops = dyn_cast<shard::ShardingInterface>(op)) {
     // The loss sums over the samples by definition, but still pairs each
     // sample's prediction with its own target.
@@ -160,9 +186,21 @@ LogicalResult SampleDimensions::visit(Operation *op) {
                          Twine(carried.front().second) +
                          "), a value every sample then shares");
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
-    visitConcat(concat, carried);
-  else if (carried.size() == 1 && carried.front().first == 0)
-    visitTensorOp(op, carried.front().second);
+    return visitConcat(concat, carried);
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return visitInsertSlice(insert);
+  if (isa<tensor::InsertOp>(op))
+    return movesSamples(op,
+                        "writes one element of a tensor that holds the samples "
+                        "of the micro-batch, a value only the sample at that "
+                        "position gets");
+  if (isa<tensor::ReshapeOp>(op))
+    return movesSamples(
+        op, "reshapes the samples of the micro-batch to a shape "
+            "read from a tensor (write tensor.collapse_shape or "
+            "tensor.expand_shape, whose grouping keeps them apart)");
+  if (carried.size() == 1 && carried.front().first == 0)
+    return visitTensorOp(op, carried.front().second);
   return success();
 }
 
@@ -180,14 +218,58 @@ void SampleDimensions::visitBatchStatistics(
 }
 
 /// Tensors that hold the same samples in the same dimension, joined along
-/// another one.
-void SampleDimensions::visitConcat(
-    tensor::ConcatOp op, ArrayRef<std::pair<unsigned, int64_t>> carried) {
+/// another one; joined along the samples' own dimension, or with them in
+/// different dimensions, they are mixed.
+LogicalResult
+SampleDimensions::visitConcat(tensor::ConcatOp op,
+                              ArrayRef<std::pair<unsigned, int64_t>> carried) {
   int64_t dim = carried.front().second;
-  if (int64_t(op.getDim()) == dim ||
-      llvm::any_of(carried, [&](auto c) { return c.second != dim; }))
-    return;
+  for (auto [number, other] : carried)
+    if (other != dim)
+      return movesSamples(op, "joins tensors that hold the samples of the "
+                              "micro-batch in different dimensions (operand #" +
+                                  Twine(carried.front().first) + " in " +
+                                  Twine(dim) + ", operand #" + Twine(number) +
+                                  " in " + Twine(other) + ")");
+  if (int64_t(op.getDim()) == dim)
+    return movesSamples(op,
+                        "joins along the samples' dimension " + Twine(dim) +
+                            ", so that a sample's position in the result is "
+                            "not its position in the micro-batch");
   set(op.getResult(), dim);
+  return success();
+}
+
+/// A slice written into a tensor: where either holds samples, the slice
+/// must cover the destination's samples' dimension whole (a value written
+/// into some positions only reaches the samples that lie there), and a
+/// source with samples must bring them to that dimension.
+LogicalResult SampleDimensions::visitInsertSlice(tensor::InsertSliceOp op) {
+  std::optional<int64_t> destDim = of(op.getDest());
+  std::optional<int64_t> sourceDim = of(op.getSource());
+  // The destination dimension each source dimension fills.
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  SmallVector<int64_t> filled;
+  for (int64_t i = 0, e = op.getType().getRank(); i < e; ++i)
+    if (!dropped.test(i))
+      filled.push_back(i);
+  std::optional<int64_t> dim =
+      destDim ? destDim : std::optional<int64_t>(filled[size_t(*sourceDim)]);
+  if (!coversWhole(op, *dim, op.getType().getDimSize(*dim)))
+    return movesSamples(op,
+                        "writes a slice into part of the samples' dimension " +
+                            Twine(*dim) +
+                            " of the result, so that only the samples at some "
+                            "positions of the micro-batch get its values");
+  if (sourceDim && filled[size_t(*sourceDim)] != *dim)
+    return movesSamples(op,
+                        "writes the samples of the micro-batch (dimension " +
+                            Twine(*sourceDim) +
+                            " of the source) across the destination's samples "
+                            "(dimension " +
+                            Twine(*dim) + ")");
+  set(op.getResult(), *dim);
+  return success();
 }
 
 /// A random op draws its values by each sample's index in the epoch along
@@ -209,6 +291,28 @@ LogicalResult SampleDimensions::visitRandom(Operation *op) {
   return mixes(op, "draws its random values by sample index along dimension "
                    "0 of operand #0, which " +
                        where);
+}
+
+/// A payload that reads the index of the samples' loop (linalg.index)
+/// computes from each sample's position in the micro-batch.
+LogicalResult SampleDimensions::visitIndexUses(linalg::LinalgOp op) {
+  std::optional<unsigned> loop;
+  for (OpResult result : op->getResults())
+    if (std::optional<int64_t> dim = of(result))
+      if (auto d = dyn_cast<AffineDimExpr>(
+              op.getIndexingMapMatchingResult(result).getResult(*dim)))
+        loop = d.getPosition();
+  if (!loop)
+    return success();
+  WalkResult found = op->walk([&](linalg::IndexOp index) {
+    return index.getDim() == *loop ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+  });
+  if (!found.wasInterrupted())
+    return success();
+  return mixes(op, "reads the index of its samples' loop (linalg.index " +
+                       Twine(*loop) +
+                       "), each sample's position in the micro-batch");
 }
 
 /// A loop nest reads each operand through its indexing map: the samples'
@@ -302,47 +406,95 @@ static int64_t leadingDimension(RankedTensorType type,
   return indices.front();
 }
 
-/// The tensor ops that move whole samples: a cast, a slice that keeps every
-/// sample, a pad along another dimension, a reshape whose group leads with
-/// the samples' dimension (m · S rows of m samples in order stay those
-/// samples; unit dimensions around them change nothing).
-void SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
+/// A collapse keeps the samples apart when their dimension leads its group
+/// (m · S rows of m samples in order stay those samples, each S rows; unit
+/// dimensions before it change nothing). After another dimension of the
+/// group ([T, m, D] into [T · m, D], time-major), each sample's rows lie
+/// apart, between other samples' rows: a layout the analysis does not
+/// follow (the trail ends; nothing is combined yet).
+void SampleDimensions::visitCollapse(tensor::CollapseShapeOp op, int64_t dim) {
+  for (auto [group, indices] : llvm::enumerate(op.getReassociationIndices()))
+    if (llvm::is_contained(indices, dim) &&
+        (microBatch <= 1 || leadingDimension(op.getSrcType(), indices) == dim))
+      set(op.getResult(), group);
+}
+
+/// An expand keeps the samples in one dimension when the first factor of
+/// the group that splits their dimension (m samples of b rows each) with
+/// an extent other than 1 is a multiple of m: [m · S, D] into [m, S, D],
+/// or [m · S, H, hd] from [m · S, H · hd]; each index of it then lies in
+/// one sample. A first factor that is not ([8] into [2, 4]: each of the 2
+/// indices holds 4 samples) mixes them.
+LogicalResult SampleDimensions::visitExpand(tensor::ExpandShapeOp op,
+                                            int64_t dim) {
+  RankedTensorType result = op.getResultType();
+  ArrayRef<int64_t> indices = op.getReassociationIndices()[dim];
+  int64_t lead = leadingDimension(result, indices);
+  int64_t extent = result.getDimSize(lead);
+  if (ShapedType::isDynamic(extent) || extent % microBatch != 0)
+    return movesSamples(
+        op, "splits the samples' dimension " + Twine(dim) +
+                " into factors whose first, " +
+                (ShapedType::isDynamic(extent) ? Twine("?") : Twine(extent)) +
+                ", is not a multiple of the micro-batch's " +
+                Twine(microBatch) +
+                " samples: each of its indices holds parts of "
+                "several samples");
+  set(op.getResult(), lead);
+  return success();
+}
+
+/// A slice keeps the samples when it keeps their dimension whole; any part
+/// of it reads some samples of the micro-batch and not others (or puts
+/// them at other positions).
+LogicalResult SampleDimensions::visitExtractSlice(tensor::ExtractSliceOp op,
+                                                  int64_t dim) {
+  if (!coversWhole(op, dim, op.getSourceType().getDimSize(dim)))
+    return movesSamples(op,
+                        "takes part of the samples' dimension " + Twine(dim) +
+                            ", so that the result holds some samples of the "
+                            "micro-batch and not others");
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  int64_t before = 0;
+  for (int64_t i = 0; i < dim; ++i)
+    before += dropped.test(i);
+  if (!dropped.test(dim))
+    set(op.getResult(), dim - before);
+  return success();
+}
+
+/// The tensor ops whose layout is known, from operand 0: a cast, a slice
+/// or pad that keeps the samples' dimension whole and each sample's values
+/// its own, a reshape that keeps each sample in one index of one
+/// dimension.
+LogicalResult SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
   if (auto cast = dyn_cast<tensor::CastOp>(op)) {
     set(cast.getResult(), dim);
-    return;
+    return success();
   }
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    for (auto [group, indices] :
-         llvm::enumerate(collapse.getReassociationIndices()))
-      if (leadingDimension(collapse.getSrcType(), indices) == dim)
-        set(collapse.getResult(), group);
-    return;
+    visitCollapse(collapse, dim);
+    return success();
   }
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    set(expand.getResult(),
-        leadingDimension(expand.getResultType(),
-                         expand.getReassociationIndices()[dim]));
-    return;
-  }
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    if (!slice.isDynamicOffset(dim) && slice.getStaticOffset(dim) == 0 &&
-        !slice.isDynamicSize(dim) &&
-        slice.getStaticSize(dim) == slice.getSourceType().getDimSize(dim) &&
-        !slice.isDynamicStride(dim) && slice.getStaticStride(dim) == 1) {
-      llvm::SmallBitVector dropped = slice.getDroppedDims();
-      int64_t before = 0;
-      for (int64_t i = 0; i < dim; ++i)
-        before += dropped.test(i);
-      if (!dropped.test(dim))
-        set(slice.getResult(), dim - before);
-    }
-    return;
-  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    return visitExpand(expand, dim);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return visitExtractSlice(slice, dim);
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    if (pad.getStaticLow()[dim] == 0 && pad.getStaticHigh()[dim] == 0)
-      set(pad.getResult(), dim);
-    return;
+    if (pad.getStaticLow()[dim] != 0 || pad.getStaticHigh()[dim] != 0)
+      return movesSamples(op,
+                          "pads the samples' dimension " + Twine(dim) +
+                              ", so that the result's positions are not the "
+                              "micro-batch's samples");
+    // A value computed in the region from the indices differs by position.
+    if (!pad.getConstantPaddingValue())
+      return movesSamples(op,
+                          "pads with a value computed from the position, which "
+                          "differs by the sample's place in the micro-batch");
+    set(pad.getResult(), dim);
+    return success();
   }
+  return success();
 }
 
 } // namespace

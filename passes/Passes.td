@@ -1172,12 +1172,17 @@ def GAccApproximateMathPass : Pass<"gacc-approximate-math", "ModuleOp"> {
     // becomes a clamp, a rational polynomial in %x and a select
     ```
 
-    Errors: none; ops of other element types and ops not named stay.
+    Errors: an `ops` entry that is not one of the ops upstream
+    approximates (acos, asin, atan, atan2, cbrt, cos, erf, erfc, exp,
+    expm1, log, log1p, log2, sin, tanh). Ops of other element types and
+    ops not named stay.
   }];
   let options = [
     ListOption<"opNames", "ops", "std::string",
                "Mnemonics of the math ops to approximate (default: tanh, "
-               "exp, expm1, log, log1p, erf)">,
+               "exp, expm1, log, log1p, erf; any of acos, asin, atan, "
+               "atan2, cbrt, cos, erf, erfc, exp, expm1, log, log1p, log2, "
+               "sin, tanh)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
@@ -1516,6 +1521,9 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
     gpu.module @gacc_kernels { gpu.func @a_kernel() kernel { ... }
                                gpu.func @b_kernel() kernel { ... } }
     ```
+
+    Errors: an empty `name`; a `name` that another symbol of the module
+    already holds.
   }];
   let options = [
     Option<"moduleName", "name", "std::string", /*default=*/"\"gacc_kernels\"",

@@ -433,17 +433,52 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
   if (options.optLevel < 0 || options.optLevel > 3)
     return "opt-level must be in [0, 3], got " +
            std::to_string(options.optLevel);
+  if (options.deferWindowBytes < 0)
+    return "defer-window-bytes must be >= 0, got " +
+           std::to_string(options.deferWindowBytes);
+  // A library choice without the library it refines would be silently
+  // dropped.
+  if (options.cublasLt && !options.cublas)
+    return "cublaslt chooses cuBLASLt for the GEMMs that cublas sends to a "
+           "library; give cublas too";
+  if (options.cublasLtGelu && !options.cublasLt)
+    return "cublaslt-gelu folds GELU into cuBLASLt's epilogues; give "
+           "cublaslt (and cublas) too";
+  return "";
+}
+
+std::string
+mlir::gacc::validateCPUPipelineOptions(const CPUPipelineOptions &options) {
+  if (options.threads < 1 || options.threads > kMaxCpuThreads)
+    return "threads must be in [1, " + std::to_string(kMaxCpuThreads) +
+           "], got " + std::to_string(options.threads);
+  if (options.deferWindowBytes < 0)
+    return "defer-window-bytes must be >= 0, got " +
+           std::to_string(options.deferWindowBytes);
   return "";
 }
 
 void mlir::gacc::registerGAccPipelines() {
-  PassPipelineRegistration<CPUPipelineOptions>(
+  // Registered by hand so that bad options are an error, not a pipeline
+  // that silently does something else.
+  registerPassPipeline(
       "gacc-lower-to-cpu-pipeline",
       "Lower gacc training steps to the LLVM dialect for the CPU (autodiff, "
       "accumulation, fusion, bufferization, OpenBLAS GEMMs, loops, LLVM)",
-      buildLowerToCPUPipeline);
-  // Registered by hand so that bad options are an error, not a pipeline
-  // that silently does something else.
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CPUPipelineOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string problem = validateCPUPipelineOptions(options);
+        if (!problem.empty())
+          return errorHandler("gacc-lower-to-cpu-pipeline: " + problem);
+        buildLowerToCPUPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(CPUPipelineOptions());
+      });
   registerPassPipeline(
       "gacc-lower-to-nvvm-pipeline",
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "

@@ -175,14 +175,25 @@ void buildTrainingStepToBuffersPipeline(
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const CPUPipelineOptions &options);
 
+/// The most CPU threads a step's loops run on (the CPU pipeline's threads,
+/// gacc-run's --cpu-threads).
+constexpr int64_t kMaxCpuThreads = 1024;
+
+/// Checks the CPU pipeline's options: threads in [1, kMaxCpuThreads],
+/// defer-window-bytes >= 0. Returns the problem, or an empty string.
+std::string validateCPUPipelineOptions(const CPUPipelineOptions &options);
+
 /// The model down to gpu kernels serialized for NVIDIA GPUs (NVVM, PTX,
 /// cubin) with host code in the LLVM dialect.
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const NVVMPipelineOptions &options);
 
-/// Checks the NVVM pipeline's options: chip sm_XX (XX >= 50, optional
-/// suffix a), format isa, bin or fatbin, block-size > 0, opt-level 0–3.
-/// Returns the problem, or an empty string.
+/// Checks the NVVM pipeline's options: a chip LLVM's NVPTX back end knows
+/// from sm_50 on (suffix a from sm_90, f from sm_100), PTX features it
+/// knows and not older than the chip's, format isa, bin or fatbin,
+/// block-size in [1, 1024], opt-level 0–3, defer-window-bytes >= 0,
+/// cublaslt only with cublas and cublaslt-gelu only with cublaslt,
+/// cuda-graph not with resumable. Returns the problem, or an empty string.
 std::string validateNVVMPipelineOptions(const NVVMPipelineOptions &options);
 
 /// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.

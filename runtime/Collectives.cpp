@@ -230,6 +230,11 @@ void barrier() {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+void allReduceHost(float *data, int64_t n) {
+  if (mpiActive() && size() > 1 && n > 0)
+    allReduceContiguous(data, n);
+}
+
 std::vector<uint64_t> allGather(uint64_t value) {
   if (!mpiActive())
     return {value};

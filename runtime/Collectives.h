@@ -53,6 +53,10 @@ uint64_t count();
 void barrier();
 /// One value from every rank (MPI_Allgather), in rank order.
 std::vector<uint64_t> allGather(uint64_t value);
+/// Sums `n` host floats over the ranks, in place, over MPI (never NCCL: a
+/// host buffer; not counted among the compiled steps' collectives). The
+/// identity on a single process.
+void allReduceHost(float *data, int64_t n);
 /// Makes gacc_all_reduce_sum_f32 use NCCL (libnccl.so.2, opened now) on
 /// device-visible buffers: rank 0's ncclUniqueId is broadcast over MPI and
 /// every rank joins with ncclCommInitRank on the current CUDA context. A

@@ -30,10 +30,32 @@ namespace {
 constexpr StringLiteral kDefaultOps[] = {"tanh", "exp", "expm1",
                                          "log",  "log1p", "erf"};
 
+/// The math ops upstream's populateMathPolynomialApproximationPatterns
+/// approximates for a predicate (mlir/lib/Dialect/Math/Transforms/
+/// PolynomialApproximation.cpp): what `ops` may name.
+constexpr StringLiteral kApproximableOps[] = {
+    "acos", "asin",  "atan", "atan2", "cbrt", "cos", "erf", "erfc",
+    "exp",  "expm1", "log",  "log1p", "log2", "sin", "tanh"};
+
 struct ApproximateMathPass
     : public mlir::gacc::impl::GAccApproximateMathPassBase<
           ApproximateMathPass> {
   using GAccApproximateMathPassBase::GAccApproximateMathPassBase;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    for (const std::string &name : opNames)
+      if (!llvm::is_contained(kApproximableOps, StringRef(name))) {
+        std::string known;
+        llvm::raw_string_ostream os(known);
+        llvm::interleaveComma(kApproximableOps, os);
+        return emitError(UnknownLoc::get(ctx))
+               << getArgument() << ": option ops: '" << name
+               << "' is not a math op upstream's polynomial approximations "
+                  "cover ("
+               << known << ")";
+      }
+    return success();
+  }
 
   void runOnOperation() override {
     SmallVector<std::string> names(opNames.begin(), opNames.end());

@@ -54,6 +54,14 @@ static std::string uniqueName(gpu::GPUModuleOp m, StringRef base) {
 struct MergeGPUModulesPass
     : public mlir::gacc::impl::GAccMergeGPUModulesPassBase<MergeGPUModulesPass> {
   using Base::Base;
+  LogicalResult initialize(MLIRContext *ctx) override {
+    // An empty symbol name would make a module no symbol reference names.
+    if (moduleName.empty())
+      return emitError(UnknownLoc::get(ctx))
+             << getArgument() << ": option name must be a symbol name, got ''";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> modules(module.getOps<gpu::GPUModuleOp>());

@@ -494,3 +494,256 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %pt, %y : tensor<4x4xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// Tensor ops whose layout is known mix the samples where they move them
+// apart from their positions: [8] split as [2, 4] puts 4 samples in each
+// index of the first factor (a transpose and collapse after it would pair
+// each prediction with another sample's target).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  // expected-error @below {{'tensor.expand_shape' op splits the samples' dimension 0 into factors whose first, 2, is not a multiple of the micro-batch's 8 samples: each of its indices holds parts of several samples}}
+  %e = tensor.expand_shape %x [[0, 1], [2]] output_shape [2, 4, 4] : tensor<8x4xf32> into tensor<2x4x4xf32>
+  %c = tensor.collapse_shape %e [[0, 1], [2]] : tensor<2x4x4xf32> into tensor<8x4xf32>
+  %z = gacc.linear %c, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Row 0's values read by every row.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  // expected-error @below {{'tensor.extract_slice' op takes part of the samples' dimension 0, so that the result holds some samples of the micro-batch and not others}}
+  %a = tensor.extract_slice %x[0, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+  %t0 = tensor.empty() : tensor<8x4xf32>
+  %b = linalg.broadcast ins(%a : tensor<4xf32>) outs(%t0 : tensor<8x4xf32>) dimensions = [0]
+  %z = gacc.linear %b, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Samples shifted by a pad along their dimension.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  %cst = arith.constant 0.0 : f32
+  // expected-error @below {{'tensor.pad' op pads the samples' dimension 0, so that the result's positions are not the micro-batch's samples}}
+  %p = tensor.pad %x low[1, 0] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<8x4xf32> to tensor<9x4xf32>
+  %s = tensor.extract_slice %p[0, 0] [8, 4] [1, 1] : tensor<9x4xf32> to tensor<8x4xf32>
+  %z = gacc.linear %s, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A pad along the features whose value is computed from the row index.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x3xf32>, %y: tensor<8xi32>):
+  // expected-error @below {{'tensor.pad' op pads with a value computed from the position, which differs by the sample's place in the micro-batch}}
+  %p = tensor.pad %x low[0, 0] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    tensor.yield %f : f32
+  } : tensor<8x3xf32> to tensor<8x4xf32>
+  %z = gacc.linear %p, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// One sample's row written over another's.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  %r = arith.constant dense<1.0> : tensor<1x4xf32>
+  // expected-error @below {{'tensor.insert_slice' op writes a slice into part of the samples' dimension 0 of the result, so that only the samples at some positions of the micro-batch get its values}}
+  %i = tensor.insert_slice %r into %x[7, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<8x4xf32>
+  %z = gacc.linear %i, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The samples joined along their own dimension.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  // expected-error @below {{'tensor.concat' op joins along the samples' dimension 0, so that a sample's position in the result is not its position in the micro-batch}}
+  %c = tensor.concat dim(0) %x, %x : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %s = tensor.extract_slice %c[2, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %z = gacc.linear %s, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A payload that reads its samples' loop index: each sample's value
+// depends on its position in the micro-batch.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  %e = tensor.empty() : tensor<8x4xf32>
+  // expected-error @below {{'linalg.generic' op reads the index of its samples' loop (linalg.index 0), each sample's position in the micro-batch}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %v = arith.addf %in, %f : f32
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %z = gacc.linear %r, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A reshape to a shape read from a tensor: its grouping is not known.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  %sh = arith.constant dense<[8, 4]> : tensor<2xi64>
+  // expected-error @below {{'tensor.reshape' op reshapes the samples of the micro-batch to a shape read from a tensor}}
+  %r = tensor.reshape %x(%sh) : (tensor<8x4xf32>, tensor<2xi64>) -> tensor<8x4xf32>
+  %z = gacc.linear %r, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// What keeps each sample in its place passes: tokens flattened to
+// [m · S, D] and split again into heads [m · S, H, hd] and back to
+// [m, S, D], a learned row written along the positions of every sample
+// (the insert covers the samples' dimension whole), features joined.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.param @cls : tensor<4xf32> = #gacc.zeros
+gacc.train_step @s params [@w, @cls] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %cls: tensor<4xf32>, %x: tensor<2x3x4xf32>, %y: tensor<2x4xi32>):
+  %f = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %h = tensor.expand_shape %f [[0], [1, 2]] output_shape [6, 2, 2] : tensor<6x4xf32> into tensor<6x2x2xf32>
+  %f2 = tensor.collapse_shape %h [[0], [1, 2]] : tensor<6x2x2xf32> into tensor<6x4xf32>
+  %t = tensor.expand_shape %f2 [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %e = tensor.empty() : tensor<2x1x4xf32>
+  %c = linalg.broadcast ins(%cls : tensor<4xf32>) outs(%e : tensor<2x1x4xf32>) dimensions = [0, 1]
+  %big = tensor.empty() : tensor<2x4x4xf32>
+  %withCls = tensor.insert_slice %c into %big[0, 0, 0] [2, 1, 4] [1, 1, 1] : tensor<2x1x4xf32> into tensor<2x4x4xf32>
+  %all = tensor.insert_slice %t into %withCls[0, 1, 0] [2, 3, 4] [1, 1, 1] : tensor<2x3x4xf32> into tensor<2x4x4xf32>
+  %z = gacc.linear %all, %w : tensor<2x4x4xf32>, tensor<3x4xf32> -> tensor<2x4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x4x3xf32>, tensor<2x4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Attention's heads: [m, S, H·hd] split to [m, S, H, hd], transposed to
+// [m, H, S, hd] and collapsed to [m·H, S, hd] for a batched product, then
+// back; the first token's row of every sample (x[:, 0, :]); time-major
+// rows [S, m, D] collapsed to [S·m, D] (a layout the check does not
+// follow: accepted).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x3x4xf32>, %y: tensor<2xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %h = tensor.expand_shape %x [[0], [1], [2, 3]] output_shape [2, 3, 2, 2] : tensor<2x3x4xf32> into tensor<2x3x2x2xf32>
+  %e = tensor.empty() : tensor<2x2x3x2xf32>
+  %t = linalg.transpose ins(%h : tensor<2x3x2x2xf32>) outs(%e : tensor<2x2x3x2xf32>) permutation = [0, 2, 1, 3]
+  %b = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x2x3x2xf32> into tensor<4x3x2xf32>
+  %eb = tensor.empty() : tensor<4x2x3xf32>
+  %bt = linalg.transpose ins(%b : tensor<4x3x2xf32>) outs(%eb : tensor<4x2x3xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<4x3x3xf32>
+  %fs = linalg.fill ins(%c0 : f32) outs(%es : tensor<4x3x3xf32>) -> tensor<4x3x3xf32>
+  %s = linalg.batch_matmul ins(%b, %bt : tensor<4x3x2xf32>, tensor<4x2x3xf32>) outs(%fs : tensor<4x3x3xf32>) -> tensor<4x3x3xf32>
+  %eo = tensor.empty() : tensor<4x3x2xf32>
+  %fo = linalg.fill ins(%c0 : f32) outs(%eo : tensor<4x3x2xf32>) -> tensor<4x3x2xf32>
+  %o = linalg.batch_matmul ins(%s, %b : tensor<4x3x3xf32>, tensor<4x3x2xf32>) outs(%fo : tensor<4x3x2xf32>) -> tensor<4x3x2xf32>
+  %oh = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 2, 3, 2] : tensor<4x3x2xf32> into tensor<2x2x3x2xf32>
+  %eh = tensor.empty() : tensor<2x3x2x2xf32>
+  %ot = linalg.transpose ins(%oh : tensor<2x2x3x2xf32>) outs(%eh : tensor<2x3x2x2xf32>) permutation = [0, 2, 1, 3]
+  %m = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<2x3x2x2xf32> into tensor<2x3x4xf32>
+  %cls = tensor.extract_slice %m[0, 0, 0] [2, 1, 4] [1, 1, 1] : tensor<2x3x4xf32> to tensor<2x4xf32>
+  %ex = tensor.empty() : tensor<3x2x4xf32>
+  %tm = linalg.transpose ins(%m : tensor<2x3x4xf32>) outs(%ex : tensor<3x2x4xf32>) permutation = [1, 0, 2]
+  %rows = tensor.collapse_shape %tm [[0, 1], [2]] : tensor<3x2x4xf32> into tensor<6x4xf32>
+  %z = gacc.linear %cls, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A slice of the samples written across another sample layout: the
+// transposed samples (in dimension 1) written over the samples (in 0).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<4x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  // expected-error @below {{'tensor.insert_slice' op writes the samples of the micro-batch (dimension 1 of the source) across the destination's samples (dimension 0)}}
+  %i = tensor.insert_slice %t into %x[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<4x4xf32>
+  %z = gacc.linear %i, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Two layouts of the samples joined.
+gacc.param @w : tensor<3x8xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x8xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<4x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) permutation = [1, 0]
+  // expected-error @below {{'tensor.concat' op joins tensors that hold the samples of the micro-batch in different dimensions (operand #0 in 0, operand #1 in 1)}}
+  %c = tensor.concat dim(1) %x, %t : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x8xf32>
+  %z = gacc.linear %c, %w : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// One element written into one sample's row.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  // expected-error @below {{'tensor.insert' op writes one element of a tensor that holds the samples of the micro-batch, a value only the sample at that position gets}}
+  %i = tensor.insert %one into %x[%c0, %c0] : tensor<4x4xf32>
+  %z = gacc.linear %i, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// With a micro-batch of one sample there are no others to move it among:
+// a slice of its rows passes.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 1 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<1x5x4xf32>, %y: tensor<1x4xi32>):
+  %f = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x5x4xf32> into tensor<5x4xf32>
+  %s = tensor.extract_slice %f[1, 0] [4, 4] [1, 1] : tensor<5x4xf32> to tensor<4x4xf32>
+  %r = tensor.expand_shape %s [[0, 1], [2]] output_shape [1, 4, 4] : tensor<4x4xf32> into tensor<1x4x4xf32>
+  %z = gacc.linear %r, %w : tensor<1x4x4xf32>, tensor<3x4xf32> -> tensor<1x4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<1x4x3xf32>, tensor<1x4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -32,3 +32,7 @@ func.func @per_element(%x: f32, %d: f64) -> (f32, f32, f32, f32, f32, f32, f32, 
   %dt = math.tanh %d : f64
   return %t, %e, %l, %r, %m, %p, %c, %w, %dt : f32, f32, f32, f32, f32, f32, f32, f32, f64
 }
+
+// An `ops` entry upstream does not approximate is an error, not ignored.
+// RUN: not gacc-opt %s -gacc-approximate-math=ops=sqrt 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: gacc-approximate-math: option ops: 'sqrt' is not a math op upstream's polynomial approximations cover (acos, asin, atan, atan2, cbrt, cos, erf, erfc, exp, expm1, log, log1p, log2, sin, tanh)

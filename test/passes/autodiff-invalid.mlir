@@ -118,7 +118,7 @@ gacc.train_step @s params [@w] attributes {
                        iterator_types = ["parallel", "parallel"]}
       ins(%m : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) {
   ^bb0(%a: f32, %out: f32):
-    %i = linalg.index 0 : index
+    %i = arith.constant 0 : index
     %j = linalg.index 1 : index
     %v = tensor.extract %w[%i, %j] : tensor<4x3xf32>
     %r = arith.mulf %a, %v : f32

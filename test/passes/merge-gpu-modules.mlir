@@ -93,3 +93,7 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// An empty name is an error.
+// RUN: not gacc-opt %s -gacc-merge-gpu-modules="name=" 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: gacc-merge-gpu-modules: option name must be a symbol name, got ''

@@ -28,7 +28,8 @@ gacc.train_step @partial params [@w] attributes {
     accum_steps = 8 : i64, micro_batch = 30 : i64, effective_batch = 240 : i64,
     normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<10x784xf32>, %x: tensor<30x784xf32>, %y: tensor<30xi32>):
-  // expected-error @below {{'tensor.extract_slice' op cannot be re-typed for micro-batch size 24: it takes part of the micro-batch dimension}}
+  // Refused by the sample check before any re-typing.
+  // expected-error @below {{'tensor.extract_slice' op takes part of the samples' dimension 0, so that the result holds some samples of the micro-batch and not others}}
   %s = tensor.extract_slice %x[0, 0] [8, 784] [1, 1] : tensor<30x784xf32> to tensor<8x784xf32>
   %p = tensor.pad %s low[0, 0] high[22, 0] {
   ^bb0(%i: index, %j: index):

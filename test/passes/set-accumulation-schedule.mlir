@@ -48,7 +48,8 @@ gacc.param @b : tensor<3xf32> = #gacc.zeros
 // M: linalg.broadcast ins(%{{.+}} : tensor<3xf32>) outs(%{{.+}} : tensor<64x3xf32>) dimensions = [0]
 // M: arith.addf %{{.+}}, %{{.+}} : tensor<64x3xf32>
 // M: linalg.softmax dimension(1) ins(%{{.+}} : tensor<64x3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
-// M: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [32, 2, 3] : tensor<64x3xf32> into tensor<32x2x3xf32>
+// M: tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<64x3xf32> into tensor<192xf32>
+// M: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [64, 3] : tensor<192xf32> into tensor<64x3xf32>
 // M: tensor.pad
 // M: } : tensor<64x3xf32> to tensor<64x4xf32>
 // M: tensor.extract_slice %{{.+}}[0, 0] [64, 3] [1, 1] : tensor<64x4xf32> to tensor<64x3xf32>
@@ -65,8 +66,8 @@ gacc.train_step @upstream params [@w, @b] attributes {
   %bb = linalg.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<32x3xf32>) dimensions = [0]
   %h = arith.addf %m, %bb : tensor<32x3xf32>
   %s = linalg.softmax dimension(1) ins(%h : tensor<32x3xf32>) outs(%e : tensor<32x3xf32>) -> tensor<32x3xf32>
-  %r = tensor.expand_shape %s [[0, 1], [2]] output_shape [16, 2, 3] : tensor<32x3xf32> into tensor<16x2x3xf32>
-  %r2 = tensor.collapse_shape %r [[0, 1], [2]] : tensor<16x2x3xf32> into tensor<32x3xf32>
+  %r = tensor.collapse_shape %s [[0, 1]] : tensor<32x3xf32> into tensor<96xf32>
+  %r2 = tensor.expand_shape %r [[0, 1]] output_shape [32, 3] : tensor<96xf32> into tensor<32x3xf32>
   %p = tensor.pad %r2 low[0, 1] high[0, 0] {
   ^bb0(%i: index, %j: index):
     tensor.yield %c0 : f32

@@ -27,4 +27,8 @@
 
 // A team of no threads is an error, not a serial pipeline.
 // RUN: not gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-cpu-pipeline=threads=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: gacc-parallelize-loops: threads and min-iterations must be positive, got 0 and 32768
+// ZERO: error: gacc-lower-to-cpu-pipeline: threads must be in [1, 1024], got 0
+// RUN: not gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-cpu-pipeline=threads=2000 2>&1 | FileCheck %s --check-prefix=MANY
+// MANY: error: gacc-lower-to-cpu-pipeline: threads must be in [1, 1024], got 2000
+// RUN: not gacc-opt %gacc_src/examples/fashion_mlp.mlir -gacc-lower-to-cpu-pipeline=defer-window-bytes=-5 2>&1 | FileCheck %s --check-prefix=DEFER
+// DEFER: error: gacc-lower-to-cpu-pipeline: defer-window-bytes must be >= 0, got -5

@@ -20,6 +20,13 @@
 // OLDPTX: error: gacc-lower-to-nvvm-pipeline: sm_90 needs PTX ISA 7.8 or later (features=+ptx78), got features '+ptx70'
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_100 features=+ptx80" 2>&1 | FileCheck %s --check-prefix=OLDPTX100
 // OLDPTX100: error: gacc-lower-to-nvvm-pipeline: sm_100 needs PTX ISA 8.6 or later (features=+ptx86), got features '+ptx80'
+// Options that refine another one given without it, and a negative window.
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="cublaslt" 2>&1 | FileCheck %s --check-prefix=LT
+// LT: error: gacc-lower-to-nvvm-pipeline: cublaslt chooses cuBLASLt for the GEMMs that cublas sends to a library; give cublas too
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="cublas cublaslt-gelu" 2>&1 | FileCheck %s --check-prefix=GELU
+// GELU: error: gacc-lower-to-nvvm-pipeline: cublaslt-gelu folds GELU into cuBLASLt's epilogues; give cublaslt (and cublas) too
+// RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="defer-window-bytes=-1" 2>&1 | FileCheck %s --check-prefix=WINDOW
+// WINDOW: error: gacc-lower-to-nvvm-pipeline: defer-window-bytes must be >= 0, got -1
 // A chip written with a leading zero is not one llc knows.
 // RUN: not gacc-opt %s -gacc-lower-to-nvvm-pipeline="chip=sm_090" 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: chip must be an NVPTX target from sm_50 on (e.g. sm_80, sm_90, sm_90a), got 'sm_090'

@@ -4,7 +4,7 @@
 // compiles; the pipeline's gacc-check-kernel-parameters sums every
 // outlined kernel's parameters and would stop it with an error naming the
 // kernel (format=isa: no ptxas needed).
-// RUN: gacc-opt %gacc_src/examples/kjv_gpt.mlir -gacc-lower-to-nvvm-pipeline="cuda-graph=true cublaslt=true format=isa" -o /dev/null
+// RUN: gacc-opt %gacc_src/examples/kjv_gpt.mlir -gacc-lower-to-nvvm-pipeline="cuda-graph=true cublas=true cublaslt=true format=isa" -o /dev/null
 // RUN: gacc-opt %gacc_src/examples/kjv_gpt.mlir -gacc-lower-to-nvvm-pipeline="cuda-graph=true arena-update=true format=isa" -o /dev/null
 // From PTX ISA 8.1 on a kernel may take 32764 bytes, and the limit
 // follows the features: the passes then fuse up to it.

@@ -19,6 +19,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -27,8 +29,28 @@ using ::gacc::abi::kCount;
 using ::gacc::abi::kObjective;
 
 namespace {
-/// max |a − b| / max |b| over the elements of two same-shaped tensors.
+/// Whether every element of `t` is finite.
+bool allFinite(const HostTensor &t) {
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+    if (!std::isfinite(t.f32()[i]))
+      return false;
+  return true;
+}
+
+/// Infinity where either tensor holds a value that is not finite (NaN
+/// would compare as no difference at all).
+std::optional<double> nonFiniteDifference(const HostTensor &a,
+                                          const HostTensor &b) {
+  if (allFinite(a) && allFinite(b))
+    return std::nullopt;
+  return std::numeric_limits<double>::infinity();
+}
+
+/// max |a − b| / max |b| over the elements of two same-shaped tensors
+/// (infinity where either is not finite).
 double relativeDifference(const HostTensor &a, const HostTensor &b) {
+  if (std::optional<double> inf = nonFiniteDifference(a, b))
+    return *inf;
   double diff = 0, scale = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
@@ -58,6 +80,8 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
                                          const FirstStep &step,
                                          double tolerance, int64_t &skipped,
                                          int64_t &compared) {
+  if (std::optional<double> inf = nonFiniteDifference(a, b))
+    return *inf;
   double scale = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     scale = std::max(scale, std::fabs(double(b.f32()[i])));
@@ -75,8 +99,10 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
   return scale > 0 ? diff / scale : diff;
 }
 
-/// max |a − b| over the elements.
+/// max |a − b| over the elements (infinity where either is not finite).
 double absoluteDifference(const HostTensor &a, const HostTensor &b) {
+  if (std::optional<double> inf = nonFiniteDifference(a, b))
+    return *inf;
   double diff = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
@@ -228,7 +254,11 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     statDiffs[sig.statisticNames[q]] = diff;
     statDiff = std::max(statDiff, diff);
   }
-  bool ok = gradDiff <= tolerance && paramDiff <= tolerance &&
+  bool finite = std::isfinite(results[0][kObjective]) &&
+                std::isfinite(results[1][kObjective]) &&
+                std::isfinite(gradDiff) && std::isfinite(paramDiff) &&
+                std::isfinite(statDiff);
+  bool ok = finite && gradDiff <= tolerance && paramDiff <= tolerance &&
             statDiff <= tolerance && results[0][kCount] == results[1][kCount];
   std::string paramText = compared
                               ? llvm::formatv("{0:e3}", paramDiff).str()
@@ -255,6 +285,14 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   if (ok) {
     llvm::outs() << "check-equivalence: EQUIVALENT\n";
     return 0;
+  }
+  // NaN or infinity in either run: no difference means anything.
+  if (!finite) {
+    llvm::outs() << "check-equivalence: DIFFERENT: a loss, gradient, "
+                    "parameter or running statistic is not finite (NaN or "
+                    "infinity) in one run or both, so nothing can be "
+                    "compared; make the model finite on these samples first\n";
+    return 1;
   }
   // Batch statistics make the accumulated step differ by design: it is
   // not the large batch (exit status 1), and the report says why.

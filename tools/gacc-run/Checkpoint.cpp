@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 #include "runtime/Checksum.h"
 #include "runtime/Collectives.h"
+#include "runtime/CpuThreads.h"
 #include "runtime/InputFile.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
@@ -108,6 +109,18 @@ readCheckpointFile(const std::string &path,
 // Identity
 //===----------------------------------------------------------------------===//
 
+std::string gaccrt::stepArithmetic(const RunSettings &settings) {
+  if (settings.target == "cuda")
+    return !settings.blas      ? "cuda, GEMM kernels"
+           : settings.cublasLt ? "cuda, cuBLASLt GEMMs"
+                               : "cuda, cuBLAS GEMMs";
+  return llvm::formatv("cpu, {0} thread{1}, {2}", settings.threads,
+                       settings.threads == 1 ? "" : "s",
+                       settings.blas ? "OpenBLAS " + blasKernels() + " kernels"
+                                     : std::string("GEMM loops (--no-blas)"))
+      .str();
+}
+
 RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
                                 const RunSettings &settings,
                                 const DataSource &data,
@@ -135,6 +148,7 @@ RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,
   id.seed = settings.seed;
   id.dropLast = settings.dropLast;
   id.lr = settings.lr;
+  id.arithmetic = stepArithmetic(settings);
   if (!fixedOrder.empty())
     id.order = hashBytes(fixedOrder.data(), fixedOrder.size() * 8);
   id.data = fingerprintTrainingData(sig, data);
@@ -255,7 +269,8 @@ static llvm::json::Object toJSON(const RunIdentity &id) {
                             {"order_file_fingerprint", hex(id.order)},
                             {"seed", int64_t(id.seed)},
                             {"drop_last", id.dropLast},
-                            {"lr", id.lr}};
+                            {"lr", id.lr},
+                            {"arithmetic", id.arithmetic}};
 }
 
 static llvm::json::Object toJSON(const TrainingPosition &p) {
@@ -554,6 +569,10 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   c.dropLast = m.boolean(run, "drop_last");
   c.lr = m.number(run, "lr");
   loaded.lr = c.lr;
+  // Absent from checkpoints written before it was recorded.
+  if (run)
+    if (std::optional<llvm::StringRef> s = run->getString("arithmetic"))
+      loaded.arithmetic = s->str();
   const llvm::json::Object *pos = m.object(*root, "position");
   TrainingPosition &p = loaded.position;
   p.epoch = m.integer(pos, "epoch");

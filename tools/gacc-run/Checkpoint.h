@@ -58,7 +58,15 @@ struct RunIdentity {
   uint64_t seed = 0;
   bool dropLast = false;
   double lr = 0;
+  /// How the step's arithmetic runs (stepArithmetic): a run resumed with
+  /// other arithmetic continues, rounding differently.
+  std::string arithmetic;
 };
+
+/// How the step's arithmetic runs, in words: the target, the CPU's threads
+/// and the GEMMs' library and kernel set ("cpu, 2 threads, OpenBLAS
+/// Haswell kernels"). Two runs alike in this round alike.
+std::string stepArithmetic(const RunSettings &settings);
 
 /// The identity of this run: fingerprints of `model` and of `data`'s
 /// training samples (every sample, as it fills a window).
@@ -79,6 +87,8 @@ struct LoadedCheckpoint {
   std::vector<int64_t> order;
   uint64_t generation = 0;
   double lr = 0;
+  /// RunIdentity::arithmetic as written ("" in older checkpoints).
+  std::string arithmetic;
 };
 
 /// Writes checkpoints into one directory.

@@ -66,6 +66,7 @@ private:
 
   // Training.cpp: set-up, the loop, one window.
   int prepare();
+  int openOutputs();
   int planEpoch();
   /// The windows of epoch pos.epoch, which pos.window windows into
   /// optimizer step pos.globalStep has reached. Returns the exit status
@@ -113,7 +114,10 @@ private:
 
   // TrainerCheckpoints.cpp: resuming, stopping, checkpoints.
   bool checkpointing() const { return !settings.checkpointDir.empty(); }
+  /// Restores the checkpoint of --resume into the host state (before
+  /// compilation binds it) and installs the stop signals' handlers.
   int resume();
+  int openCheckpoints();
   int printResumed();
   llvm::Expected<int> runMicroBatches(CpuJit &jit,
                                       const std::vector<JitArg> &args,
@@ -188,6 +192,9 @@ private:
   std::unique_ptr<CheckpointWriter> checkpoints;
   std::vector<int64_t> resumedOrder;
   int64_t resumedEpoch = -1, lastCheckpointStep = -1;
+  /// The generation of the checkpoint this run continues in its own
+  /// directory (0: none).
+  uint64_t resumedGeneration = 0;
 };
 
 } // namespace gaccrt

@@ -25,8 +25,6 @@ using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
 
-/// Restores the checkpoint of --resume into the host state (before
-/// compilation binds it), and opens the checkpoint directory.
 int Trainer::resume() {
   if (!checkpointing())
     return 0;
@@ -34,7 +32,6 @@ int Trainer::resume() {
   // boundary, with a checkpoint.
   installStopSignalHandlers();
   identity = identifyRun(model, sig, settings, *data, fixedOrder);
-  uint64_t generation = 0;
   if (!settings.resumeDir.empty()) {
     auto loaded = readCheckpoint(settings.resumeDir, settings.rank, identity,
                                  sig, st);
@@ -61,16 +58,33 @@ int Trainer::resume() {
           "gacc-run: warning: --resume: the checkpoint was trained with lr "
           "{0}, this run continues with lr {1}\n",
           llvm::format("%g", loaded->lr), llvm::format("%g", settings.lr));
+    if (lead && !loaded->arithmetic.empty() &&
+        loaded->arithmetic != identity.arithmetic)
+      llvm::errs() << "gacc-run: warning: --resume: the checkpoint was "
+                      "trained with "
+                   << loaded->arithmetic << ", this run continues with "
+                   << identity.arithmetic
+                   << ": it rounds differently, so the result is not bit "
+                      "for bit an uninterrupted run's\n";
     // Checkpoints continue in the same directory with the next generation.
     if (llvm::sys::fs::equivalent(settings.resumeDir, settings.checkpointDir))
-      generation = loaded->generation;
+      resumedGeneration = loaded->generation;
   }
+  return 0;
+}
+
+/// Opens (and locks) the checkpoint directory: a collective under a
+/// data-parallel run, so after the ranks agreed that every one of them
+/// writes checkpoints there.
+int Trainer::openCheckpoints() {
+  if (!checkpointing())
+    return 0;
   checkpoints = std::make_unique<CheckpointWriter>(
       settings.checkpointDir,
       settings.checkpointDir == settings.resumeDir ? "--resume"
                                                    : "--checkpoint-dir",
       settings.rank, settings.ranks);
-  if (llvm::Error e = checkpoints->open(generation))
+  if (llvm::Error e = checkpoints->open(resumedGeneration))
     return reportFailure(std::move(e), kExitBadInput);
   return 0;
 }

@@ -100,8 +100,10 @@ void Trainer::printHeader(double compileMs) {
   if (settings.target == "cpu")
     out << "gacc-run: cpu: " << settings.threads
         << (settings.threads == 1 ? " thread" : " threads")
-        << (settings.ranks > 1 ? " per rank" : "") << ", OpenBLAS "
-        << gaccrt::blasKernels() << " kernels\n";
+        << (settings.ranks > 1 ? " per rank" : "")
+        << (settings.blas ? ", OpenBLAS " + gaccrt::blasKernels() + " kernels"
+                          : std::string(", GEMMs as loops (--no-blas)"))
+        << "\n";
   if (ramp)
     out << "gacc-run: accumulation schedule: " << schedule.describe()
         << " (micro-batch " << sig.microBatch << "; each window normalized "

@@ -128,7 +128,13 @@ int Trainer::prepare() {
   if (measure)
     measuredStateBytes = rss::trimmedCurrentBytes() - beforeState;
   pos.lossScale = settings.initialLossScale;
-  if (int status = resume())
+  return resume();
+}
+
+/// What the run writes, opened once the ranks agree: the checkpoint
+/// directory (locked) and the metrics file, with the memory plan's row.
+int Trainer::openOutputs() {
+  if (int status = openCheckpoints())
     return status;
   // A resumed run continues its metrics file.
   if (lead && !settings.metricsPath.empty())
@@ -295,10 +301,6 @@ int Trainer::bindArenas() {
   return 0;
 }
 
-/// Every rank must run the same job: fingerprints of the model and of the
-/// run settings are compared before the first collective, so that ranks
-/// that disagree stop with one line instead of hanging in (or corrupting)
-/// an all-reduce of another size or count.
 /// xxh3 of `text`.
 static uint64_t hashText(llvm::StringRef text) {
   return llvm::xxh3_64bits(text);
@@ -357,14 +359,16 @@ std::vector<RankFact> Trainer::rankFacts() {
   facts.push_back(flagFact("--cuda-gelu-epilogue", settings.cublasLtGelu));
   facts.push_back(flagFact("--cuda-attention", settings.cudnnAttention));
   facts.push_back(flagFact("--no-step-arena", !settings.stepArena));
+  facts.push_back(flagFact("--cuda-graph", settings.cudaGraph));
   facts.push_back(flagFact("--check-replicas", settings.checkReplicas));
   // --save-gradients sums the ranks' accumulators: a collective.
   facts.push_back(flagFact("--save-gradients (given or not)",
                            !settings.saveGradients.empty()));
   // The data's values and order.
-  facts.push_back({"different training data (the same number of samples "
-                   "with other values)",
-                   fingerprintTrainingData(sig, *data)});
+  facts.push_back(
+      {"different training data (the same number of samples "
+       "with other values)",
+       checkpointing() ? identity.data : fingerprintTrainingData(sig, *data)});
   std::string order;
   for (int64_t i : fixedOrder)
     order += " " + std::to_string(i);
@@ -381,6 +385,10 @@ std::vector<RankFact> Trainer::rankFacts() {
   return facts;
 }
 
+/// Every rank must run the same job: fingerprints of the model and of the
+/// run settings are compared before the first collective, so that ranks
+/// that disagree stop with one line instead of hanging in (or corrupting)
+/// an all-reduce of another size or count.
 bool Trainer::ranksAgree() {
   for (const RankFact &fact : rankFacts()) {
     std::vector<uint64_t> hashes = collectives::allGather(fact.hash);
@@ -590,7 +598,7 @@ std::vector<HostTensor> Trainer::appliedGradients(float count, float scale) {
     // own and leaves each rank's sum in its accumulators; the arena
     // update sums them in place.
     if (settings.ranks > 1 && !settings.arenaUpdate)
-      gacc_all_reduce_sum_f32(g.f32(), g.f32(), 0, g.numElements(), 1);
+      collectives::allReduceHost(g.f32(), g.numElements());
     float divisor = std::max(count, 1.0f) * scale;
     for (int64_t e = 0, n = g.numElements(); e < n; ++e)
       g.f32()[e] /= divisor;
@@ -633,6 +641,8 @@ int Trainer::compile() {
   double compileMs = msSince(compileStart);
   if (settings.ranks > 1 && !ranksAgree())
     return kExitBadInput;
+  if (int status = openOutputs())
+    return status;
   printHeader(compileMs);
   if (int status = printResumed())
     return status;

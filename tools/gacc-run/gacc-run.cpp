@@ -599,6 +599,8 @@ static bool checkFlagScopes() {
       {&accumSchedule, kTrain},
       {&recompute, kTrain | kCheck | kEmit},
       {&threadsOption, kTrain | kCheck},
+      {&noStepArena, kTrain | kCheck},
+      {&cudaGeluEpilogue, kTrain},
       {&fp32Storage, kTrain | kCheck | kEmit}};
   for (auto [option, modes] : scopes) {
     if (!option->getNumOccurrences() || (modes & mode))
@@ -680,6 +682,11 @@ static bool checkFlagValues() {
                 "--help)");
     return false;
   }
+  // An empty kind would read as no --emit at all: a training run.
+  if (emitKind.getNumOccurrences() && emitKind.empty()) {
+    reportError("--emit needs ptx, cubin or llvm, got an empty one");
+    return false;
+  }
   if (epochs <= 0 || logEvery <= 0) {
     reportError(epochs <= 0 ? "--epochs must be positive, got " +
                                   llvm::Twine(int64_t(epochs))
@@ -745,11 +752,10 @@ static bool checkTargetFlags() {
                 "captured yet");
     return false;
   }
-  constexpr int kMaxThreads = 1024;
   if (threadsOption.getNumOccurrences() &&
-      (threadsOption < 1 || threadsOption > kMaxThreads)) {
+      (threadsOption < 1 || threadsOption > kMaxCpuThreads)) {
     reportError(llvm::formatv("--cpu-threads must be in [1, {0}], got {1}",
-                              kMaxThreads, int(threadsOption)));
+                              kMaxCpuThreads, int(threadsOption)));
     return false;
   }
   if (threadsOption.getNumOccurrences() && target == "cuda") {

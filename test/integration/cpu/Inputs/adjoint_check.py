@@ -376,15 +376,17 @@ TENSOR = [
      "%{n}_r = tensor.extract_slice %{n}_p[0, 1] [3, 3] [2, 2] : tensor<5x6xf32> to " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %u : " + T33,
      lambda x, p: p["p"][0:5:2, 1:6:2] * u_of(x)),
-    ("tensor.insert_slice (source)", {"p": ((2, 3), (-1, 1))},
-     "%{n}_r = tensor.insert_slice %{n}_p into %u[1, 0] [2, 3] [1, 1] : tensor<2x3xf32> into " + T33 + "\n"
+    # Along the features: every sample's row gets the same columns (a slice
+    # into some samples' rows would make the step depend on the split).
+    ("tensor.insert_slice (source)", {"p": ((3, 2), (-1, 1))},
+     "%{n}_r = tensor.insert_slice %{n}_p into %u[0, 1] [3, 2] [1, 1] : tensor<3x2xf32> into " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %{n}_r : " + T33,
-     lambda x, p: torch.cat([u_of(x)[:1], p["p"]], 0) ** 2),
+     lambda x, p: torch.cat([u_of(x)[:, :1], p["p"]], 1) ** 2),
     ("tensor.insert_slice (destination)", {"p": ((3, 3), (-1, 1))},
-     "%{n}_s = tensor.extract_slice %u[0, 0] [2, 2] [1, 1] : " + T33 + " to tensor<2x2xf32>\n"
-     "%{n}_r = tensor.insert_slice %{n}_s into %{n}_p[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into " + T33 + "\n"
+     "%{n}_s = tensor.extract_slice %u[0, 0] [3, 2] [1, 1] : " + T33 + " to tensor<3x2xf32>\n"
+     "%{n}_r = tensor.insert_slice %{n}_s into %{n}_p[0, 1] [3, 2] [1, 1] : tensor<3x2xf32> into " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %u : " + T33,
-     lambda x, p: torch.cat([p["p"][:1], torch.cat([p["p"][1:, :1], u_of(x)[:2, :2]], 1)], 0) * u_of(x)),
+     lambda x, p: torch.cat([p["p"][:, :1], u_of(x)[:, :2]], 1) * u_of(x)),
     ("tensor.concat", {"a": ((1, 3), (-1, 1)), "b": ((2, 3), (-1, 1))},
      "%{n}_r = tensor.concat dim(0) %{n}_a, %{n}_b : (tensor<1x3xf32>, tensor<2x3xf32>) -> " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %u : " + T33,
