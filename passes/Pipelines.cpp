@@ -458,45 +458,44 @@ mlir::gacc::validateCPUPipelineOptions(const CPUPipelineOptions &options) {
   return "";
 }
 
-void mlir::gacc::registerGAccPipelines() {
-  // Registered by hand so that bad options are an error, not a pipeline
-  // that silently does something else.
+/// Registers the pipeline `name` with `Options`, checked by `validate`
+/// before `build` runs: bad options are one error naming the pipeline, not
+/// a pipeline that silently does something else (PassPipelineRegistration
+/// would build whatever parsed).
+template <typename Options>
+static void registerValidatedPipeline(StringRef name, StringRef description,
+                                      std::string (*validate)(const Options &),
+                                      void (*build)(OpPassManager &,
+                                                    const Options &)) {
   registerPassPipeline(
+      name, description,
+      [=](OpPassManager &pm, StringRef optionsStr,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string problem = validate(options);
+        if (!problem.empty())
+          return errorHandler(name + ": " + problem);
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+
+void mlir::gacc::registerGAccPipelines() {
+  registerValidatedPipeline<CPUPipelineOptions>(
       "gacc-lower-to-cpu-pipeline",
       "Lower gacc training steps to the LLVM dialect for the CPU (autodiff, "
       "accumulation, fusion, bufferization, OpenBLAS GEMMs, loops, LLVM)",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        CPUPipelineOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        std::string problem = validateCPUPipelineOptions(options);
-        if (!problem.empty())
-          return errorHandler("gacc-lower-to-cpu-pipeline: " + problem);
-        buildLowerToCPUPipeline(pm, options);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(CPUPipelineOptions());
-      });
-  registerPassPipeline(
+      validateCPUPipelineOptions, buildLowerToCPUPipeline);
+  registerValidatedPipeline<NVVMPipelineOptions>(
       "gacc-lower-to-nvvm-pipeline",
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
       "ptxas) with host code in the LLVM dialect",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        NVVMPipelineOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        std::string problem = validateNVVMPipelineOptions(options);
-        if (!problem.empty())
-          return errorHandler("gacc-lower-to-nvvm-pipeline: " + problem);
-        buildLowerToNVVMPipeline(pm, options);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(NVVMPipelineOptions());
-      });
+      validateNVVMPipelineOptions, buildLowerToNVVMPipeline);
 }
 
 void mlir::gacc::configureCUDAToolkit() {

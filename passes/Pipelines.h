@@ -62,7 +62,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("CPU threads the step's large loops run on "
                      "(gacc-parallelize-loops, then an OpenMP team through "
                      "convert-scf-to-openmp; the program needs libomp). 1: "
-                     "serial loops; below 1: an error"),
+                     "serial loops; outside [1, 1024]: an error"),
       llvm::cl::init(1)};
 };
 
