@@ -29,6 +29,12 @@ struct PathFlag {
 /// file apart.
 std::string canonicalPath(llvm::StringRef path);
 
+/// Whether `a` and `b` name one file or directory (their canonicalPath):
+/// `ck` and `./ck/` do.
+inline bool samePath(llvm::StringRef a, llvm::StringRef b) {
+  return canonicalPath(a) == canonicalPath(b);
+}
+
 /// The files and directories of one run, as the command line names them.
 struct RunPaths {
   /// The model file ("-": standard input, which no output can be).

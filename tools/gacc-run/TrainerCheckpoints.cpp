@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/gacc-run/OutputPaths.h"
 #include "tools/gacc-run/StopSignals.h"
 #include "tools/gacc-run/Trainer.h"
 
@@ -67,7 +68,7 @@ int Trainer::resume() {
                    << ": it rounds differently, so the result is not bit "
                       "for bit an uninterrupted run's\n";
     // Checkpoints continue in the same directory with the next generation.
-    if (llvm::sys::fs::equivalent(settings.resumeDir, settings.checkpointDir))
+    if (samePath(settings.resumeDir, settings.checkpointDir))
       resumedGeneration = loaded->generation;
   }
   return 0;
@@ -81,8 +82,8 @@ int Trainer::openCheckpoints() {
     return 0;
   checkpoints = std::make_unique<CheckpointWriter>(
       settings.checkpointDir,
-      settings.checkpointDir == settings.resumeDir ? "--resume"
-                                                   : "--checkpoint-dir",
+      samePath(settings.checkpointDir, settings.resumeDir) ? "--resume"
+                                                           : "--checkpoint-dir",
       settings.rank, settings.ranks);
   if (llvm::Error e = checkpoints->open(resumedGeneration))
     return reportFailure(std::move(e), kExitBadInput);
