@@ -152,9 +152,11 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
         wte->second.shape != head->shape ||
         std::memcmp(wte->second.data(), head->data(),
                     dtypeSize(head->dtype) * size_t(head->numElements())) != 0)
-      return layoutError(path + ": 'lm_head.weight' is not the token "
-                         "embedding 'wte.weight': gacc's GPT ties its output "
-                         "head to the embedding");
+      return layoutError(path +
+                         ": 'lm_head.weight' is not the token embedding '" +
+                         (origin.count("wte") ? origin["wte"].name
+                                              : "transformer.wte.weight") +
+                         "': gacc's GPT ties its output head to the embedding");
   }
   tensors = std::move(mapped);
   return llvm::Error::success();
