@@ -244,4 +244,19 @@ std::vector<uint64_t> allGather(uint64_t value) {
   return all;
 }
 
+std::optional<RankDifference>
+firstDifference(const std::vector<uint64_t> &values) {
+  if (!mpiActive() || size() == 1 || values.empty())
+    return std::nullopt;
+  size_t n = values.size();
+  std::vector<uint64_t> all(n * size_t(size()));
+  MPI_Allgather(values.data(), int(n), MPI_UINT64_T, all.data(), int(n),
+                MPI_UINT64_T, MPI_COMM_WORLD);
+  for (size_t i = 0; i < n; ++i)
+    for (int r = 1; r < size(); ++r)
+      if (all[size_t(r) * n + i] != all[i])
+        return RankDifference{i, r};
+  return std::nullopt;
+}
+
 } // namespace gaccrt::collectives

@@ -11,6 +11,7 @@
 #define GACC_RUNTIME_COLLECTIVES_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,16 @@ uint64_t count();
 void barrier();
 /// One value from every rank (MPI_Allgather), in rank order.
 std::vector<uint64_t> allGather(uint64_t value);
+/// Where the ranks' `values` (as many on every rank) first differ from
+/// rank 0's, with one MPI_Allgather: the lowest index any rank differs at,
+/// and the lowest rank that differs there; std::nullopt where every rank
+/// holds rank 0's values (always in a single process).
+struct RankDifference {
+  size_t index;
+  int rank;
+};
+std::optional<RankDifference>
+firstDifference(const std::vector<uint64_t> &values);
 /// Sums `n` host floats over the ranks, in place, over MPI (never NCCL: a
 /// host buffer; not counted among the compiled steps' collectives). The
 /// identity on a single process.

@@ -390,23 +390,23 @@ std::vector<RankFact> Trainer::rankFacts() {
 /// that disagree stop with one line instead of hanging in (or corrupting)
 /// an all-reduce of another size or count.
 bool Trainer::ranksAgree() {
-  for (const RankFact &fact : rankFacts()) {
-    std::vector<uint64_t> hashes = collectives::allGather(fact.hash);
-    auto differs =
-        llvm::find_if(hashes, [&](uint64_t h) { return h != hashes.front(); });
-    if (differs == hashes.end())
-      continue;
-    if (lead)
-      reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
-                                "rank 0; every rank must run the same "
-                                "command on the same data",
-                                differs - hashes.begin(), fact.what));
-    // Every rank saw the mismatch; rank 0's line is out before any rank
-    // ends the job.
-    collectives::barrier();
-    return false;
-  }
-  return true;
+  std::vector<RankFact> facts = rankFacts();
+  std::vector<uint64_t> hashes;
+  for (const RankFact &fact : facts)
+    hashes.push_back(fact.hash);
+  std::optional<collectives::RankDifference> differs =
+      collectives::firstDifference(hashes);
+  if (!differs)
+    return true;
+  if (lead)
+    reportError(llvm::formatv("the ranks disagree: rank {0} has {1} than "
+                              "rank 0; every rank must run the same "
+                              "command on the same data",
+                              differs->rank, facts[differs->index].what));
+  // Every rank saw the mismatch; rank 0's line is out before any rank ends
+  // the job.
+  collectives::barrier();
+  return false;
 }
 
 void Trainer::syncParamsToHost() {

@@ -835,22 +835,22 @@ static bool ranksAgreeOnDataParallelism(bool distributed) {
   // MPI that cannot start leaves a rank that trains alone as it was.
   if (!distributed && !collectives::initialize().empty())
     return true;
-  std::vector<uint64_t> flags = collectives::allGather(distributed);
-  auto differs =
-      llvm::find_if(flags, [&](uint64_t f) { return f != flags.front(); });
-  if (differs == flags.end()) {
+  std::optional<collectives::RankDifference> differs =
+      collectives::firstDifference({uint64_t(distributed)});
+  if (!differs) {
     if (!distributed)
       collectives::finalize();
     return true;
   }
+  // Only rank 0 reports: the rank that differs holds the other value.
   if (collectives::rank() == 0)
     reportError(llvm::formatv(
         "the ranks disagree: rank {0} {1} and rank 0 {2}; give every rank the "
         "same --data-parallel",
-        differs - flags.begin(),
-        *differs ? "trains data-parallel"
-                 : "trains alone (--data-parallel=false)",
-        flags.front() ? "data-parallel" : "alone (--data-parallel=false)"));
+        differs->rank,
+        distributed ? "trains alone (--data-parallel=false)"
+                    : "trains data-parallel",
+        distributed ? "data-parallel" : "alone (--data-parallel=false)"));
   collectives::barrier();
   return false;
 }
