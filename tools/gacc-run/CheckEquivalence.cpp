@@ -174,6 +174,17 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     order = shuffledOrder(source->numTrain(), settings.seed, 0);
   }
   int64_t end = std::min<int64_t>(eff, order.size());
+  // As training does (Trainer::checkSingleSampleMicroBatches): a last
+  // micro-batch of one sample has no variance for such statistics.
+  if (end % m == 1 && !sig.oneValuePerSampleStatistics.empty()) {
+    reportError(llvm::formatv(
+        "the window's {0} samples end with a micro-batch of 1 sample, and "
+        "{1} keeps statistics of one value per sample, which one sample has "
+        "no variance for; give a micro-batch size that leaves no single "
+        "sample",
+        end, sig.oneValuePerSampleStatistics));
+    return kExitBadInput;
+  }
   if (end <= m)
     llvm::outs() << "check-equivalence: warning: the window holds " << end
                  << " samples, at most one micro-batch of " << m

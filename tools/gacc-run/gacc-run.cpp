@@ -498,28 +498,37 @@ static StepToBuffersOptions toBuffersOptions(StringRef target,
   return options;
 }
 
+/// What a file or directory flag names: a file the run reads, a file it
+/// writes, or a checkpoint directory (--checkpoint-dir, --resume).
+enum class PathRole { Input, Output, CheckpointDir, ResumeDir };
+
+/// Every flag that names a file or directory, once: the empty-name check
+/// and the output checks read this table.
+struct PathOption {
+  const char *flag;
+  cl::opt<std::string> *option;
+  PathRole role;
+};
+static const PathOption pathOptions[] = {
+    {"-o", &outFile, PathRole::Output},
+    {"--metrics", &metrics, PathRole::Output},
+    {"--save-params", &saveParams, PathRole::Output},
+    {"--save-ema", &saveEma, PathRole::Output},
+    {"--save-gradients", &saveGradients, PathRole::Output},
+    {"--memory-plan-svg", &memoryPlanSvg, PathRole::Output},
+    {"--checkpoint-dir", &checkpointDir, PathRole::CheckpointDir},
+    {"--resume", &resumeDir, PathRole::ResumeDir},
+    {"--load-params", &loadParams, PathRole::Input},
+    {"--order-file", &orderFile, PathRole::Input},
+    {"--data", &dataDir, PathRole::Input}};
+
 /// A file or directory flag given an empty name is an error (it would
 /// mean "none" and silently drop the output or the input).
 static bool checkPathsNotEmpty() {
-  struct PathFlag {
-    const char *flag;
-    cl::opt<std::string> *option;
-    const char *what;
-  };
-  for (const PathFlag &p : std::initializer_list<PathFlag>{
-           {"-o", &outFile, "a file name"},
-           {"--metrics", &metrics, "a file name"},
-           {"--save-params", &saveParams, "a file name"},
-           {"--save-ema", &saveEma, "a file name"},
-           {"--save-gradients", &saveGradients, "a file name"},
-           {"--memory-plan-svg", &memoryPlanSvg, "a file name"},
-           {"--checkpoint-dir", &checkpointDir, "a path"},
-           {"--resume", &resumeDir, "a path"},
-           {"--load-params", &loadParams, "a path"},
-           {"--order-file", &orderFile, "a path"},
-           {"--data", &dataDir, "a path"}})
+  for (const PathOption &p : pathOptions)
     if (p.option->getNumOccurrences() && p.option->empty()) {
-      reportError(llvm::Twine(p.flag) + " needs " + p.what +
+      reportError(llvm::Twine(p.flag) + " needs " +
+                  (p.role == PathRole::Output ? "a file name" : "a path") +
                   ", got an empty one");
       return false;
     }
@@ -528,16 +537,16 @@ static bool checkPathsNotEmpty() {
 
 /// Every output file, checked before any work (checkOutputPaths).
 static bool checkOutputs() {
-  llvm::StringRef out = outFile == "-" ? "" : llvm::StringRef(outFile);
-  const PathFlag inputs[] = {{"--data", dataDir},
-                             {"--order-file", orderFile},
-                             {"--load-params", loadParams}};
-  const PathFlag outputs[] = {{"-o", out},
-                              {"--metrics", metrics},
-                              {"--save-params", saveParams},
-                              {"--save-ema", saveEma},
-                              {"--save-gradients", saveGradients},
-                              {"--memory-plan-svg", memoryPlanSvg}};
+  SmallVector<PathFlag> inputs, outputs;
+  for (const PathOption &p : pathOptions) {
+    StringRef path = *p.option;
+    if (p.role == PathRole::Input)
+      inputs.push_back({p.flag, path});
+    else if (p.role == PathRole::Output)
+      // -o - is standard output, which no input or output can be.
+      outputs.push_back(
+          {p.flag, path == "-" && p.option == &outFile ? StringRef() : path});
+  }
   return checkOutputPaths(
       {inputFile, inputs, outputs, checkpointDir, resumeDir});
 }
