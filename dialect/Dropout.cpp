@@ -19,9 +19,10 @@ using namespace mlir;
 using namespace mlir::gacc;
 
 LogicalResult DropoutOp::verify() {
-  double p = getP().convertToDouble();
-  if (!(p >= 0.0 && p < 1.0))
-    return emitOpError("p must be in [0, 1), got ") << p;
+  // 1 in f32 would scale the kept values by 1 / (1 - p) = inf.
+  if (failed(verifyRangeInF32([&] { return emitOpError(); }, "", "p", getP(), 0,
+                              1, true, false)))
+    return failure();
   // I64Attr getters return uint64_t: read the signed value.
   int64_t stream = getStreamAttr().getInt();
   if (stream < 0 || stream > int64_t(UINT32_MAX))

@@ -95,6 +95,16 @@ def GAcc_LossScalingAttr : GAcc_Attr<"LossScaling", "loss_scaling"> {
     `growth_factor`. Defaults are GradScaler's. Active for fp16 bodies (with
     these defaults unless given) or whenever present.
 
+    The update divides the accumulators by the window's count times the
+    scale, in f32: a window where that product is infinite (a scale grown
+    past 3.4e38 / count, where the gradients are small enough never to
+    overflow, as in a bf16 or fp32 body) is skipped and backs off like an
+    overflow, instead of applying a gradient of 0.
+
+    Errors: `init_scale` must be positive, `growth_factor` above 1,
+    `backoff_factor` in (0, 1), each as the f32 the step computes with
+    (1e-50 is 0 in f32), and `growth_interval` positive.
+
     The scale multiplies the micro-batch's summed loss (its samples' or
     tokens' sum: the step divides by the window's count once, at the
     update), where GradScaler's usually multiplies a mean: a micro-batch of

@@ -75,6 +75,17 @@ inline bool isNormEps(const llvm::APFloat &eps) {
   return v >= double(std::numeric_limits<float>::min()) && isFiniteF32(v);
 }
 
+/// Verifies that `value`, named `name` in `attr`, lies in the interval
+/// from `lo` to `hi` (closed at each end where `closedLo` / `closedHi`)
+/// both as written and as the f32 the step computes with: "#gacc.adam needs
+/// beta2 in [0, 1), got 1.5"; a value that only f32 rounds out of it
+/// (beta2 = 0.99999999999 is 1 in f32, where Adam's bias correction
+/// 1 - beta2^t is 0) names the rounding.
+LogicalResult verifyRangeInF32(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef attr, StringRef name,
+                               const llvm::APFloat &value, double lo, double hi,
+                               bool closedLo, bool closedHi);
+
 /// Verifies that every named value of attribute `attr` is finite in f32
 /// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf"; and
 /// that none is a nonzero value f32 rounds to 0 (1e-50, or a hexadecimal

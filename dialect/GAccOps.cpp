@@ -13,6 +13,8 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <charconv>
+
 using namespace mlir;
 using namespace mlir::gacc;
 
@@ -120,6 +122,32 @@ LogicalResult mlir::gacc::verifyFiniteF32(
   return success();
 }
 
+LogicalResult
+mlir::gacc::verifyRangeInF32(function_ref<InFlightDiagnostic()> emitError,
+                             StringRef attr, StringRef name,
+                             const APFloat &value, double lo, double hi,
+                             bool closedLo, bool closedHi) {
+  auto inside = [&](double v) {
+    return (closedLo ? v >= lo : v > lo) && (closedHi ? v <= hi : v < hi);
+  };
+  // The shortest text that reads back as the value (1, 0.99999999999).
+  auto text = [](auto v) {
+    char buffer[32];
+    return std::string(buffer, std::to_chars(buffer, buffer + 32, v).ptr);
+  };
+  double v = value.convertToDouble();
+  float single = float(v);
+  if (inside(v) && inside(single))
+    return success();
+  InFlightDiagnostic diag =
+      emitError() << attr << (attr.empty() ? "" : " ") << "needs " << name
+                  << " in " << (closedLo ? "[" : "(") << text(lo) << ", "
+                  << text(hi) << (closedHi ? "]" : ")") << ", got " << text(v);
+  if (inside(v))
+    diag << ", which is " << text(single) << " in f32, where the step computes";
+  return diag;
+}
+
 LogicalResult mlir::gacc::verifyIgnoreIndex(Operation *op, int64_t ignoreIndex,
                                             ShapedType labels) {
   unsigned width = labels.getElementTypeBitWidth();
@@ -220,11 +248,10 @@ LogicalResult TrainStepOp::verify() {
     if (!(norm->convertToDouble() > 0.0))
       return emitOpError("max_grad_norm must be positive, got ")
              << norm->convertToDouble();
-  if (auto decay = getEmaDecay()) {
-    double d = decay->convertToDouble();
-    if (!(d >= 0.0 && d < 1.0))
-      return emitOpError("ema_decay must be in [0, 1), got ") << d;
-  }
+  if (auto decay = getEmaDecay())
+    if (failed(verifyRangeInF32([&] { return emitOpError(); }, "", "ema_decay",
+                                *decay, 0, 1, true, false)))
+      return failure();
   return success();
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -47,15 +48,6 @@ struct Scalar {
 
 double d(const APFloat &f) { return f.convertToDouble(); }
 
-LogicalResult checkRange(function_ref<InFlightDiagnostic()> emitError,
-                         StringRef attr, StringRef name, double v, double lo,
-                         double hi, bool closedHi) {
-  if (!(v >= lo && (closedHi ? v <= hi : v < hi)))
-    return emitError() << attr << " needs " << name << " in [" << lo << ", "
-                       << hi << (closedHi ? "]" : ")") << ", got " << v;
-  return success();
-}
-
 /// Adam's moments and step (shared by Adam and AdamW).
 SmallVector<Value> adamUpdate(Scalar s, Value g, Value p, ValueRange state,
                               Value lr, Value firstStep, Value t, double beta1,
@@ -86,8 +78,8 @@ LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               {"momentum", momentum},
                               {"dampening", dampening},
                               {"weight_decay", weightDecay}})) ||
-      failed(checkRange(emitError, "#gacc.sgd", "dampening", d(dampening), 0, 1,
-                        true)))
+      failed(verifyRangeInF32(emitError, "#gacc.sgd", "dampening", dampening, 0,
+                              1, true, true)))
     return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.sgd needs lr >= 0, got " << d(lr);
@@ -149,8 +141,10 @@ static LogicalResult verifyAdamLike(function_ref<InFlightDiagnostic()> emitError
     return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << name << " needs lr >= 0, got " << d(lr);
-  if (failed(checkRange(emitError, name, "beta1", d(beta1), 0, 1, false)) ||
-      failed(checkRange(emitError, name, "beta2", d(beta2), 0, 1, false)))
+  if (failed(verifyRangeInF32(emitError, name, "beta1", beta1, 0, 1, true,
+                              false)) ||
+      failed(
+          verifyRangeInF32(emitError, name, "beta2", beta2, 0, 1, true, false)))
     return failure();
   if (!(d(eps) > 0.0))
     return emitError() << name << " needs eps > 0, got " << d(eps);
@@ -224,10 +218,10 @@ LogicalResult LionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.lion needs lr >= 0, got " << d(lr);
-  if (failed(checkRange(emitError, "#gacc.lion", "beta1", d(beta1), 0, 1,
-                        false)) ||
-      failed(checkRange(emitError, "#gacc.lion", "beta2", d(beta2), 0, 1,
-                        false)))
+  if (failed(verifyRangeInF32(emitError, "#gacc.lion", "beta1", beta1, 0, 1,
+                              true, false)) ||
+      failed(verifyRangeInF32(emitError, "#gacc.lion", "beta2", beta2, 0, 1,
+                              true, false)))
     return failure();
   if (!(d(weightDecay) >= 0.0))
     return emitError() << "#gacc.lion needs weight_decay >= 0, got "
@@ -297,10 +291,16 @@ LossScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
           emitError, "#gacc.loss_scaling",
           {{"init_scale", initScale}, {"growth_factor", growth}})))
     return failure();
-  if (!(d(initScale) > 0.0) || !(d(growth) > 1.0) ||
-      !(d(backoff) > 0.0 && d(backoff) < 1.0) || interval <= 0)
-    return emitError() << "#gacc.loss_scaling needs init_scale > 0, "
-                          "growth_factor > 1, backoff_factor in (0, 1) and "
-                          "growth_interval > 0";
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "init_scale",
+                              initScale, 0, inf, false, false)) ||
+      failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "growth_factor",
+                              growth, 1, inf, false, false)) ||
+      failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "backoff_factor",
+                              backoff, 0, 1, false, false)))
+    return failure();
+  if (interval <= 0)
+    return emitError() << "#gacc.loss_scaling needs growth_interval > 0, got "
+                       << interval;
   return success();
 }

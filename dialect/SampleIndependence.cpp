@@ -120,7 +120,7 @@ private:
   void visitBatchStatistics(Operation *op,
                             ArrayRef<std::pair<unsigned, int64_t>> carried);
   LogicalResult visitTensorOp(Operation *op, int64_t dim);
-  void visitCollapse(tensor::CollapseShapeOp op, int64_t dim);
+  LogicalResult visitCollapse(tensor::CollapseShapeOp op, int64_t dim);
   LogicalResult visitExpand(tensor::ExpandShapeOp op, int64_t dim);
   LogicalResult visitExtractSlice(tensor::ExtractSliceOp op, int64_t dim);
   LogicalResult visitInsertSlice(tensor::InsertSliceOp op);
@@ -410,13 +410,25 @@ static int64_t leadingDimension(RankedTensorType type,
 /// (m · S rows of m samples in order stay those samples, each S rows; unit
 /// dimensions before it change nothing). After another dimension of the
 /// group ([T, m, D] into [T · m, D], time-major), each sample's rows lie
-/// apart, between other samples' rows: a layout the analysis does not
-/// follow (the trail ends; nothing is combined yet).
-void SampleDimensions::visitCollapse(tensor::CollapseShapeOp op, int64_t dim) {
-  for (auto [group, indices] : llvm::enumerate(op.getReassociationIndices()))
-    if (llvm::is_contained(indices, dim) &&
-        (microBatch <= 1 || leadingDimension(op.getSrcType(), indices) == dim))
-      set(op.getResult(), group);
+/// apart, between other samples' rows, where a later expand or slice would
+/// pair rows of different samples: refused (with m > 1), as a layout the
+/// check cannot follow.
+LogicalResult SampleDimensions::visitCollapse(tensor::CollapseShapeOp op,
+                                              int64_t dim) {
+  for (auto [group, indices] : llvm::enumerate(op.getReassociationIndices())) {
+    if (!llvm::is_contained(indices, dim))
+      continue;
+    int64_t lead = leadingDimension(op.getSrcType(), indices);
+    if (microBatch > 1 && lead != dim)
+      return movesSamples(
+          op, "merges the samples' dimension " + Twine(dim) +
+                  " into one after dimension " + Twine(lead) +
+                  ", so that each sample's rows lie between other samples' "
+                  "(keep the samples outermost: transpose them to the front "
+                  "first)");
+    set(op.getResult(), group);
+  }
+  return success();
 }
 
 /// An expand keeps the samples in one dimension when the first factor of
@@ -472,10 +484,8 @@ LogicalResult SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
     set(cast.getResult(), dim);
     return success();
   }
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    visitCollapse(collapse, dim);
-    return success();
-  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+    return visitCollapse(collapse, dim);
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
     return visitExpand(expand, dim);
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))

@@ -12,7 +12,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::gacc;
@@ -47,9 +49,11 @@ static UseKind classify(OpOperand &use) {
     return UseKind::View;
   if (isa<tensor::DimOp>(user))
     return UseKind::WriteOnly;
-  // An op with regions of its own (scf.for filling an init) is not looked
-  // into.
-  return user->getNumRegions() > 0 ? UseKind::WriteOnly : UseKind::Read;
+  // A loop or branch (scf.for filling an init) is not looked into; any
+  // other op reads its operands (tensor.pad its source).
+  return isa<LoopLikeOpInterface, RegionBranchOpInterface>(user)
+             ? UseKind::WriteOnly
+             : UseKind::Read;
 }
 
 LogicalResult mlir::gacc::verifyNoUndefinedReads(TrainStepOp step) {

@@ -82,7 +82,10 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
     (first reached) with its phase and source location.
 
     Bytes are the runtime's blocks: on `target=cpu` each buffer rounded up
-    to 64 bytes, no workspace; on `target=cuda` each rounded up to the
+    to 64 bytes, and as workspace the fp32 copies of a bf16/fp16 step's
+    largest GEMM factors (OpenBLAS multiplies fp32; one pair per CPU
+    thread that widens them, the plan counts one); on `target=cuda` each
+    rounded up to the
     device arena's 256-byte blocks, scalars (8 bytes or less) in the
     1 MiB scalar pool, plus the 32 MiB cuBLAS workspace (abi/MemoryABI.h).
     One micro-batch of the loop stands for all N: the loop frees what it

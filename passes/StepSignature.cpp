@@ -10,6 +10,7 @@
 #include "passes/analysis/MemoryPlan.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
@@ -23,10 +24,12 @@ MemRefType StepSignature::windowInputType(unsigned j) const {
   return MemRefType::get(shape, inputTypes[j].getElementType());
 }
 
-/// The block argument whose elements `v` holds, moved but not computed:
-/// through slices, reshapes, casts, transposes and broadcasts (how a model
-/// cuts its token indices out of a sequence input); null otherwise.
-static BlockArgument indexSource(Value v) {
+/// Where the elements `v` holds come from, followed through the ops that
+/// move them without computing (slices, reshapes, casts, transposes and
+/// broadcasts: how a model cuts its token indices out of a sequence
+/// input; gacc.recompute_inputs): a block argument, or the result of the first
+/// op that is not such a move (a constant, or a computation).
+static Value indexSource(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
       v = slice.getSource();
@@ -37,10 +40,42 @@ static BlockArgument indexSource(Value v) {
       v = transpose.getInput();
     else if (auto broadcast = dyn_cast<linalg::BroadcastOp>(def))
       v = broadcast.getInput();
+    else if (isa<RecomputeInputsOp>(def))
+      // A recomputed lookup's kept indices: its results are its operands.
+      v = def->getOperand(cast<OpResult>(v).getResultNumber());
     else
-      return nullptr;
+      return v;
   }
-  return dyn_cast<BlockArgument>(v);
+  return v;
+}
+
+/// Indices that are not an input's: a constant's are checked against the
+/// table's rows here; computed ones cannot be bounded before they are read
+/// (an index outside the table reads other memory), and are an error.
+static LogicalResult checkUnboundedIndices(TableLookupOpInterface lookup,
+                                           Value source) {
+  int64_t rows = lookup.getNumTableRows();
+  DenseIntElementsAttr constant;
+  if (matchPattern(source, m_Constant(&constant))) {
+    for (const APInt &index : constant.getValues<APInt>())
+      if (index.getSExtValue() < 0 || index.getSExtValue() >= rows)
+        return lookup->emitOpError("reads the constant index ")
+               << index.getSExtValue() << ", outside its table's " << rows
+               << " rows";
+    return success();
+  }
+  InFlightDiagnostic diag =
+      lookup->emitOpError("reads indices the body computes ('")
+      << source.getDefiningOp()->getName()
+      << "'): gacc-run checks the indices an input holds against the "
+         "table's "
+      << rows
+      << " rows before training and cannot check computed ones (an index "
+         "outside the table would read other memory); give the indices as "
+         "an input, moved (sliced, reshaped) but not computed, or as a "
+         "constant";
+  diag.attachNote(source.getLoc()) << "computed here";
+  return diag;
 }
 
 FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
@@ -118,8 +153,13 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
                                  : 0);
   // Each table lookup bounds the input its indices are read from.
   WalkResult lookups = op.getBody().walk([&](TableLookupOpInterface lookup) {
-    BlockArgument arg = indexSource(lookup.getTableIndices());
-    if (!arg || arg.getOwner() != &op.getBodyBlock() ||
+    Value source = indexSource(lookup.getTableIndices());
+    auto arg = dyn_cast<BlockArgument>(source);
+    if (!arg)
+      return failed(checkUnboundedIndices(lookup, source))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    if (arg.getOwner() != &op.getBodyBlock() ||
         arg.getArgNumber() < sig.numParams)
       return WalkResult::advance();
     if (arg == target) {

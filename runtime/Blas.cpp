@@ -21,6 +21,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -157,10 +158,14 @@ public:
   float *get(size_t n) {
     if (n > capacity) {
       data.reset(new float[n]);
+      heldBytes += (n - capacity) * sizeof(float);
       capacity = n;
     }
     return data.get();
   }
+  ~Scratch() { heldBytes -= capacity * sizeof(float); }
+  /// Bytes every thread's scratch buffers hold.
+  static inline std::atomic<uint64_t> heldBytes{0};
 
 private:
   std::unique_ptr<float[]> data;
@@ -207,6 +212,8 @@ void lowOperandsGemm(const uint16_t *a, int64_t aS0, int64_t aS1,
 }
 
 } // namespace
+
+uint64_t gaccrt::widenedFactorBytes() { return Scratch::heldBytes.load(); }
 
 float gaccrt::halfToFloat(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000u) << 16;

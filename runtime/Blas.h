@@ -31,6 +31,13 @@ GemmSplit planGemmSplit(int64_t m, int64_t n, int64_t k, int threads);
 /// every one (normals, subnormals, zeros, infinities, NaNs).
 float halfToFloat(uint16_t h);
 
+/// Bytes the CPU's GEMM workspace holds now: the fp32 copies of bf16 and
+/// fp16 factors, kept from one product to the next (one pair per thread
+/// that ran such a product). Allocated by the first step and kept, they
+/// are the plan's CPU workspace; gacc-run counts them in the measured
+/// peak.
+uint64_t widenedFactorBytes();
+
 } // namespace gaccrt
 
 #endif // GACC_RUNTIME_BLAS_H

@@ -54,14 +54,17 @@ uint64_t count();
 void barrier();
 /// One value from every rank (MPI_Allgather), in rank order.
 std::vector<uint64_t> allGather(uint64_t value);
-/// Where the ranks' `values` (as many on every rank) first differ from
-/// rank 0's, with one MPI_Allgather: the lowest index any rank differs at,
-/// and the lowest rank that differs there; std::nullopt where every rank
-/// holds rank 0's values (always in a single process).
+/// Where the ranks' values first differ from rank 0's: the lowest index
+/// any rank differs at, and the lowest rank that differs there.
 struct RankDifference {
   size_t index;
   int rank;
 };
+/// The first difference of the ranks' `values` from rank 0's, with one
+/// MPI_Allgather that every rank calls with as many values (the same facts
+/// in the same order: a rank with fewer would make MPI abort the job);
+/// std::nullopt where every rank holds rank 0's values (always in a single
+/// process).
 std::optional<RankDifference>
 firstDifference(const std::vector<uint64_t> &values);
 /// Sums `n` host floats over the ranks, in place, over MPI (never NCCL: a

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,14 +179,25 @@ llvm::Error OutputStream::open(llvm::StringRef p, bool append) {
   if (!target)
     return target.takeError();
   path = p.str();
-  if (target->stream)
+  if (target->stream) {
     fd = openStream(p, *target);
-  else
-    fd = ::open(target->path.c_str(),
-                O_WRONLY | O_CLOEXEC | O_CREAT | (append ? O_APPEND : O_TRUNC),
-                0666);
+    if (fd < 0)
+      return failErrno(path, "cannot open for writing");
+    return llvm::Error::success();
+  }
+  // Locked before it is truncated: a second process writing the same file
+  // would interleave its lines with this one's (and truncate them).
+  fd = ::open(target->path.c_str(), O_WRONLY | O_CLOEXEC | O_CREAT | O_APPEND,
+              0666);
   if (fd < 0)
     return failErrno(path, "cannot open for writing");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        path + ": another process is writing it (it holds the file's lock); "
+               "give this run a file of its own");
+  if (!append && ::ftruncate(fd, 0) != 0)
+    return failErrno(path, "cannot truncate");
   return llvm::Error::success();
 }
 

@@ -59,6 +59,8 @@ llvm::Error syncDirectory(llvm::StringRef dir);
 /// A file written line by line, each line one write(2) as it happens (so a
 /// crash loses at most the line being written): a regular file is created
 /// or truncated (or appended to, to continue it), a stream is appended to.
+/// A regular file is locked (flock) while open: opening one another
+/// process holds is an error, before anything in it changes.
 class OutputStream {
 public:
   OutputStream() = default;

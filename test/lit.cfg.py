@@ -53,12 +53,14 @@ if shutil.which("bible"):
 # Data-parallel tests launch OpenMPI's mpirun (as root in CI, where it
 # needs --allow-run-as-root; --oversubscribe lets 2 ranks share fewer cores;
 # no single-copy mechanism, which containers often forbid; the isolated
-# launcher starts local ranks without ssh).
+# launcher starts local ranks without ssh). A job that hangs (ranks that
+# wait in a collective another never joins) is killed after 5 minutes
+# instead of holding the test run.
 mpirun = shutil.which("mpirun")
 if mpirun:
     config.available_features.add("mpi")
     config.substitutions.append(
-        ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe "
+        ("%mpirun", "timeout 300 " + mpirun + " --allow-run-as-root --oversubscribe "
          "--mca btl_vader_single_copy_mechanism none --mca plm isolated"))
 
 # A CUDA device (driver and at least one GPU): gates test/integration/gpu.

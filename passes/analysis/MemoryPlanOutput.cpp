@@ -157,16 +157,21 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
       stacks[i][s] += double(plan.timeline[i].live[unsigned(info.kind)]);
     }
   double top = std::max<double>(1.0, double(plan.peakBytes()));
-  const double left = 80, right = 20, width = 900, height = 360,
-               plotTop = 50, plotH = 260;
+  const int left = 96, right = 20, width = 900, plotTop = 70, plotH = 260;
   double plotW = width - left - right;
   auto x = [&](double i) { return left + plotW * i / std::max<size_t>(n, 1); };
   auto y = [&](double bytes) { return plotTop + plotH * (1 - bytes / top); };
+  // The axis in the unit that suits the peak: KiB below 1 MiB, GiB from
+  // 1 GiB.
+  auto [unit, unitBytes] = top < double(1 << 20) ? std::pair{"KiB", 1024.0}
+                           : top < double(1 << 30)
+                               ? std::pair{"MiB", 1048576.0}
+                               : std::pair{"GiB", 1073741824.0};
 
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
-     << "\" height=\"" << height + 40 << "\" font-family=\"sans-serif\" "
-     << "font-size=\"12\">\n";
+     << "\" height=\"" << plotTop + plotH + 80
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   os << "<title>memory plan of @" << escapeXml(plan.step) << "</title>\n";
   os << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">live bytes of @"
      << escapeXml(plan.step) << " on " << escapeXml(plan.target)
@@ -183,10 +188,11 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
       double above = below + stacks[i][s];
       up << llvm::format("%.1f,%.1f %.1f,%.1f ", x(i), y(above), x(i + 1),
                          y(above));
-      lo << llvm::format("%.1f,%.1f %.1f,%.1f ", x(i + 1), y(below), x(i),
+      lo << llvm::format("%.1f,%.1f %.1f,%.1f ", x(i), y(below), x(i + 1),
                          y(below));
     }
-    // The lower edge runs backwards so the polygon closes.
+    // The lower edge, written forwards, is reversed point by point so the
+    // outline runs back along it and closes.
     llvm::SmallVector<StringRef> parts;
     StringRef(lower).split(parts, ' ', -1, false);
     std::string reversed;
@@ -197,37 +203,49 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
        << reversed << "\"/>\n";
   }
   // Axes, the peak and the legend.
-  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+  os << llvm::format("<line x1=\"%d\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                      "stroke=\"black\"/>\n",
                      left, plotTop + plotH, left + plotW, plotTop + plotH);
-  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+  os << llvm::format("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                      "stroke=\"black\"/>\n",
                      left, plotTop, left, plotTop + plotH);
   for (int t = 0; t <= 4; ++t)
-    os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
-                       "%.2f MiB</text>\n",
-                       left - 6, y(top * t / 4) + 4, mib(uint64_t(top * t / 4)));
+    os << llvm::format("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+                       "%.3g %s</text>\n",
+                       left - 6, y(top * t / 4) + 4, top * t / 4 / unitBytes,
+                       unit);
+  // The peak: a dashed line, labelled above the plot (on the side with
+  // room), clear of the series.
   const MemoryPoint &p = plan.timeline[plan.peakPoint];
-  os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+  double peakX = x(plan.peakPoint + 0.5);
+  bool leftOfMiddle = peakX < left + plotW / 2;
+  os << llvm::format("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                      "stroke=\"red\" stroke-dasharray=\"4 3\"/>\n",
-                     x(plan.peakPoint + 0.5), plotTop, x(plan.peakPoint + 0.5),
-                     plotTop + plotH);
-  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" fill=\"red\">peak: ",
-                     x(plan.peakPoint + 0.5) + 4, plotTop + 12)
+                     peakX, plotTop - 12, peakX, plotTop + plotH);
+  os << llvm::format("<text x=\"%.1f\" y=\"%d\" fill=\"red\" "
+                     "text-anchor=\"%s\">peak: ",
+                     peakX + (leftOfMiddle ? 4 : -4), plotTop - 16,
+                     leftOfMiddle ? "start" : "end")
      << escapeXml(p.op) << " in the " << p.phase << "</text>\n";
-  os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-                     "the step's ops in program order (one of the %lld "
-                     "micro-batches of %lld samples, then the update)"
+  // "one of the 8 micro-batches of 32 samples", "the micro-batch of 1
+  // sample".
+  std::string samples = std::to_string(plan.microBatch) +
+                        (plan.microBatch == 1 ? " sample" : " samples");
+  std::string loop = plan.accumSteps == 1
+                         ? "the micro-batch of " + samples
+                         : "one of the " + std::to_string(plan.accumSteps) +
+                               " micro-batches of " + samples;
+  os << llvm::format("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+                     "the step's ops in program order (%s, then the update)"
                      "</text>\n",
-                     left + plotW / 2, plotTop + plotH + 22,
-                     (long long)plan.accumSteps, (long long)plan.microBatch);
+                     left + plotW / 2, plotTop + plotH + 22, loop.c_str());
   for (unsigned s = 0; s < 4; ++s) {
-    double lx = left + s * 160, ly = plotTop + plotH + 40;
-    os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+    int lx = left + s * 160, ly = plotTop + plotH + 40;
+    os << llvm::format("<rect x=\"%d\" y=\"%d\" width=\"12\" "
                        "height=\"12\" fill=\"%s\"/>",
                        lx, ly, kSeriesColors[s])
-       << llvm::format("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 18,
-                       ly + 11, kSeries[s]);
+       << llvm::format("<text x=\"%d\" y=\"%d\">%s</text>\n", lx + 18, ly + 11,
+                       kSeries[s]);
   }
   os << "</svg>\n";
 }

@@ -548,7 +548,8 @@ SmallVector<Value> emitUpdates(OpBuilder &b, Location loc, TrainStepOp step,
 
 /// With loss scaling: a non-finite value anywhere in the window's
 /// accumulators (so in any micro-batch) makes the global norm non-finite,
-/// and the window skips its update and zeroes its accumulators. Returns the
+/// or the unscaling divisor (count × scale) is not finite in f32, and the
+/// window skips its update and zeroes its accumulators. Returns the
 /// new state (as emitUpdates) and sets `skipped` (1.0 when skipped).
 SmallVector<Value> emitUpdateOrSkip(OpBuilder &b, Location loc,
                                     TrainStepOp step,
@@ -558,8 +559,15 @@ SmallVector<Value> emitUpdateOrSkip(OpBuilder &b, Location loc,
                                     bool arenaUpdate, Value &skipped) {
   Value inf = arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
-  Value finite =
+  // The divisor count × scale leaves f32 before the scaled sums do where
+  // the gradients are small (a scale grown for a bf16 or fp32 body): the
+  // unscaled gradient would be 0. That window is skipped as an overflow,
+  // and the scale backs off until the product is finite again.
+  Value normFinite =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, norm, inf);
+  Value divisorFinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, in.divisor, inf);
+  Value finite = arith::AndIOp::create(b, loc, normFinite, divisorFinite);
   SmallVector<Type> types;
   for (ValueRange group : {ValueRange(v.params), ValueRange(v.states),
                            ValueRange(in.localAccs)})

@@ -655,9 +655,7 @@ gacc.train_step @s params [@w, @cls] attributes {accum_steps = 2 : i64, micro_ba
 
 // Attention's heads: [m, S, H·hd] split to [m, S, H, hd], transposed to
 // [m, H, S, hd] and collapsed to [m·H, S, hd] for a batched product, then
-// back; the first token's row of every sample (x[:, 0, :]); time-major
-// rows [S, m, D] collapsed to [S·m, D] (a layout the check does not
-// follow: accepted).
+// back; the first token's row of every sample (x[:, 0, :]).
 gacc.param @w : tensor<3x4xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x4xf32>, %x: tensor<2x3x4xf32>, %y: tensor<2xi32>):
@@ -679,9 +677,25 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %ot = linalg.transpose ins(%oh : tensor<2x2x3x2xf32>) outs(%eh : tensor<2x3x2x2xf32>) permutation = [0, 2, 1, 3]
   %m = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<2x3x2x2xf32> into tensor<2x3x4xf32>
   %cls = tensor.extract_slice %m[0, 0, 0] [2, 1, 4] [1, 1, 1] : tensor<2x3x4xf32> to tensor<2x4xf32>
+  %z = gacc.linear %cls, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// Time-major rows: [m, S, D] transposed to [S, m, D] and collapsed to
+// [S·m, D] put each sample's rows between other samples'; expanded back
+// to [m, S, D] each "sample" would hold rows of several.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x3x4xf32>, %y: tensor<2xi32>):
   %ex = tensor.empty() : tensor<3x2x4xf32>
-  %tm = linalg.transpose ins(%m : tensor<2x3x4xf32>) outs(%ex : tensor<3x2x4xf32>) permutation = [1, 0, 2]
+  %tm = linalg.transpose ins(%x : tensor<2x3x4xf32>) outs(%ex : tensor<3x2x4xf32>) permutation = [1, 0, 2]
+  // expected-error @below {{'tensor.collapse_shape' op merges the samples' dimension 1 into one after dimension 0, so that each sample's rows lie between other samples' (keep the samples outermost: transpose them to the front first)}}
   %rows = tensor.collapse_shape %tm [[0, 1], [2]] : tensor<3x2x4xf32> into tensor<6x4xf32>
+  %back = tensor.expand_shape %rows [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %cls = tensor.extract_slice %back[0, 0, 0] [2, 1, 4] [1, 1, 1] : tensor<2x3x4xf32> to tensor<2x4xf32>
   %z = gacc.linear %cls, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>

@@ -86,3 +86,23 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A pad reads its source (its region only gives the padding value).
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 8 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<8x4xf32>, %y: tensor<8xi32>):
+  %c0 = arith.constant 0.0 : f32
+  // expected-note @below {{the tensor.empty}}
+  %e = tensor.empty() : tensor<8x2xf32>
+  // expected-error @below {{'tensor.pad' op reads operand #0, the undefined contents of a tensor.empty}}
+  %p = tensor.pad %e low[0, 0] high[0, 2] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c0 : f32
+  } : tensor<8x2xf32> to tensor<8x4xf32>
+  %a = arith.addf %x, %p : tensor<8x4xf32>
+  %z = gacc.linear %a, %w : tensor<8x4xf32>, tensor<3x4xf32> -> tensor<8x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

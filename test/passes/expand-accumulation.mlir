@@ -147,7 +147,9 @@ gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK: gacc.linear %{{.+}}, %[[PLOW]]
 // CHECK: tensor.from_elements %[[SCALE]] : tensor<f32>
 // CHECK: %[[DIV:.+]] = arith.mulf %{{.+}}, %[[SCALE]] : f32
-// CHECK: %[[FINITE:.+]] = arith.cmpf olt, %{{.+}}, %{{.+}} : f32
+// CHECK: %[[NORMOK:.+]] = arith.cmpf olt, %{{.+}}, %[[INF:.+]] : f32
+// CHECK: %[[DIVOK:.+]] = arith.cmpf olt, %[[DIV]], %[[INF]] : f32
+// CHECK: %[[FINITE:.+]] = arith.andi %[[NORMOK]], %[[DIVOK]] : i1
 // CHECK: scf.if %[[FINITE]]
 // CHECK: gacc.apply_optimizer {{.+}} count(%[[DIV]])
 // CHECK: } else {

@@ -37,20 +37,17 @@ bool allFinite(const HostTensor &t) {
   return true;
 }
 
-/// Infinity where either tensor holds a value that is not finite (NaN
-/// would compare as no difference at all).
-std::optional<double> nonFiniteDifference(const HostTensor &a,
-                                          const HostTensor &b) {
-  if (allFinite(a) && allFinite(b))
-    return std::nullopt;
-  return std::numeric_limits<double>::infinity();
+/// Whether either tensor holds a value that is not finite: their
+/// difference is then infinity (NaN would compare as no difference).
+bool anyNonFinite(const HostTensor &a, const HostTensor &b) {
+  return !allFinite(a) || !allFinite(b);
 }
 
 /// max |a − b| / max |b| over the elements of two same-shaped tensors
 /// (infinity where either is not finite).
 double relativeDifference(const HostTensor &a, const HostTensor &b) {
-  if (std::optional<double> inf = nonFiniteDifference(a, b))
-    return *inf;
+  if (anyNonFinite(a, b))
+    return std::numeric_limits<double>::infinity();
   double diff = 0, scale = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
@@ -80,8 +77,8 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
                                          const FirstStep &step,
                                          double tolerance, int64_t &skipped,
                                          int64_t &compared) {
-  if (std::optional<double> inf = nonFiniteDifference(a, b))
-    return *inf;
+  if (anyNonFinite(a, b))
+    return std::numeric_limits<double>::infinity();
   double scale = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     scale = std::max(scale, std::fabs(double(b.f32()[i])));
@@ -101,8 +98,8 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
 
 /// max |a − b| over the elements (infinity where either is not finite).
 double absoluteDifference(const HostTensor &a, const HostTensor &b) {
-  if (std::optional<double> inf = nonFiniteDifference(a, b))
-    return *inf;
+  if (anyNonFinite(a, b))
+    return std::numeric_limits<double>::infinity();
   double diff = 0;
   for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
@@ -219,7 +216,27 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       return 1;
     }
   }
-  // Gradients: the accumulated sums divided by each run's count.
+  // A window whose scaled gradients were not finite updates nothing (as
+  // training skips it): there is no step to compare.
+  if (sig.lossScaling && (results[0][::gacc::abi::kSkipped] != 0.0f ||
+                          results[1][::gacc::abi::kSkipped] != 0.0f)) {
+    bool both = results[0][::gacc::abi::kSkipped] != 0.0f &&
+                results[1][::gacc::abi::kSkipped] != 0.0f;
+    llvm::outs() << llvm::format(
+        "check-equivalence: NOT COMPARED: the gradients at loss scale %g "
+        "were not finite in %s, whose update was skipped (as training skips "
+        "the window and backs the scale off); give #gacc.loss_scaling a "
+        "smaller init_scale\n",
+        settings.initialLossScale,
+        both ? "both runs"
+        : results[0][::gacc::abi::kSkipped] != 0.0f
+            ? "the accumulated run"
+            : "the run of one micro-batch");
+    return 1;
+  }
+  // Gradients: the accumulated sums divided by each run's count (and the
+  // loss scale they were computed at).
+  float scale = sig.lossScaling ? settings.initialLossScale : 1.0f;
   double gradDiff = 0, paramDiff = 0;
   std::vector<HostTensor> referenceGrads(sig.numParams);
   std::vector<double> gradMargins(sig.numParams, -1.0);
@@ -228,7 +245,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     for (int k = 0; k < 2; ++k) {
       g[k] = states[k].accs[t];
       for (int64_t e = 0; e < g[k].numElements(); ++e)
-        g[k].f32()[e] /= std::max(results[k][kCount], 1.0f);
+        g[k].f32()[e] /= std::max(results[k][kCount], 1.0f) * scale;
     }
     gradDiff = std::max(gradDiff, relativeDifference(g[0], g[1]));
     unsigned i = sig.trainable[t];
@@ -276,7 +293,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     paramElements += p.numElements();
   // A difference over a few compared elements says little: said with it.
   std::string paramText =
-      !compared ? std::string("not compared (every element left out, below)")
+      !compared
+          ? std::string(undetermined ? "not compared (every element left out, "
+                                       "below)"
+                                     : "not compared")
       : undetermined ? llvm::formatv("{0:e3} over {1} of {2} elements",
                                      paramDiff, compared, paramElements)
                            .str()

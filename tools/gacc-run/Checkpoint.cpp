@@ -188,15 +188,19 @@ CheckpointWriter::~CheckpointWriter() {
     ::close(lockFd);
 }
 
-bool CheckpointWriter::lock() {
+CheckpointWriter::LockResult CheckpointWriter::lock() {
+  // flock on the directory itself: LLVM's tryLockFile takes fcntl record
+  // locks, whose exclusive kind needs a file open for writing, which a
+  // directory cannot be; and a lock file would stay in the directory.
   lockFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  // A directory that cannot be opened for its lock is written unlocked
-  // (the checks before said it is a writable directory).
-  return lockFd < 0 || ::flock(lockFd, LOCK_EX | LOCK_NB) == 0 ||
-         errno != EWOULDBLOCK;
+  if (lockFd < 0)
+    return LockResult::Unsupported;
+  if (::flock(lockFd, LOCK_EX | LOCK_NB) == 0)
+    return LockResult::Locked;
+  return errno == EWOULDBLOCK ? LockResult::Held : LockResult::Unsupported;
 }
 
-llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
+llvm::Error CheckpointWriter::checkDirectory() {
   createdDirectory = !llvm::sys::fs::exists(dir);
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return error(flag + " " + dir + ": cannot create: " + ec.message());
@@ -209,17 +213,40 @@ llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
                         "resumes from; give --checkpoint-dir DIR to write "
                         "them elsewhere)"
                       : ""));
+  return llvm::Error::success();
+}
+
+llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
+  // Every rank reaches the one all-gather below, whatever it found: a rank
+  // that returned before it would leave the others waiting there.
+  llvm::Error problem = checkDirectory();
   // Two runs writing one directory would overwrite each other's
   // generations: rank 0 locks it, and every rank learns whether it could
-  // before any touches the directory.
-  uint64_t locked = rank == 0 ? lock() : 1;
+  // (and whether every rank can use the directory) before any touches it.
+  enum : uint64_t { Ready, Unusable, Held };
+  LockResult locked = !problem && rank == 0 ? lock() : LockResult::Locked;
+  uint64_t state = problem                      ? Unusable
+                   : locked == LockResult::Held ? Held
+                                                : Ready;
+  std::vector<uint64_t> states{state};
   if (ranks > 1)
-    locked = collectives::allGather(locked).front();
-  if (!locked)
+    states = collectives::allGather(state);
+  if (problem)
+    return problem;
+  for (auto [r, s] : llvm::enumerate(states))
+    if (s == Unusable)
+      return error(flag + " " + dir + ": rank " + std::to_string(r) +
+                   " cannot use it (it says why)");
+  if (states.front() == Held)
     return error(flag + " " + dir +
                  ": another gacc-run is writing checkpoints there (it holds "
                  "the directory's lock); let it finish, or give another "
                  "directory");
+  if (locked == LockResult::Unsupported)
+    llvm::errs() << "gacc-run: warning: " << flag << " " << dir
+                 << ": it cannot be locked here (its file system has no "
+                    "locks); a second run "
+                    "writing checkpoints there would not be refused\n";
   generation = resumedGeneration;
   if (resumedGeneration == 0 &&
       llvm::sys::fs::exists(joinPath(dir, kManifest)))

@@ -128,8 +128,14 @@ private:
   /// manifest was replaced leaves (the manifest names none of them).
   void removeLeftovers();
 
-  /// Rank 0's lock of the directory; false when another process holds it.
-  bool lock();
+  /// Creates the directory where needed and checks that it is a writable
+  /// directory.
+  llvm::Error checkDirectory();
+  /// Rank 0's lock of the directory (an flock, held until the process
+  /// ends): taken, held by another process, or not available there (a file
+  /// system without locks).
+  enum class LockResult { Locked, Held, Unsupported };
+  LockResult lock();
 
   std::string dir, flag;
   int rank, ranks;

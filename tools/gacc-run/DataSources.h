@@ -48,8 +48,9 @@ public:
   virtual std::string describe() const = 0;
   virtual int64_t numTrain() const = 0;
   /// Copies training sample `index` into row `slot` of the window inputs
-  /// ([N·m, ...] rows; the target input's padding rows already hold the
-  /// ignore index and every other row zeros).
+  /// ([N·m, ...] rows; the targets hold the ignore index before, every
+  /// other input zeros; fillWindow sets the padding rows' targets back to
+  /// the ignore index afterwards).
   virtual void fillTrain(int64_t index, int64_t slot,
                          std::vector<HostTensor> &windows) const = 0;
   /// Figures after an epoch (none by default).

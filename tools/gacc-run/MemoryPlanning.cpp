@@ -171,6 +171,12 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
   }
   if (!plan)
     return 0;
+  // Without the step arena each transient buffer is its own allocation:
+  // what the step holds is the plan's peak.
+  if (!onDevice && !request.stepArena) {
+    plan->arenaBytes = 0;
+    plan->heldPeakBytes = plan->peakBytes();
+  }
   uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
   if (hostMemory && memoryBudget.empty() && plannedPeak > hostMemory) {
     reportError(llvm::formatv(

@@ -1,5 +1,4 @@
-//===- MemoryPlanning.h - gacc-run's memory plan, before the run -*- C++
-//-*-===//
+//===- MemoryPlanning.h - the memory plan before a run ----------*- C++ -*-===//
 //
 // What gacc-run does with the static memory plan before it trains:
 // --memory-budget chooses the micro-batch, --memory-plan prints the plan,
@@ -32,6 +31,9 @@ struct MemoryPlanRequest {
   /// --recompute was given: the budget's search keeps the model's
   /// recomputation instead of also trying the cheap policy.
   bool recomputeGiven = false;
+  /// The CPU step places its transient buffers in the step arena (not with
+  /// --no-step-arena, whose plan then has no arena line).
+  bool stepArena = true;
   /// The to-buffers pipeline's options of the step that runs (its deferred
   /// weight gradients; the budget's search plans without them).
   mlir::gacc::StepToBuffersOptions toBuffers;
@@ -47,8 +49,9 @@ struct MemoryPlanRequest {
 /// any of them asks for it. Errors (reported, exit status 2): a bad budget,
 /// no micro-batch within it, a CPU step whose largest tensor, persistent
 /// state or planned peak exceeds this process's memory, a device step whose
-/// peak exceeds the memory gacc reserves on the device. Returns the exit
-/// status (0: go on).
+/// peak exceeds the memory gacc reserves on the device; an SVG that cannot
+/// be written (exit status 1, a failure of the machine, not the input).
+/// Returns the exit status (0: go on).
 int planMemory(mlir::ModuleOp model, mlir::gacc::TrainStepOp step,
                llvm::StringRef target,
                const mlir::gacc::GAccExpandAccumulationPassOptions &expand,

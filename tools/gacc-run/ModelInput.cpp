@@ -66,6 +66,41 @@ OwningOpRef<ModuleOp> gaccrt::parseModel(llvm::StringRef path,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+/// A trainable parameter the loss does not depend on has a gradient of 0
+/// at every step: torch leaves its .grad None and its optimizer skips it,
+/// while the update here still applies weight decay and momentum to it.
+/// Said at its declaration (a warning: the step still trains).
+static void warnParamsOutsideLoss(TrainStepOp step) {
+  LossOpInterface loss = step.getLossOp();
+  if (!loss)
+    return;
+  // Every value the loss reads, through the ops that produce them and the
+  // values their regions use from above.
+  llvm::DenseSet<Value> reached;
+  llvm::SmallPtrSet<Operation *, 32> visited;
+  SmallVector<Operation *> worklist = {loss.getOperation()};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!visited.insert(op).second)
+      continue;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (reached.insert(v).second)
+          if (Operation *def = v.getDefiningOp())
+            worklist.push_back(def);
+    });
+  }
+  for (auto [i, param] : llvm::enumerate(step.getParamOps()))
+    if (!param.getFrozen() &&
+        !reached.contains(step.getBodyBlock().getArgument(i)))
+      param.emitWarning("@")
+          << param.getSymName() << " does not reach the loss of @"
+          << step.getSymName()
+          << ": its gradient is 0 at every step (torch would leave its "
+             "gradient None and skip it; here the update still applies "
+             "weight decay and momentum); freeze it ({frozen}) or use it";
+}
+
 TrainStepOp gaccrt::findStep(ModuleOp model, llvm::StringRef path) {
   for (Operation &op : model.getBody()->getOperations())
     if (!isa<TrainStepOp, ParamOp, StatisticOp>(op)) {
@@ -103,5 +138,6 @@ TrainStepOp gaccrt::findStep(ModuleOp model, llvm::StringRef path) {
                                     "trained nor saved"
                                   : " (kept by none of its ops): it is neither "
                                     "updated nor saved");
+  warnParamsOutsideLoss(step);
   return step;
 }

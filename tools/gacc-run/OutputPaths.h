@@ -1,5 +1,4 @@
-//===- OutputPaths.h - gacc-run's output files, checked up front -*- C++
-//-*-===//
+//===- OutputPaths.h - output files, checked up front -----------*- C++ -*-===//
 //
 // Before any work, gacc-run checks that every file it will write can be
 // written, and that no output is an input, another output or a checkpoint
@@ -30,9 +29,9 @@ struct PathFlag {
 std::string canonicalPath(llvm::StringRef path);
 
 /// Whether `a` and `b` name one file or directory (their canonicalPath):
-/// `ck` and `./ck/` do.
+/// `ck` and `./ck/` do; an empty path (a flag not given) names none.
 inline bool samePath(llvm::StringRef a, llvm::StringRef b) {
-  return canonicalPath(a) == canonicalPath(b);
+  return !a.empty() && !b.empty() && canonicalPath(a) == canonicalPath(b);
 }
 
 /// The files and directories of one run, as the command line names them.

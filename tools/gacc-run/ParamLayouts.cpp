@@ -148,15 +148,16 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
   // be that embedding (GPT-2's is), or loading would drop a different one.
   if (head) {
     auto wte = mapped.find("wte");
+    auto embedding = origin.find("wte");
     if (wte == mapped.end() || wte->second.dtype != head->dtype ||
         wte->second.shape != head->shape ||
         std::memcmp(wte->second.data(), head->data(),
                     dtypeSize(head->dtype) * size_t(head->numElements())) != 0)
-      return layoutError(path +
-                         ": 'lm_head.weight' is not the token embedding '" +
-                         (origin.count("wte") ? origin["wte"].name
-                                              : "transformer.wte.weight") +
-                         "': gacc's GPT ties its output head to the embedding");
+      return layoutError(
+          path + ": 'lm_head.weight' is not the token embedding '" +
+          (embedding != origin.end() ? embedding->second.name
+                                     : "transformer.wte.weight") +
+          "': gacc's GPT ties its output head to the embedding");
   }
   tensors = std::move(mapped);
   return llvm::Error::success();

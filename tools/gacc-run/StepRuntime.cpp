@@ -300,17 +300,33 @@ llvm::Error bindStepState(const StepSignature &sig, const RunSettings &settings,
 
 /// Fills the window with samples order[begin, end); the remaining rows are
 /// padding whose targets are the loss's ignore_index, so they add nothing
-/// and are not counted by the step.
+/// and are not counted by the step. Their inputs are a copy of the window's
+/// first sample (of the epoch's where the window is empty): a body finite on
+/// the real samples is finite on them, where zeros could make it infinite (a
+/// log or square root of 0, whose infinite derivative times the padding's
+/// gradient of 0 is NaN).
 void fillWindow(const DataSource &data, const StepSignature &sig,
                 const std::vector<int64_t> &order, int64_t begin, int64_t end,
                 std::vector<HostTensor> &windows) {
   for (auto &t : windows)
     std::memset(t.data(), 0, t.numBytes());
   HostTensor &targets = windows[sig.targetInput];
+  // Targets a sample leaves unwritten (past a verse's end) are ignored.
   for (int64_t i = 0, e = targets.numElements(); i < e; ++i)
     targets.setInt(i, sig.paddingTarget);
+  // Windows are [N, m, ...]: N·m rows.
+  int64_t rows = targets.shape[0] * targets.shape[1];
   for (int64_t k = begin; k < end; ++k)
     data.fillTrain(order[k], k - begin, windows);
+  // (A data-parallel rank's slice of a short last window may be empty:
+  // any sample serves, unseen.)
+  if (!order.empty())
+    for (int64_t slot = end - begin; slot < rows; ++slot)
+      data.fillTrain(order[end > begin ? begin : 0], slot, windows);
+  int64_t perRow = targets.numElements() / std::max<int64_t>(rows, 1);
+  for (int64_t i = (end - begin) * perRow, e = targets.numElements(); i < e;
+       ++i)
+    targets.setInt(i, sig.paddingTarget);
 }
 
 /// Whether the lowered `module` calls cuDNN's fused attention (declares an

@@ -108,7 +108,7 @@ private:
   void reportMemory(llvm::json::Object &summary);
   int logStep(int64_t epoch, int64_t w, const StepOutcome &o,
               bool force = false);
-  int writeMetric(llvm::json::Object row);
+  int writeMetric(llvm::StringRef kind, llvm::json::Object row);
   int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
   int finish();
 

@@ -125,7 +125,8 @@ int Trainer::printResumed() {
   // above this one are the interrupted run's, past its last checkpoint.
   llvm::SmallString<256> from(settings.resumeDir);
   llvm::sys::fs::make_absolute(from);
-  return writeMetric(llvm::json::Object{{"resumed_at_step", pos.globalStep},
+  return writeMetric("resumed",
+                     llvm::json::Object{{"resumed_at_step", pos.globalStep},
                                         {"resumed_from", from.str()}});
 }
 

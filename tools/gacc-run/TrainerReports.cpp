@@ -10,6 +10,7 @@
 #include "tools/gacc-run/MemoryBudget.h"
 #include "tools/gacc-run/Trainer.h"
 
+#include "runtime/Blas.h"
 #include "runtime/Collectives.h"
 #include "runtime/CpuThreads.h"
 #include "runtime/CudnnAttention.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sys/resource.h>
@@ -30,11 +32,12 @@ using namespace gaccrt;
 
 namespace {
 
-/// The process's peak resident memory so far, in MiB.
+/// The process's peak resident memory so far, in MB (10^6 bytes, as the
+/// metrics key peak_rss_mb and the summary line say).
 double peakRssMb() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss / 1024.0; // Linux reports KiB
+  return ru.ru_maxrss * 1024.0 / 1e6; // Linux reports KiB
 }
 
 /// "NaN", "inf" or "-inf", whatever the platform's printf makes of them.
@@ -44,10 +47,16 @@ std::string nonFiniteName(double v) {
   return v > 0 ? "inf" : "-inf";
 }
 
-/// A number for the metrics file: JSON has no NaN or infinity, so a
-/// non-finite value (a skipped fp16 window) is written as null.
-llvm::json::Value jsonNumber(double v) {
-  return std::isfinite(v) ? llvm::json::Value(v) : llvm::json::Value(nullptr);
+/// An f32 result for the metrics file, as the shortest decimal that reads
+/// back as it (lr 0.05, not its f32 value 0.05000000074505806): JSON has
+/// no NaN or infinity, so a non-finite value (a skipped fp16 window) is
+/// written as null.
+llvm::json::Value jsonNumber(float v) {
+  if (!std::isfinite(v))
+    return nullptr;
+  char text[32];
+  char *end = std::to_chars(text, text + sizeof text, v).ptr;
+  return std::strtod(std::string(text, end).c_str(), nullptr);
 }
 
 /// `v` in printf's `format` (one double), or its name when it is not
@@ -168,39 +177,53 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
     out << "  collectives " << o.collectives;
   out << "\n";
   out.flush();
-  llvm::json::Object row{{"step", pos.globalStep},
-                         {"epoch", epoch + 1},
-                         {"loss", jsonNumber(o.objective)},
-                         {"count", o.count},
-                         {"effective_batch", o.samples},
-                         {"accum_steps", o.accumSteps},
-                         {"lr", o.lr},
-                         {"grad_norm", jsonNumber(o.gradNorm)},
-                         {"collectives", o.collectives}};
+  llvm::json::Object row{
+      {"step", pos.globalStep},          {"epoch", epoch + 1},
+      {"loss", jsonNumber(o.objective)}, {"count", o.count},
+      {"effective_batch", o.samples},    {"accum_steps", o.accumSteps},
+      {"lr", jsonNumber(o.lr)},          {"grad_norm", jsonNumber(o.gradNorm)},
+      {"collectives", o.collectives}};
   if (sig.lossScaling) {
-    row["loss_scale"] = o.lossScale;
+    row["loss_scale"] = jsonNumber(o.lossScale);
     row["skipped"] = o.skipped;
     row["skipped_steps"] = pos.skippedSteps;
   }
-  return writeMetric(std::move(row));
+  return writeMetric("step", std::move(row));
 }
 
-/// One --metrics row, written and flushed now (rank 0).
-int Trainer::writeMetric(llvm::json::Object row) {
+/// One --metrics row with its `kind`, written and flushed now (rank 0).
+int Trainer::writeMetric(llvm::StringRef kind, llvm::json::Object row) {
   if (!metrics.isOpen())
     return 0;
+  row["kind"] = kind;
   // In order with the progress lines when both go to standard output.
   out.flush();
   if (llvm::Error e = metrics.writeLine(jsonLine(std::move(row))))
-    return reportFailure(std::move(e));
+    return reportFailure(
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                "--metrics " + llvm::toString(std::move(e))));
   return 0;
 }
 
-/// A loss that is not finite (without loss scaling to skip it) stops the
-/// run; its row is logged first, so the metrics show how it got there.
+/// A loss or gradient that is not finite (without loss scaling to skip
+/// it) stops the run, whose parameters it made NaN or infinite; its row is
+/// logged first, so the metrics show how it got there.
 int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
   if (int status = logStep(epoch, w, o, /*force=*/true))
     return status;
+  // A finite loss with a gradient that is not: a derivative that is
+  // infinite where the forward is finite (the square root, or a power
+  // below 1, of 0), or a product of 0 and infinity in the backward.
+  if (std::isfinite(o.objective)) {
+    reportError(llvm::formatv(
+        "the gradient's norm is {0} at optimizer step {1}, whose loss {2} is "
+        "finite: its update made the parameters non-finite. A derivative "
+        "is infinite where the body's values are finite (sqrt, rsqrt or a "
+        "power below 1 of 0, log of 0); check the body for such an op on "
+        "values that can be zero",
+        nonFiniteName(o.gradNorm), pos.globalStep, o.objective));
+    return 1;
+  }
   // The first window's loss comes from the initial parameters, so a
   // learning rate cannot have caused it.
   if (pos.globalStep == 1)
@@ -233,14 +256,15 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
   }
   // The device's arena peak with the scalar pool and cuBLAS workspace; on
   // the CPU the resident growth of the step's state, the step arena's
-  // resident pages (faulted in by the first step, so inside the base) and
-  // the largest growth while training.
+  // resident pages and the GEMM workspace (both allocated by the first
+  // step, so inside the base) and the largest growth while training.
   uint64_t measured;
   if (onDevice) {
     measured = cuda::managedPeakBytes();
   } else {
     uint64_t peak = std::max(trainingPeakBytes, rss::peakBytes());
     measured = measuredStateBytes + stepArenaResidentBytes() +
+               widenedFactorBytes() +
                (peak > trainingBaseBytes ? peak - trainingBaseBytes : 0);
   }
   out << "memory: planned peak " << formatBytes(planned) << ", measured "
@@ -300,16 +324,19 @@ int Trainer::finish() {
     out.flush();
     cuda::printProfile(stdout);
   }
-  llvm::json::Object summary{{"summary", true},
-                             {"optimizer_steps", pos.globalStep},
-                             {"median_step_ms", median},
-                             {"samples_per_s", samplesPerS},
-                             {"peak_rss_mb", peakRssMb()},
-                             {"micro_batch", sig.microBatch},
-                             {"accum_steps", sig.accumSteps},
-                             {"ranks", settings.ranks},
-                             {"target", settings.target},
-                             {"effective_batch", eff}};
+  llvm::json::Object summary{
+      {"summary", true},
+      {"optimizer_steps", pos.globalStep},
+      // A run without a step measured none.
+      {"median_step_ms", stepMs.empty() ? llvm::json::Value(nullptr) : median},
+      {"samples_per_s",
+       stepMs.empty() ? llvm::json::Value(nullptr) : samplesPerS},
+      {"peak_rss_mb", peakRssMb()},
+      {"micro_batch", sig.microBatch},
+      {"accum_steps", sig.accumSteps},
+      {"ranks", settings.ranks},
+      {"target", settings.target},
+      {"effective_batch", eff}};
   if (ramp)
     summary["accum_schedule"] = schedule.str();
   if (settings.target == "cpu")
@@ -323,17 +350,18 @@ int Trainer::finish() {
   }
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
-  if (int status = writeMetric(std::move(summary)))
-    return status;
-  syncParamsToHost();
   // The gradient of this run's last step (none after a resume that ran no
-  // step: the accumulators then hold no applied gradient), on every rank.
+  // step: the accumulators then hold no applied gradient), on every rank
+  // (a collective) before rank 0 alone may fail writing.
   bool writeGradients =
       !settings.saveGradients.empty() && !stepMs.empty() && !last.skipped;
   std::vector<HostTensor> gradients;
   if (writeGradients)
     gradients =
         appliedGradients(last.count, sig.lossScaling ? last.lossScale : 1.0f);
+  if (int status = writeMetric("summary", std::move(summary)))
+    return status;
+  syncParamsToHost();
   if (!lead)
     return 0;
   if (!settings.saveParams.empty()) {
@@ -378,6 +406,3 @@ int Trainer::finish() {
   }
   return 0;
 }
-
-/// The step for the CPU (and the device), the arenas and the device
-/// mirror, holding the state as prepare() left it.

@@ -20,10 +20,11 @@
 #include "runtime/Safetensors.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <chrono>
@@ -140,9 +141,13 @@ int Trainer::openOutputs() {
   if (lead && !settings.metricsPath.empty())
     if (llvm::Error e = metrics.open(settings.metricsPath,
                                      /*append=*/!settings.resumeDir.empty()))
-      return reportFailure(std::move(e), kExitBadInput);
+      return reportFailure(
+          llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  "--metrics " + llvm::toString(std::move(e))),
+          kExitBadInput);
   if (settings.memoryPlan)
     return writeMetric(
+        "memory_plan",
         llvm::json::Object{{"memory_plan", toJSON(*settings.memoryPlan)}});
   return 0;
 }
@@ -313,6 +318,12 @@ static RankFact flagFact(const char *flag, const T &value) {
           hashText(llvm::formatv("{0}", value).str())};
 }
 
+/// A floating-point flag's value by its bits (formatv's default keeps two
+/// decimals, where --lr 1e-3 and 3e-4 would look alike).
+static RankFact flagFact(const char *flag, double value) {
+  return flagFact(flag, llvm::bit_cast<uint64_t>(value));
+}
+
 /// The facts every rank of a data-parallel job must share, in the order
 /// the first difference is reported.
 std::vector<RankFact> Trainer::rankFacts() {
@@ -409,6 +420,9 @@ bool Trainer::ranksAgree() {
   return false;
 }
 
+/// On the cuda target the parameters live in managed memory (or the
+/// arenas) and the running statistics in managed memory during training:
+/// copied back before evaluation, replica checks and saving.
 void Trainer::syncParamsToHost() {
   if (settings.arenaUpdate)
     arenas.paramsToHost(st.params);
@@ -577,36 +591,45 @@ int Trainer::evaluate(int64_t epoch) {
     obj[mt.key] = mt.value;
   }
   out << "\n";
-  return writeMetric(std::move(obj));
+  return writeMetric("epoch", std::move(obj));
 }
 
 /// --save-gradients: the gradient the last update applied, each
 /// accumulator divided by the window's count (and the loss scale); the
 /// trainable parameters only.
 std::vector<HostTensor> Trainer::appliedGradients(float count, float scale) {
-  std::vector<HostTensor> grads;
-  for (auto [k, i] : llvm::enumerate(sig.trainable)) {
+  // One flat copy of the accumulators: the compiled step sums the ranks'
+  // accumulators into a buffer of its own and leaves each rank's sum in
+  // its accumulators (the arena update sums them in place), so a
+  // data-parallel job sums them here, in one all-reduce.
+  std::vector<float> flat;
+  for (unsigned k = 0; k < sig.numTrainable; ++k) {
     const JitArg &acc = st.args[sig.accArg(k)];
-    HostTensor g(DType::F32, shapeOf(sig.paramTypes[i]));
     if (onDevice && !settings.arenaUpdate)
       mirror.toHost(sig.accArg(k));
     // The host tensor, or the arena the argument points into.
-    std::memcpy(g.data(),
-                acc.kind == JitArg::Tensor ? acc.tensor->data() : acc.pointer,
-                g.numBytes());
-    // The compiled step sums the ranks' accumulators into a buffer of its
-    // own and leaves each rank's sum in its accumulators; the arena
-    // update sums them in place.
-    if (settings.ranks > 1 && !settings.arenaUpdate)
-      collectives::allReduceHost(g.f32(), g.numElements());
-    float divisor = std::max(count, 1.0f) * scale;
+    const float *data = static_cast<const float *>(
+        acc.kind == JitArg::Tensor ? acc.tensor->data() : acc.pointer);
+    int64_t n = sig.paramTypes[sig.trainable[k]].getNumElements();
+    flat.insert(flat.end(), data, data + n);
+  }
+  if (settings.ranks > 1 && !settings.arenaUpdate)
+    collectives::allReduceHost(flat.data(), flat.size());
+  float divisor = std::max(count, 1.0f) * scale;
+  std::vector<HostTensor> grads;
+  size_t offset = 0;
+  for (unsigned i : sig.trainable) {
+    HostTensor g(DType::F32, shapeOf(sig.paramTypes[i]));
     for (int64_t e = 0, n = g.numElements(); e < n; ++e)
-      g.f32()[e] /= divisor;
+      g.f32()[e] = flat[offset + e] / divisor;
+    offset += g.numElements();
     grads.push_back(std::move(g));
   }
   return grads;
 }
 
+/// The step for the CPU (and the device), the arenas and the device
+/// mirror, holding the state as prepare() left it.
 int Trainer::compile() {
   auto compileStart = std::chrono::steady_clock::now();
   auto hostOr = compileStep(model, sig, settings);
@@ -702,7 +725,7 @@ int Trainer::afterStep(const StepOutcome &o) {
     if (int status = checkReplicas())
       return status;
   advanceLossScale(o);
-  if (!o.skipped && !std::isfinite(o.objective))
+  if (!o.skipped && (!std::isfinite(o.objective) || !std::isfinite(o.gradNorm)))
     return reportDivergence(pos.epoch, pos.window, o);
   return logStep(pos.epoch, pos.window, o);
 }

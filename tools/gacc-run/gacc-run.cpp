@@ -709,9 +709,11 @@ static bool checkFlagValues() {
   }
   // The step computes in f32: 1e39 would be infinite there.
   if (lr.getNumOccurrences() && !(lr >= 0.0 && std::isfinite(float(lr)))) {
+    std::string given;
+    llvm::raw_string_ostream(given) << llvm::format("%g", double(lr));
     reportError("--lr must be a number >= 0, finite in f32 (at most "
                 "3.4e38), got " +
-                llvm::Twine(llvm::formatv("{0}", double(lr)).str()));
+                given);
     return false;
   }
   if (seed.getNumOccurrences() && seed < 0) {
@@ -836,30 +838,43 @@ static bool resolveTarget(std::string &resolvedTarget, int &computeCapability) {
 /// Under mpirun: whether every rank agrees on data parallelism, checked
 /// with one all-gather (MPI is started for it on a rank that trains alone,
 /// and stopped again when every rank does). A rank of a data-parallel job
-/// would otherwise wait for the others' MPI_Init for the whole run. False
-/// after rank 0 reported the first rank that differs.
-static bool ranksAgreeOnDataParallelism(bool distributed) {
-  if (collectives::launcherSize() <= 1)
-    return true;
-  // MPI that cannot start leaves a rank that trains alone as it was.
-  if (!distributed && !collectives::initialize().empty())
-    return true;
+/// would otherwise wait for the others' MPI_Init for the whole run. A
+/// rank's `flagProblem` (a flag that does not fit how it trains) is
+/// reported here, after the all-gather, so that every rank stops with it
+/// instead of leaving the others waiting. False after the first rank that
+/// differs, or the problem, was reported.
+static bool ranksAgreeOnDataParallelism(bool distributed,
+                                        StringRef flagProblem) {
+  if (collectives::launcherSize() <= 1 ||
+      // MPI that cannot start leaves a rank that trains alone as it was.
+      (!distributed && !collectives::initialize().empty())) {
+    if (!flagProblem.empty())
+      reportError(flagProblem);
+    return flagProblem.empty();
+  }
   std::optional<collectives::RankDifference> differs =
-      collectives::firstDifference({uint64_t(distributed)});
-  if (!differs) {
+      collectives::firstDifference(
+          {uint64_t(distributed), uint64_t(flagProblem.empty())});
+  bool rank0 = collectives::rank() == 0;
+  if (differs && differs->index == 0) {
+    // Only rank 0 reports: the rank that differs holds the other value.
+    if (rank0)
+      reportError(llvm::formatv(
+          "the ranks disagree: rank {0} {1} and rank 0 {2}; give every rank "
+          "the same --data-parallel",
+          differs->rank,
+          distributed ? "trains alone (--data-parallel=false)"
+                      : "trains data-parallel",
+          distributed ? "data-parallel" : "alone (--data-parallel=false)"));
+  } else if (!flagProblem.empty()) {
+    // Every rank that has it, or rank 0 alone where all do.
+    if (differs || rank0)
+      reportError(flagProblem);
+  } else if (!differs) {
     if (!distributed)
       collectives::finalize();
     return true;
   }
-  // Only rank 0 reports: the rank that differs holds the other value.
-  if (collectives::rank() == 0)
-    reportError(llvm::formatv(
-        "the ranks disagree: rank {0} {1} and rank 0 {2}; give every rank the "
-        "same --data-parallel",
-        differs->rank,
-        distributed ? "trains alone (--data-parallel=false)"
-                    : "trains data-parallel",
-        distributed ? "data-parallel" : "alone (--data-parallel=false)"));
   collectives::barrier();
   return false;
 }
@@ -870,24 +885,22 @@ static int startDataParallelism(bool &distributed) {
   distributed = dataParallel.getNumOccurrences()
                     ? bool(dataParallel)
                     : collectives::launchedByMpirun();
-  if (distributed) {
-    if (checkEquiv) {
-      reportError("--check-equivalence compares two single-process steps: "
+  std::string flagProblem;
+  if (distributed && checkEquiv)
+    flagProblem = "--check-equivalence compares two single-process steps: "
                   "run it without --data-parallel (under mpirun, with "
-                  "--data-parallel=false)");
-      return kExitBadInput;
-    }
+                  "--data-parallel=false)";
+  else if (!distributed && checkReplicas)
+    flagProblem = "--check-replicas needs a data-parallel run (mpirun, "
+                  "without --data-parallel=false)";
+  if (distributed) {
     std::string problem = collectives::initialize();
     if (!problem.empty()) {
       reportError("--data-parallel: " + problem);
       return 1;
     }
-  } else if (checkReplicas) {
-    reportError("--check-replicas needs a data-parallel run (mpirun, "
-                "without --data-parallel=false)");
-    return kExitBadInput;
   }
-  if (!ranksAgreeOnDataParallelism(distributed))
+  if (!ranksAgreeOnDataParallelism(distributed, flagProblem))
     return kExitBadInput;
   if (!distributed && collectives::launcherSize() > 1 &&
       collectives::launcherRank() == 0)
@@ -1177,6 +1190,7 @@ static int run(int argc, char **argv) {
     request.print = memoryPlanFlag;
     request.svgPath = memoryPlanSvg;
     request.recomputeGiven = recompute.getNumOccurrences() > 0;
+    request.stepArena = !noStepArena;
     request.toBuffers =
         toBuffersOptions(resolvedTarget, choices.deferWindowBytes);
     if (int status =

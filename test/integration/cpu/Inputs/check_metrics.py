@@ -1,6 +1,6 @@
 """Checks a gacc-run metrics file (JSON lines): the last epoch's test
-accuracy against --min-accuracy, the summary's keys, and that every logged
-step has loss and lr. Prints one verdict per check, then "METRICS OK" and
+accuracy against --min-accuracy, the summary's keys, that every logged
+step has loss and lr, and every row its kind. Prints one verdict per check, then "METRICS OK" and
 exits 0 only when every check passed (exit status 1 otherwise)."""
 import argparse
 import json
@@ -19,6 +19,9 @@ checks = {
     "summary keys": summary.get("summary") is True and all(
         k in summary for k in ("median_step_ms", "samples_per_s", "peak_rss_mb")),
     "steps logged": len(steps) > 0 and all("lr" in r and "step" in r for r in steps),
+    "kinds": all(r.get("kind") == "step" for r in steps)
+    and all(r.get("kind") == "epoch" for r in epochs)
+    and summary.get("kind") == "summary",
 }
 for name, ok in checks.items():
     detail = f" {epochs[-1]['test_accuracy']}" if name == "accuracy" and epochs else ""
