@@ -108,6 +108,9 @@ struct RunSettings {
   std::optional<AccumulationSchedule> accumSchedule;
   /// --memory-budget chose the micro-batch and N (not --accum-steps).
   bool budgetChoseSchedule = false;
+  /// --memory-budget in bytes (0: none): the end of the run says when the
+  /// measured peak exceeded it.
+  uint64_t memoryBudgetBytes = 0;
 
   /// The step is compiled in its resumable form (@S_accumulate and
   /// @S_update beside @S): for checkpoints within a window, and for

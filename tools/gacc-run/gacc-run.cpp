@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/Version.h"
+#include "tools/gacc-run/MemoryBudget.h"
 #include "tools/gacc-run/MemoryPlanning.h"
 #include "tools/gacc-run/ModelInput.h"
 #include "tools/gacc-run/Options.h"
@@ -1091,6 +1092,10 @@ static bool makeSettings(TrainStepOp step, const StepSignature &sig,
     choices.rampSchedule.reset();
   settings.accumSchedule = std::move(choices.rampSchedule);
   settings.budgetChoseSchedule = !memoryBudget.empty();
+  if (!memoryBudget.empty())
+    // Parsed already, by planMemory.
+    settings.memoryBudgetBytes =
+        llvm::expectedToOptional(parseByteSize(memoryBudget)).value_or(0);
   if (cudaGraph) {
     const char *trace = std::getenv("GACC_CUDA_TRACE");
     const char *conflict =
