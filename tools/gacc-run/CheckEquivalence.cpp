@@ -27,6 +27,7 @@ using namespace mlir::gacc;
 using namespace gaccrt;
 using ::gacc::abi::kCount;
 using ::gacc::abi::kObjective;
+using ::gacc::abi::kSkipped;
 
 namespace {
 /// Whether every element of `t` is finite.
@@ -218,20 +219,18 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   // A window whose scaled gradients were not finite updates nothing (as
   // training skips it): there is no step to compare.
-  if (sig.lossScaling && (results[0][::gacc::abi::kSkipped] != 0.0f ||
-                          results[1][::gacc::abi::kSkipped] != 0.0f)) {
-    bool both = results[0][::gacc::abi::kSkipped] != 0.0f &&
-                results[1][::gacc::abi::kSkipped] != 0.0f;
+  bool skipped[2] = {sig.lossScaling && results[0][kSkipped] != 0.0f,
+                     sig.lossScaling && results[1][kSkipped] != 0.0f};
+  if (skipped[0] || skipped[1]) {
     llvm::outs() << llvm::format(
         "check-equivalence: NOT COMPARED: the gradients at loss scale %g "
         "were not finite in %s, whose update was skipped (as training skips "
         "the window and backs the scale off); give #gacc.loss_scaling a "
         "smaller init_scale\n",
         settings.initialLossScale,
-        both ? "both runs"
-        : results[0][::gacc::abi::kSkipped] != 0.0f
-            ? "the accumulated run"
-            : "the run of one micro-batch");
+        skipped[0] && skipped[1] ? "both runs"
+        : skipped[0]             ? "the accumulated run"
+                                 : "the run of one micro-batch");
     return 1;
   }
   // Gradients: the accumulated sums divided by each run's count (and the
