@@ -109,16 +109,41 @@ readCheckpointFile(const std::string &path,
 // Identity
 //===----------------------------------------------------------------------===//
 
+std::vector<ArithmeticSetting>
+gaccrt::arithmeticSettings(const RunSettings &settings) {
+  bool cuda = settings.target == "cuda";
+  std::string threads = cuda ? ""
+                             : llvm::formatv("{0} thread{1}", settings.threads,
+                                             settings.threads == 1 ? "" : "s")
+                                   .str();
+  std::string gemms = cuda            ? (!settings.blas      ? "GEMM kernels"
+                                         : settings.cublasLt ? "cuBLASLt GEMMs"
+                                                             : "cuBLAS GEMMs")
+                      : settings.blas ? "OpenBLAS " + blasKernels() + " kernels"
+                                      : "GEMM loops (--no-blas)";
+  auto when = [](bool on, const char *words) {
+    return std::string(on ? words : "");
+  };
+  return {
+      {"--target", settings.target},
+      {"--cpu-threads (the CPU step's threads: the gradient norm's sum "
+       "rounds by them; give every rank the same --cpu-threads)",
+       threads},
+      {"--no-blas or --cuda-gemm", gemms},
+      {"--fp32-storage", when(settings.fp32Storage, "fp32 storage")},
+      {"--cuda-attention", when(settings.cudnnAttention, "cuDNN attention")},
+      {"--cuda-gelu-epilogue",
+       when(settings.cublasLtGelu, "GELU in cuBLASLt epilogues")},
+      {"--defer-weight-gradients",
+       when(settings.deferWindowBytes != 0, "deferred weight gradients")}};
+}
+
 std::string gaccrt::stepArithmetic(const RunSettings &settings) {
-  if (settings.target == "cuda")
-    return !settings.blas      ? "cuda, GEMM kernels"
-           : settings.cublasLt ? "cuda, cuBLASLt GEMMs"
-                               : "cuda, cuBLAS GEMMs";
-  return llvm::formatv("cpu, {0} thread{1}, {2}", settings.threads,
-                       settings.threads == 1 ? "" : "s",
-                       settings.blas ? "OpenBLAS " + blasKernels() + " kernels"
-                                     : std::string("GEMM loops (--no-blas)"))
-      .str();
+  std::string text;
+  for (const ArithmeticSetting &setting : arithmeticSettings(settings))
+    if (!setting.words.empty())
+      text += (text.empty() ? "" : ", ") + setting.words;
+  return text;
 }
 
 RunIdentity gaccrt::identifyRun(ModuleOp model, const StepSignature &sig,

@@ -63,9 +63,24 @@ struct RunIdentity {
   std::string arithmetic;
 };
 
-/// How the step's arithmetic runs, in words: the target, the CPU's threads
-/// and the GEMMs' library and kernel set ("cpu, 2 threads, OpenBLAS
-/// Haswell kernels"). Two runs alike in this round alike.
+/// One setting that decides how the compiled step rounds: the flag that
+/// sets it and its value in words ("" where it does not apply or is off).
+struct ArithmeticSetting {
+  const char *flag;
+  std::string words;
+};
+
+/// The settings that decide how the step rounds, in the order they are
+/// reported: the target, the CPU's threads, the GEMMs' library and kernel
+/// set, and the flags that change the step's arithmetic (--fp32-storage,
+/// --cuda-attention, --cuda-gelu-epilogue, --defer-weight-gradients). The
+/// one list behind a checkpoint's arithmetic (stepArithmetic) and the
+/// facts every rank of a data-parallel job must share.
+std::vector<ArithmeticSetting> arithmeticSettings(const RunSettings &settings);
+
+/// How the step's arithmetic runs, in words: arithmeticSettings' values
+/// joined ("cpu, 2 threads, OpenBLAS Haswell kernels"). Two runs alike in
+/// this round alike.
 std::string stepArithmetic(const RunSettings &settings);
 
 /// The identity of this run: fingerprints of `model` and of `data`'s

@@ -355,20 +355,10 @@ std::vector<RankFact> Trainer::rankFacts() {
   // differently, and drift apart.
   facts.push_back(flagFact("--seed", settings.seed));
   facts.push_back(flagFact("--lr", settings.lr));
-  facts.push_back(flagFact("--target", settings.target));
+  for (const ArithmeticSetting &setting : arithmeticSettings(settings))
+    facts.push_back(flagFact(setting.flag, setting.words));
   facts.push_back(flagFact("--unroll", settings.unroll));
   facts.push_back(flagFact("--arena-update", settings.arenaUpdate));
-  facts.push_back(flagFact("--no-blas", !settings.blas));
-  facts.push_back(flagFact("--cpu-threads (the CPU step's threads: the "
-                           "gradient norm's sum rounds by them; give every "
-                           "rank the same --cpu-threads)",
-                           settings.threads));
-  facts.push_back(
-      flagFact("--defer-weight-gradients", settings.deferWindowBytes));
-  facts.push_back(flagFact("--fp32-storage", settings.fp32Storage));
-  facts.push_back(flagFact("--cuda-gemm", settings.cublasLt));
-  facts.push_back(flagFact("--cuda-gelu-epilogue", settings.cublasLtGelu));
-  facts.push_back(flagFact("--cuda-attention", settings.cudnnAttention));
   facts.push_back(flagFact("--no-step-arena", !settings.stepArena));
   facts.push_back(flagFact("--cuda-graph", settings.cudaGraph));
   facts.push_back(flagFact("--check-replicas", settings.checkReplicas));
