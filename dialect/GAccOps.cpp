@@ -354,9 +354,7 @@ LogicalResult TrainStepOp::verifyRegions() {
   // The random ops of the forward draw distinct streams (an adjoint or a
   // recomputed clone in the backward draws its op's stream again).
   llvm::SmallDenseMap<int64_t, Operation *> streams;
-  for (Operation &op : body.without_terminator()) {
-    if (isa<BackwardBeginOp>(op))
-      break;
+  for (Operation &op : getForwardOps()) {
     auto random = dyn_cast<RandomOpInterface>(&op);
     if (!random)
       continue;
@@ -397,9 +395,7 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // Each running statistic belongs to one op of the forward (a clone
   // recomputed in the backward reads the same ones).
   llvm::SmallDenseMap<Attribute, Operation *> owner;
-  for (Operation &op : getBodyBlock()) {
-    if (isa<BackwardBeginOp>(op))
-      break;
+  for (Operation &op : getForwardOps()) {
     if (auto stats = dyn_cast<BatchStatisticsOpInterface>(&op))
       for (FlatSymbolRefAttr ref : stats.getRunningStatistics()) {
         auto [it, first] = owner.try_emplace(ref, &op);
@@ -489,6 +485,14 @@ SmallVector<ParamOp> TrainStepOp::getParamOps() {
     ops.push_back(SymbolTable::lookupNearestSymbolFrom<ParamOp>(
         *this, cast<FlatSymbolRefAttr>(attr)));
   return ops;
+}
+
+llvm::iterator_range<Block::iterator> TrainStepOp::getForwardOps() {
+  Block &body = getBodyBlock();
+  auto end = llvm::find_if(body.without_terminator(), [](Operation &op) {
+    return isa<BackwardBeginOp>(op);
+  });
+  return {body.begin(), end};
 }
 
 SmallVector<BatchStatisticsOpInterface> TrainStepOp::getBatchStatisticsOps() {

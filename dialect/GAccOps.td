@@ -225,6 +225,10 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     ::llvm::SmallVector<::mlir::BlockArgument> getTrainableParamArguments();
     /// The gacc.param ops named by `params`, in order.
     ::llvm::SmallVector<ParamOp> getParamOps();
+    /// The forward's ops: the body's ops before `gacc.backward_begin`, or
+    /// all but the terminator before gacc-autodiff. A clone recomputed in
+    /// the backward (gacc-recompute-activations) is not among them.
+    ::llvm::iterator_range<::mlir::Block::iterator> getForwardOps();
     /// The body's ops whose results depend on the whole micro-batch
     /// (BatchStatisticsOpInterface), in order.
     ::llvm::SmallVector<BatchStatisticsOpInterface> getBatchStatisticsOps();

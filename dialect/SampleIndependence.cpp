@@ -511,9 +511,7 @@ LogicalResult SampleDimensions::visitTensorOp(Operation *op, int64_t dim) {
 
 LogicalResult mlir::gacc::verifySampleIndependence(TrainStepOp step) {
   SampleDimensions samples(step);
-  for (Operation &op : step.getBodyBlock().without_terminator()) {
-    if (isa<BackwardBeginOp>(op))
-      break;
+  for (Operation &op : step.getForwardOps()) {
     if (failed(samples.visit(&op)))
       return failure();
   }

@@ -59,15 +59,14 @@ static UseKind classify(OpOperand &use) {
 LogicalResult mlir::gacc::verifyNoUndefinedReads(TrainStepOp step) {
   // Each undefined value with the tensor.empty it comes from.
   SmallVector<std::pair<Value, tensor::EmptyOp>> undefined;
-  Operation *backward = nullptr;
-  for (Operation &op : step.getBodyBlock().without_terminator()) {
-    if (isa<BackwardBeginOp>(op)) {
-      backward = &op;
-      break;
-    }
+  auto forward = step.getForwardOps();
+  for (Operation &op : forward)
     if (auto empty = dyn_cast<tensor::EmptyOp>(op))
       undefined.push_back({empty.getResult(), empty});
-  }
+  // Where the forward ends: gacc.backward_begin, or the terminator.
+  Operation *backward = &*forward.end();
+  if (!isa<BackwardBeginOp>(backward))
+    backward = nullptr;
   while (!undefined.empty()) {
     auto [value, empty] = undefined.pop_back_val();
     for (OpOperand &use : value.getUses()) {

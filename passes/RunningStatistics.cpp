@@ -84,9 +84,7 @@ RunningStatistics::RunningStatistics(TrainStepOp step,
   unsigned carried = numStatistics;
   // The forward's ops: a clone recomputed in the backward
   // (gacc-recompute-activations) computes the same statistics again.
-  for (Operation &o : step.getBodyBlock()) {
-    if (isa<BackwardBeginOp>(o))
-      break;
+  for (Operation &o : step.getForwardOps()) {
     auto op = dyn_cast<BatchNormOp>(o);
     if (!op)
       continue;

@@ -42,18 +42,6 @@ static BackwardBeginOp findMarker(TrainStepOp step) {
   return nullptr;
 }
 
-/// The forward ops of the body: those before the marker (all but the
-/// terminator without one).
-static SmallVector<Operation *> forwardOps(TrainStepOp step) {
-  SmallVector<Operation *> ops;
-  for (Operation &op : step.getBodyBlock().without_terminator()) {
-    if (isa<BackwardBeginOp>(op))
-      break;
-    ops.push_back(&op);
-  }
-  return ops;
-}
-
 /// Bytes of a statically shaped tensor of integers, floats or indices, its
 /// elements sized by `layout`; 0 for anything else.
 static int64_t tensorBytes(Type type, const DataLayout &layout) {
@@ -170,7 +158,8 @@ static LogicalResult recomputeMarked(TrainStepOp step) {
   if (!marker)
     return success();
   SmallVector<Operation *> marked;
-  for (Operation *op : forwardOps(step)) {
+  for (Operation &forwardOp : step.getForwardOps()) {
+    Operation *op = &forwardOp;
     if (!op->hasAttr(kRecomputeAttrName))
       continue;
     if (!isMemoryEffectFree(op))
@@ -222,7 +211,8 @@ unsigned mlir::gacc::markCheapRecomputation(TrainStepOp step) {
   UnitAttr unit = UnitAttr::get(step.getContext());
   Block *body = &step.getBodyBlock();
   DataLayout layout = DataLayout::closest(step);
-  for (Operation *op : forwardOps(step)) {
+  for (Operation &forwardOp : step.getForwardOps()) {
+    Operation *op = &forwardOp;
     if (op->hasAttr(kRecomputeAttrName) || !isCheapToRecompute(op))
       continue;
     // What recomputing it keeps alive (operands of unmarked body ops; the
