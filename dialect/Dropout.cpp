@@ -21,7 +21,7 @@ using namespace mlir::gacc;
 LogicalResult DropoutOp::verify() {
   // 1 in f32 would scale the kept values by 1 / (1 - p) = inf.
   if (failed(verifyRangeInF32([&] { return emitOpError(); }, "", "p", getP(), 0,
-                              1, true, false)))
+                              1, Interval::ClosedOpen)))
     return failure();
   // I64Attr getters return uint64_t: read the signed value.
   int64_t stream = getStreamAttr().getInt();

@@ -75,16 +75,19 @@ inline bool isNormEps(const llvm::APFloat &eps) {
   return v >= double(std::numeric_limits<float>::min()) && isFiniteF32(v);
 }
 
+/// Which ends of an interval belong to it: [lo, hi], (lo, hi), [lo, hi)
+/// or (lo, hi].
+enum class Interval { Closed, Open, ClosedOpen, OpenClosed };
+
 /// Verifies that `value`, named `name` in `attr`, lies in the interval
-/// from `lo` to `hi` (closed at each end where `closedLo` / `closedHi`)
-/// both as written and as the f32 the step computes with: "#gacc.adam needs
-/// beta2 in [0, 1), got 1.5"; a value that only f32 rounds out of it
-/// (beta2 = 0.99999999999 is 1 in f32, where Adam's bias correction
-/// 1 - beta2^t is 0) names the rounding.
+/// from `lo` to `hi` (its ends as `ends` says) both as written and as the f32
+/// the step computes with: "#gacc.adam needs beta2 in [0, 1), got 1.5"; a value
+/// that only f32 rounds out of it (beta2 = 0.99999999999 is 1 in f32, where
+/// Adam's bias correction 1 - beta2^t is 0) names the rounding.
 LogicalResult verifyRangeInF32(function_ref<InFlightDiagnostic()> emitError,
                                StringRef attr, StringRef name,
                                const llvm::APFloat &value, double lo, double hi,
-                               bool closedLo, bool closedHi);
+                               Interval ends);
 
 /// Verifies that every named value of attribute `attr` is finite in f32
 /// (isFiniteF32): "#gacc.sgd needs a finite lr (in f32), got inf"; and

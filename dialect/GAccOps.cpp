@@ -122,11 +122,11 @@ LogicalResult mlir::gacc::verifyFiniteF32(
   return success();
 }
 
-LogicalResult
-mlir::gacc::verifyRangeInF32(function_ref<InFlightDiagnostic()> emitError,
-                             StringRef attr, StringRef name,
-                             const APFloat &value, double lo, double hi,
-                             bool closedLo, bool closedHi) {
+LogicalResult mlir::gacc::verifyRangeInF32(
+    function_ref<InFlightDiagnostic()> emitError, StringRef attr,
+    StringRef name, const APFloat &value, double lo, double hi, Interval ends) {
+  bool closedLo = ends == Interval::Closed || ends == Interval::ClosedOpen;
+  bool closedHi = ends == Interval::Closed || ends == Interval::OpenClosed;
   auto inside = [&](double v) {
     return (closedLo ? v >= lo : v > lo) && (closedHi ? v <= hi : v < hi);
   };
@@ -244,13 +244,15 @@ LogicalResult TrainStepOp::verify() {
              << ") exceeds the optimizer's lr (" << lr
              << "): a decay would raise the rate";
   }
+  // 1e-50 is 0 in f32: a clipping coefficient of 0, and no update.
   if (auto norm = getMaxGradNorm())
-    if (!(norm->convertToDouble() > 0.0))
-      return emitOpError("max_grad_norm must be positive, got ")
-             << norm->convertToDouble();
+    if (failed(verifyRangeInF32(
+            [&] { return emitOpError(); }, "", "max_grad_norm", *norm, 0,
+            std::numeric_limits<double>::infinity(), Interval::Open)))
+      return failure();
   if (auto decay = getEmaDecay())
     if (failed(verifyRangeInF32([&] { return emitOpError(); }, "", "ema_decay",
-                                *decay, 0, 1, true, false)))
+                                *decay, 0, 1, Interval::ClosedOpen)))
       return failure();
   return success();
 }

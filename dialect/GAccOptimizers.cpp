@@ -79,7 +79,7 @@ LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               {"dampening", dampening},
                               {"weight_decay", weightDecay}})) ||
       failed(verifyRangeInF32(emitError, "#gacc.sgd", "dampening", dampening, 0,
-                              1, true, true)))
+                              1, Interval::Closed)))
     return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.sgd needs lr >= 0, got " << d(lr);
@@ -141,10 +141,10 @@ static LogicalResult verifyAdamLike(function_ref<InFlightDiagnostic()> emitError
     return failure();
   if (!(d(lr) >= 0.0))
     return emitError() << name << " needs lr >= 0, got " << d(lr);
-  if (failed(verifyRangeInF32(emitError, name, "beta1", beta1, 0, 1, true,
-                              false)) ||
-      failed(
-          verifyRangeInF32(emitError, name, "beta2", beta2, 0, 1, true, false)))
+  if (failed(verifyRangeInF32(emitError, name, "beta1", beta1, 0, 1,
+                              Interval::ClosedOpen)) ||
+      failed(verifyRangeInF32(emitError, name, "beta2", beta2, 0, 1,
+                              Interval::ClosedOpen)))
     return failure();
   if (!(d(eps) > 0.0))
     return emitError() << name << " needs eps > 0, got " << d(eps);
@@ -219,9 +219,9 @@ LogicalResult LionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!(d(lr) >= 0.0))
     return emitError() << "#gacc.lion needs lr >= 0, got " << d(lr);
   if (failed(verifyRangeInF32(emitError, "#gacc.lion", "beta1", beta1, 0, 1,
-                              true, false)) ||
+                              Interval::ClosedOpen)) ||
       failed(verifyRangeInF32(emitError, "#gacc.lion", "beta2", beta2, 0, 1,
-                              true, false)))
+                              Interval::ClosedOpen)))
     return failure();
   if (!(d(weightDecay) >= 0.0))
     return emitError() << "#gacc.lion needs weight_decay >= 0, got "
@@ -293,11 +293,11 @@ LossScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "init_scale",
-                              initScale, 0, inf, false, false)) ||
+                              initScale, 0, inf, Interval::Open)) ||
       failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "growth_factor",
-                              growth, 1, inf, false, false)) ||
+                              growth, 1, inf, Interval::Open)) ||
       failed(verifyRangeInF32(emitError, "#gacc.loss_scaling", "backoff_factor",
-                              backoff, 0, 1, false, false)))
+                              backoff, 0, 1, Interval::Open)))
     return failure();
   if (interval <= 0)
     return emitError() << "#gacc.loss_scaling needs growth_interval > 0, got "

@@ -879,8 +879,21 @@ func.func private @f() attributes {
 
 // max_grad_norm is positive.
 gacc.param @w : tensor<3x2xf32> = #gacc.zeros
-// expected-error @below {{max_grad_norm must be positive}}
+// expected-error @below {{op needs max_grad_norm in (0, inf), got 0}}
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, max_grad_norm = 0.0 : f64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// max_grad_norm is positive in f32: 1e-50 would be a clipping coefficient
+// of 0, and no update.
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{op needs max_grad_norm in (0, inf), got 1e-50, which is 0 in f32, where the step computes}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, max_grad_norm = 1.0e-50 : f64} {
 ^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
