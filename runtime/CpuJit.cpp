@@ -169,12 +169,17 @@ static void writeOptimizedIR(const llvm::Module &module) {
   module.print(os, nullptr);
 }
 
+/// Whether GACC_PERF_MAP=1 asks for perf's view of the JIT code.
+static bool perfMapRequested() {
+  const char *flag = std::getenv("GACC_PERF_MAP");
+  return flag && std::string(flag) == "1";
+}
+
 /// GACC_PERF_MAP=1: /tmp/perf-<pid>.map names the compiled functions for
 /// `perf report` (each function's size taken to the next one's address).
 static void writePerfMap(mlir::ModuleOp module,
                          const mlir::ExecutionEngine &engine) {
-  const char *flag = std::getenv("GACC_PERF_MAP");
-  if (!flag || std::string(flag) != "1")
+  if (!perfMapRequested())
     return;
   std::vector<std::pair<uintptr_t, std::string>> symbols;
   module.walk([&](mlir::LLVM::LLVMFuncOp f) {
@@ -234,6 +239,10 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   };
   options.transformer = transform;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // LLVM's perf listener writes a jitdump file per process under
+  // ~/.debug/jit (megabytes a run, never removed): only where the user
+  // asked for perf's view of the JIT code (GACC_PERF_MAP=1).
+  options.enablePerfNotificationListener = perfMapRequested();
   auto engineOr = mlir::ExecutionEngine::create(module, options);
   if (!engineOr)
     return engineOr.takeError();

@@ -8,6 +8,7 @@
 #include "runtime/Safetensors.h"
 #include "runtime/Blas.h"
 #include "runtime/InputFile.h"
+#include "runtime/JsonDocument.h"
 #include "runtime/OutputFile.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -224,7 +225,7 @@ gaccrt::parseSafetensors(const std::string &path, llvm::StringRef bytes) {
     return fail(path, "not a safetensors file (header length " +
                           llvm::Twine(n) + " exceeds the file)");
   llvm::StringRef json = bytes.substr(8, n);
-  auto parsed = llvm::json::parse(json);
+  auto parsed = parseJsonDocument(json);
   if (!parsed)
     return fail(path, "corrupt safetensors header: " +
                           llvm::toString(parsed.takeError()));

@@ -14,6 +14,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/CpuThreads.h"
 #include "runtime/InputFile.h"
+#include "runtime/JsonDocument.h"
 #include "runtime/OutputFile.h"
 #include "runtime/Safetensors.h"
 
@@ -587,7 +588,7 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
     return error("--resume " + dir + ": " + kManifest +
                  " cannot be read: " + llvm::toString(buffer.takeError()));
   std::string where = "--resume " + dir + ": " + kManifest;
-  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  auto parsed = parseJsonDocument((*buffer)->getBuffer());
   if (!parsed)
     return error(where + ": corrupt: " + llvm::toString(parsed.takeError()));
   const llvm::json::Object *root = parsed->getAsObject();
