@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/gacc-run/OutputPaths.h"
 #include "tools/gacc-run/StepRuntime.h"
 
 #include "passes/analysis/MemoryPlan.h"
@@ -113,33 +114,33 @@ double absoluteDifference(const HostTensor &a, const HostTensor &b) {
 void explainBatchStatistics(ArrayRef<BatchStatisticsOpInterface> ops,
                             const llvm::StringMap<double> &statDiffs, int64_t m,
                             int64_t eff) {
-  llvm::outs() << "check-equivalence: DIFFERENT BY DESIGN: "
-               << (ops.size() == 1
-                       ? "an op normalizes"
-                       : llvm::Twine(ops.size()).str() + " ops normalize")
-               << " each micro-batch of " << m
-               << " samples by that micro-batch's own statistics, where one "
-                  "batch of "
-               << eff << " normalizes by the statistics of all " << eff
-               << "; no accumulation in one pass can normalize by statistics "
-                  "of samples it has not yet seen:\n";
+  logStream() << "check-equivalence: DIFFERENT BY DESIGN: "
+              << (ops.size() == 1
+                      ? "an op normalizes"
+                      : llvm::Twine(ops.size()).str() + " ops normalize")
+              << " each micro-batch of " << m
+              << " samples by that micro-batch's own statistics, where one "
+                 "batch of "
+              << eff << " normalizes by the statistics of all " << eff
+              << "; no accumulation in one pass can normalize by statistics "
+                 "of samples it has not yet seen:\n";
   for (BatchStatisticsOpInterface op : ops) {
     bool perWindow =
         op.getDeclaredBatchStatistics() == BatchStatistics::per_window;
     double diff = 0;
     for (FlatSymbolRefAttr name : op.getRunningStatistics())
       diff = std::max(diff, statDiffs.lookup(name.getValue()));
-    llvm::outs() << "  '" << op->getName() << "' at "
-                 << describeLocation(op->getLoc()) << " (batch_statistics "
-                 << (perWindow ? "per_window" : "per_micro_batch")
-                 << "): its running statistics "
-                 << (perWindow ? "are the window's"
-                               : "move once per micro-batch (per_window "
-                                 "makes them the window's)")
-                 << llvm::format("; they differ by %.3e\n", diff);
+    logStream() << "  '" << op->getName() << "' at "
+                << describeLocation(op->getLoc()) << " (batch_statistics "
+                << (perWindow ? "per_window" : "per_micro_batch")
+                << "): its running statistics "
+                << (perWindow ? "are the window's"
+                              : "move once per micro-batch (per_window "
+                                "makes them the window's)")
+                << llvm::format("; they differ by %.3e\n", diff);
   }
-  llvm::outs() << "  A model without batch statistics (group_norm, "
-                  "layer_norm) is exact.\n";
+  logStream() << "  A model without batch statistics (group_norm, "
+                 "layer_norm) is exact.\n";
 }
 
 } // namespace
@@ -184,10 +185,10 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     return kExitBadInput;
   }
   if (end <= m)
-    llvm::outs() << "check-equivalence: warning: the window holds " << end
-                 << " samples, at most one micro-batch of " << m
-                 << ": the accumulation across micro-batches is not "
-                    "exercised\n";
+    logStream() << "check-equivalence: warning: the window holds " << end
+                << " samples, at most one micro-batch of " << m
+                << ": the accumulation across micro-batches is not "
+                   "exercised\n";
 
   StepState states[2];
   const StepSignature *sigs[2] = {&sig, &*largeSig};
@@ -222,7 +223,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   bool skipped[2] = {sig.lossScaling && results[0][kSkipped] != 0.0f,
                      sig.lossScaling && results[1][kSkipped] != 0.0f};
   if (skipped[0] || skipped[1]) {
-    llvm::outs() << llvm::format(
+    logStream() << llvm::format(
         "check-equivalence: NOT COMPARED: the gradients at loss scale %g "
         "were not finite in %s, whose update was skipped (as training skips "
         "the window and backs the scale off); give #gacc.loss_scaling a "
@@ -300,7 +301,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
                                      paramDiff, compared, paramElements)
                            .str()
                      : llvm::formatv("{0:e3}", paramDiff).str();
-  llvm::outs() << llvm::format(
+  logStream() << llvm::format(
       "check-equivalence: @%s, %lld samples: micro-batch %lld × %lld "
       "accumulation steps against one micro-batch of %lld\n"
       "  count %g vs %g, loss %.7g vs %.7g\n"
@@ -311,24 +312,24 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       results[0][kObjective], results[1][kObjective], gradDiff,
       paramText.c_str(), tolerance);
   if (undetermined)
-    llvm::outs() << "  updated parameters left out: " << undetermined
-                 << " elements whose update the two runs' gradient "
-                    "difference could move by more than the tolerance "
-                    "through the optimizer's first step (SGD: lr times that "
-                    "difference; Adam, AdamW: lr·g/(|g| + eps) near g = 0; "
-                    "Lion: a sign that may flip)\n";
+    logStream() << "  updated parameters left out: " << undetermined
+                << " elements whose update the two runs' gradient "
+                   "difference could move by more than the tolerance "
+                   "through the optimizer's first step (SGD: lr times that "
+                   "difference; Adam, AdamW: lr·g/(|g| + eps) near g = 0; "
+                   "Lion: a sign that may flip)\n";
   if (sig.numStatistics)
-    llvm::outs() << llvm::format("  running statistics: %.3e\n", statDiff);
+    logStream() << llvm::format("  running statistics: %.3e\n", statDiff);
   if (ok) {
-    llvm::outs() << "check-equivalence: EQUIVALENT\n";
+    logStream() << "check-equivalence: EQUIVALENT\n";
     return 0;
   }
   // NaN or infinity in either run: no difference means anything.
   if (!finite) {
-    llvm::outs() << "check-equivalence: DIFFERENT: a loss, gradient, "
-                    "parameter or running statistic is not finite (NaN or "
-                    "infinity) in one run or both, so nothing can be "
-                    "compared; make the model finite on these samples first\n";
+    logStream() << "check-equivalence: DIFFERENT: a loss, gradient, "
+                   "parameter or running statistic is not finite (NaN or "
+                   "infinity) in one run or both, so nothing can be "
+                   "compared; make the model finite on these samples first\n";
     return 1;
   }
   // Batch statistics make the accumulated step differ by design: it is
@@ -339,14 +340,14 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
     explainBatchStatistics(ops, statDiffs, m, eff);
     return 1;
   }
-  llvm::outs() << "check-equivalence: DIFFERENT\n";
+  logStream() << "check-equivalence: DIFFERENT\n";
   // bf16 and fp16 round every stored value: two orders of summation
   // differ by more than fp32's tolerance without any fault.
   if (step.getPrecision().value_or(Precision::fp32) != Precision::fp32)
-    llvm::outs() << "  note: @" << sig.name
-                 << " computes in bf16/fp16, which rounds each stored value "
-                    "(bf16 to 3.9e-3 relative, fp16 to 4.9e-4): N "
-                    "micro-batches and one batch round differently without "
-                    "any fault; compare such a step with --tolerance 1e-2\n";
+    logStream() << "  note: @" << sig.name
+                << " computes in bf16/fp16, which rounds each stored value "
+                   "(bf16 to 3.9e-3 relative, fp16 to 4.9e-4): N "
+                   "micro-batches and one batch round differently without "
+                   "any fault; compare such a step with --tolerance 1e-2\n";
   return 1;
 }

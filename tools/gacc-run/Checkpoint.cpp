@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/gacc-run/Checkpoint.h"
+#include "tools/gacc-run/OutputPaths.h"
 
 #include "passes/Passes.h"
 #include "runtime/Checksum.h"
@@ -302,10 +303,10 @@ void CheckpointWriter::removeLeftovers() {
   for (const std::string &path : leftovers)
     llvm::sys::fs::remove(path);
   if (!leftovers.empty())
-    llvm::outs() << "checkpoint: removed " << leftovers.size()
-                 << " file(s) an interrupted checkpoint left in " << dir
-                 << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "")
-                 << "\n";
+    logStream() << "checkpoint: removed " << leftovers.size()
+                << " file(s) an interrupted checkpoint left in " << dir
+                << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "")
+                << "\n";
 }
 
 static llvm::json::Object toJSON(const RunIdentity &id) {

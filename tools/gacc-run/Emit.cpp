@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/OutputPaths.h"
 
 #include "passes/Pipelines.h"
 #include "runtime/OutputFile.h"
@@ -100,7 +101,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     reportError(llvm::toString(std::move(e)));
     return 1;
   }
-  llvm::outs() << "gacc-run: wrote " << kind << " to " << outPath << " ("
-               << contents.size() << " bytes)\n";
+  logStream() << "gacc-run: wrote " << kind << " to " << outPath << " ("
+              << contents.size() << " bytes)\n";
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "tools/gacc-run/MemoryPlanning.h"
 #include "tools/gacc-run/MemoryBudget.h"
 #include "tools/gacc-run/Options.h"
+#include "tools/gacc-run/OutputPaths.h"
 
 #include "passes/Passes.h"
 #include "runtime/Collectives.h"
@@ -33,7 +34,7 @@ static void noteBatchStatistics(TrainStepOp step, int64_t declared,
   SmallVector<BatchStatisticsOpInterface> ops = step.getBatchStatisticsOps();
   if (ops.empty())
     return;
-  llvm::outs().flush(); // after the line that says what was chosen
+  logStream().flush(); // after the line that says what was chosen
   llvm::errs() << "gacc-run: note: '" << ops.front()->getName() << "' at "
                << describeLocation(ops.front()->getLoc());
   if (ops.size() > 1)
@@ -140,21 +141,21 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       return kExitBadInput;
     int64_t n = chosen->accumSteps, m = chosen->microBatch;
     if (lead) {
-      llvm::outs() << "gacc-run: --memory-budget " << formatBytes(*budget);
+      logStream() << "gacc-run: --memory-budget " << formatBytes(*budget);
       if (usable < *budget)
-        llvm::outs() << " (capped at the " << formatBytes(usable)
-                     << " of memory this process may use)";
-      llvm::outs() << ": micro-batch " << m << " × " << n
-                   << " accumulation steps (effective batch " << eff
-                   << (step.getDataParallel() ? " per rank" : "");
+        logStream() << " (capped at the " << formatBytes(usable)
+                    << " of memory this process may use)";
+      logStream() << ": micro-batch " << m << " × " << n
+                  << " accumulation steps (effective batch " << eff
+                  << (step.getDataParallel() ? " per rank" : "");
       if (n * m != eff)
-        llvm::outs() << ", last micro-batch ragged: " << eff - (n - 1) * m
-                     << " samples";
-      llvm::outs() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
+        logStream() << ", last micro-batch ragged: " << eff - (n - 1) * m
+                    << " samples";
+      logStream() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
       if (recomputed)
-        llvm::outs() << ", with activation recomputation (--recompute cheap: "
-                        "a larger micro-batch fits than without)";
-      llvm::outs() << "\n";
+        logStream() << ", with activation recomputation (--recompute cheap: "
+                       "a larger micro-batch fits than without)";
+      logStream() << "\n";
       if (m != declared)
         noteBatchStatistics(step, declared, m);
     }
@@ -204,7 +205,7 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     }
   }
   if (lead && (request.print || !memoryBudget.empty()))
-    printMemoryPlan(*plan, llvm::outs());
+    printMemoryPlan(*plan, logStream());
   if (lead && !request.svgPath.empty()) {
     std::string svg;
     llvm::raw_string_ostream os(svg);

@@ -18,6 +18,8 @@
 #include "llvm/Support/Process.h"
 
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -135,4 +137,22 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
     taken.push_back({file, (flag + " " + path).str()});
   }
   return true;
+}
+
+bool gaccrt::isStandardOutput(llvm::StringRef path) {
+  struct stat out, file;
+  return !path.empty() && ::fstat(STDOUT_FILENO, &out) == 0 &&
+         ::stat(path.str().c_str(), &file) == 0 && out.st_dev == file.st_dev &&
+         out.st_ino == file.st_ino;
+}
+
+static bool logsToStandardError = false;
+
+llvm::raw_ostream &gaccrt::logStream() {
+  return logsToStandardError ? llvm::errs() : llvm::outs();
+}
+
+void gaccrt::logToStandardError() {
+  llvm::outs().flush();
+  logsToStandardError = true;
 }

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -57,6 +58,19 @@ struct RunPaths {
 /// checkpoint directory or a file in one (a checkpoint would overwrite it,
 /// or it the checkpoint).
 bool checkOutputPaths(const RunPaths &paths);
+
+/// Whether `path` names this process's standard output: /dev/stdout, or
+/// the file, pipe or terminal standard output is (compared by device and
+/// inode).
+bool isStandardOutput(llvm::StringRef path);
+
+/// Where gacc-run's progress, report and note lines go: standard output,
+/// or standard error once logToStandardError was called (an output file is
+/// standard output, so that `--metrics /dev/stdout | jq` reads only rows).
+llvm::raw_ostream &logStream();
+
+/// Sends logStream to standard error for the rest of the run.
+void logToStandardError();
 
 } // namespace gaccrt
 

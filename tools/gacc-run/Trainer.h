@@ -14,6 +14,7 @@
 
 #include "tools/gacc-run/Checkpoint.h"
 #include "tools/gacc-run/GraphStep.h"
+#include "tools/gacc-run/OutputPaths.h"
 #include "tools/gacc-run/StepRuntime.h"
 
 #include "runtime/OutputFile.h"
@@ -51,7 +52,7 @@ public:
           const mlir::gacc::StepSignature &sig, const RunSettings &settings)
       : model(model), step(step), sig(sig), settings(settings),
         onDevice(settings.target == "cuda"), lead(settings.rank == 0),
-        out(lead ? llvm::outs() : llvm::nulls()),
+        out(lead ? logStream() : llvm::nulls()),
         schedule(settings.accumSchedule.value_or(
             AccumulationSchedule::constant(sig.accumSteps))),
         ramp(settings.accumSchedule.has_value()) {}

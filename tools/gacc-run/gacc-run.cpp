@@ -132,7 +132,7 @@ static cl::opt<std::string>
             cl::desc("Write metrics as JSON lines, each as it happens (one "
                      "per logged step, one per epoch, a final summary); a "
                      "link is written through, a FIFO or /dev/stdout in "
-                     "place"),
+                     "place (the progress lines then go to stderr)"),
             cl::cat(cat));
 static cl::opt<std::string>
     saveParams("save-params",
@@ -548,8 +548,15 @@ static bool checkOutputs() {
       outputs.push_back(
           {p.flag, path == "-" && p.option == &outFile ? StringRef() : path});
   }
-  return checkOutputPaths(
-      {inputFile, inputs, outputs, checkpointDir, resumeDir});
+  if (!checkOutputPaths({inputFile, inputs, outputs, checkpointDir, resumeDir}))
+    return false;
+  // An output written to standard output (--metrics /dev/stdout, -o -)
+  // gets it alone: the log goes to standard error.
+  if (outFile == "-" || llvm::any_of(outputs, [](const PathFlag &output) {
+        return isStandardOutput(output.path);
+      }))
+    logToStandardError();
+  return true;
 }
 
 /// What a gacc-run command does: train (the default), --emit or
@@ -804,11 +811,11 @@ static bool resolveTarget(std::string &resolvedTarget, int &computeCapability) {
     if (driver) {
       cuda::DeviceInfo info = cuda::deviceInfo();
       if (collectives::launcherRank() == 0)
-        llvm::outs() << llvm::format("gacc-run: cuda device %d: %s, %.1f "
-                                     "GiB, sm_%d\n",
-                                     info.ordinal, info.name.c_str(),
-                                     info.memoryBytes / double(1ull << 30),
-                                     info.computeCapability);
+        logStream() << llvm::format("gacc-run: cuda device %d: %s, %.1f "
+                                    "GiB, sm_%d\n",
+                                    info.ordinal, info.name.c_str(),
+                                    info.memoryBytes / double(1ull << 30),
+                                    info.computeCapability);
       resolvedTarget = "cuda";
       computeCapability = info.computeCapability;
     }

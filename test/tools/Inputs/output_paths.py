@@ -1,7 +1,8 @@
 """gacc-run's outputs through symbolic links, FIFOs and /dev/stdout: a link
 is written through to its target (and stays a link), a FIFO is written in
 place (and stays a FIFO), /dev/stdout writes into what standard output is
-redirected to, alongside the progress lines. Prints OUTPUT PATHS OK, or the
+redirected to or piped into, alone: the progress lines go to standard
+error then. Prints OUTPUT PATHS OK, or the
 first failure and exits 1."""
 import argparse
 import json
@@ -96,11 +97,24 @@ if not is_safetensors(received.get("params.fifo", b"")):
     fail("the parameters FIFO did not receive the safetensors file")
 print("FIFOs: written in place")
 
-# /dev/stdout redirected to a file: the rows join the progress lines.
+# /dev/stdout redirected to a file, or a pipe: it holds the output alone,
+# and the progress lines go to standard error.
 with open("stdout.txt", "w") as out:
-    run(["--metrics", "/dev/stdout"], stdout=out)
+    p = run(["--metrics", "/dev/stdout"], stdout=out)
 text = open("stdout.txt").read()
-if "step     2" not in text or len(rows(text)) < 3:
-    fail("stdout.txt lacks the progress lines or the metrics rows:\n" + text)
-print("/dev/stdout: rows written alongside the progress lines")
+lines = text.splitlines()
+if len(lines) < 3 or len(rows(text)) != len(lines):
+    fail("stdout.txt holds more than the metrics rows:\n" + text)
+if "step     2" not in p.stderr:
+    fail("the progress lines are not on standard error:\n" + p.stderr)
+p = run(["--metrics", "/dev/stdout"])
+if len(rows(p.stdout)) != len(p.stdout.splitlines()) or "step     2" not in p.stderr:
+    fail("piped standard output holds more than the metrics rows:\n" + p.stdout)
+with open("stdout.safetensors", "wb") as out:
+    run(["--save-params", "/dev/stdout"], stdout=out)
+data = open("stdout.safetensors", "rb").read()
+if not is_safetensors(data):
+    fail("--save-params /dev/stdout is not a safetensors file: %r" % data[:80])
+run(["--load-params", "stdout.safetensors", "--max-steps", "0"])
+print("/dev/stdout: the output alone, the progress lines on standard error")
 print("OUTPUT PATHS OK")
