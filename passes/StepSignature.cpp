@@ -9,6 +9,7 @@
 #include "passes/StepSignature.h"
 #include "passes/analysis/MemoryPlan.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
@@ -27,14 +28,18 @@ MemRefType StepSignature::windowInputType(unsigned j) const {
 /// Where the elements `v` holds come from, followed through the ops that
 /// move them without computing (slices, reshapes, casts, transposes and
 /// broadcasts: how a model cuts its token indices out of a sequence
-/// input; gacc.recompute_inputs): a block argument, or the result of the first
-/// op that is not such a move (a constant, or a computation).
+/// input; gacc.recompute_inputs) and the integer widenings that keep every
+/// index of a table (arith.extsi, extui, index_cast: an input's indices are
+/// checked to lie in [0, rows), where these are exact): a block argument,
+/// or the result of the first op that is not such a move (a constant, or a
+/// computation).
 static Value indexSource(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
       v = slice.getSource();
-    else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-                 tensor::CastOp>(def))
+    else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
+                 arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
+                 arith::IndexCastUIOp>(def))
       v = def->getOperand(0);
     else if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
       v = transpose.getInput();
@@ -50,8 +55,9 @@ static Value indexSource(Value v) {
 }
 
 /// Indices that are not an input's: a constant's are checked against the
-/// table's rows here; computed ones cannot be bounded before they are read
-/// (an index outside the table reads other memory), and are an error.
+/// table's rows here; computed ones (or a nested region's block argument)
+/// cannot be bounded before they are read (an index outside the table
+/// reads other memory), and are an error.
 static LogicalResult checkUnboundedIndices(TableLookupOpInterface lookup,
                                            Value source) {
   int64_t rows = lookup.getNumTableRows();
@@ -64,17 +70,20 @@ static LogicalResult checkUnboundedIndices(TableLookupOpInterface lookup,
                << " rows";
     return success();
   }
-  InFlightDiagnostic diag =
-      lookup->emitOpError("reads indices the body computes ('")
-      << source.getDefiningOp()->getName()
-      << "'): gacc-run checks the indices an input holds against the "
-         "table's "
-      << rows
-      << " rows before training and cannot check computed ones (an index "
-         "outside the table would read other memory); give the indices as "
-         "an input, moved (sliced, reshaped) but not computed, or as a "
-         "constant";
-  diag.attachNote(source.getLoc()) << "computed here";
+  Operation *def = source.getDefiningOp();
+  InFlightDiagnostic diag = lookup->emitOpError("reads indices ");
+  if (def)
+    diag << "the body computes ('" << def->getName() << "')";
+  else
+    diag << "from a block argument of a nested region";
+  diag << ": indices are bounded only where they are an input (the data's "
+          "are checked against the table's "
+       << rows
+       << " rows before training), and computed ones cannot be (an index "
+          "outside the table would read other memory); give the indices as "
+          "an input, moved (sliced, reshaped, widened) but not computed, or "
+          "as a constant";
+  diag.attachNote(source.getLoc()) << (def ? "computed here" : "defined here");
   return diag;
 }
 
@@ -159,8 +168,11 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
       return failed(checkUnboundedIndices(lookup, source))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();
-    if (arg.getOwner() != &op.getBodyBlock() ||
-        arg.getArgNumber() < sig.numParams)
+    if (arg.getOwner() != &op.getBodyBlock())
+      return failed(checkUnboundedIndices(lookup, source))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    if (arg.getArgNumber() < sig.numParams)
       return WalkResult::advance();
     if (arg == target) {
       lookup->emitOpError(
