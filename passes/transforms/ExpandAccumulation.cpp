@@ -469,7 +469,9 @@ void reduceOverRanks(OpBuilder &b, Location loc, SmallVectorImpl<Value> &accs,
 }
 
 /// The global L2 norm of the normalized gradient before clipping, Σ over
-/// every accumulator of (acc / divisor)² in f64, and the clipping
+/// every accumulator of (acc / divisor)² in f64 (with loss scaling, +inf
+/// where the divisor itself is not finite: count × loss scale past f32,
+/// where 1 / divisor is 0 and the norm would read 0), and the clipping
 /// coefficient when the step clips.
 std::pair<Value, Value> buildNormAndClip(OpBuilder &b, Location loc,
                                          TrainStepOp step, ValueRange accs,
@@ -482,6 +484,13 @@ std::pair<Value, Value> buildNormAndClip(OpBuilder &b, Location loc,
         b, loc, sumSq, buildScaledSumOfSquares(b, loc, acc, invDivisor));
   Value norm = arith::TruncFOp::create(b, loc, b.getF32Type(),
                                        math::SqrtOp::create(b, loc, sumSq));
+  if (step.hasLossScaling()) {
+    Value inf = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
+    Value divisorFinite =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, divisor, inf);
+    norm = arith::SelectOp::create(b, loc, divisorFinite, norm, inf);
+  }
   Value clip;
   if (auto maxNorm = step.getMaxGradNorm())
     clip = buildClipCoefficient(b, loc, norm, maxNorm->convertToDouble());
@@ -559,15 +568,11 @@ SmallVector<Value> emitUpdateOrSkip(OpBuilder &b, Location loc,
                                     bool arenaUpdate, Value &skipped) {
   Value inf = arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
-  // The divisor count × scale leaves f32 before the scaled sums do where
-  // the gradients are small (a scale grown for a bf16 or fp32 body): the
-  // unscaled gradient would be 0. That window is skipped as an overflow,
-  // and the scale backs off until the product is finite again.
-  Value normFinite =
+  // The norm is +inf also where the divisor count × scale left f32 before
+  // the scaled sums did (buildNormAndClip): that window is skipped as an
+  // overflow, and the scale backs off until the product is finite again.
+  Value finite =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, norm, inf);
-  Value divisorFinite =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, in.divisor, inf);
-  Value finite = arith::AndIOp::create(b, loc, normFinite, divisorFinite);
   SmallVector<Type> types;
   for (ValueRange group : {ValueRange(v.params), ValueRange(v.states),
                            ValueRange(in.localAccs)})

@@ -129,8 +129,8 @@ gacc.train_step @sched params [@b] attributes {
 // fp16 with loss scaling: the parameters are rounded to f16 once before the
 // loop (a low-precision copy per optimizer step), inputs and intermediates
 // as they are produced; the loss scale is the last argument; the update
-// divides by count · scale, runs only when the global norm is finite, and
-// otherwise the accumulators are zeroed and the parameters kept; a fifth
+// divides by count · scale, runs only when the global norm is finite (the
+// norm is +inf where count · scale is not finite), and otherwise the accumulators are zeroed and the parameters kept; a fifth
 // result reports the skip. The step function says that its products'
 // operands hold fp16 values (gacc.compute_precision); the predict function,
 // which computes in fp32, does not.
@@ -147,9 +147,10 @@ gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK: gacc.linear %{{.+}}, %[[PLOW]]
 // CHECK: tensor.from_elements %[[SCALE]] : tensor<f32>
 // CHECK: %[[DIV:.+]] = arith.mulf %{{.+}}, %[[SCALE]] : f32
-// CHECK: %[[NORMOK:.+]] = arith.cmpf olt, %{{.+}}, %[[INF:.+]] : f32
-// CHECK: %[[DIVOK:.+]] = arith.cmpf olt, %[[DIV]], %[[INF]] : f32
-// CHECK: %[[FINITE:.+]] = arith.andi %[[NORMOK]], %[[DIVOK]] : i1
+// CHECK: %[[SQRT:.+]] = arith.truncf %{{.+}} : f64 to f32
+// CHECK: %[[DIVOK:.+]] = arith.cmpf olt, %[[DIV]], %[[INF:.+]] : f32
+// CHECK: %[[NORM:.+]] = arith.select %[[DIVOK]], %[[SQRT]], %[[INF]] : f32
+// CHECK: %[[FINITE:.+]] = arith.cmpf olt, %[[NORM]], %{{.+}} : f32
 // CHECK: scf.if %[[FINITE]]
 // CHECK: gacc.apply_optimizer {{.+}} count(%[[DIV]])
 // CHECK: } else {

@@ -534,7 +534,9 @@ int Trainer::checkReplicas() {
 }
 
 /// torch.cuda.amp.GradScaler: a skipped window backs off the scale; after
-/// growth_interval clean steps it grows.
+/// growth_interval clean steps it grows, unless the grown scale would leave
+/// f32 (as GradScaler's update) or make this window's divisor count ×
+/// scale do so (which skips a window whose gradients are finite).
 void Trainer::advanceLossScale(const StepOutcome &o) {
   if (o.skipped) {
     ++pos.skippedSteps;
@@ -544,7 +546,9 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
   }
   ++pos.optimizerSteps;
   if (sig.lossScaling && ++pos.cleanSteps == settings.growthInterval) {
-    pos.lossScale *= settings.growthFactor;
+    float grown = pos.lossScale * settings.growthFactor;
+    if (std::isfinite(grown * std::max(o.count, 1.0f)))
+      pos.lossScale = grown;
     pos.cleanSteps = 0;
   }
 }
