@@ -47,9 +47,10 @@ std::string nonFiniteName(double v) {
   return v > 0 ? "inf" : "-inf";
 }
 
-/// An f32 result for the metrics file, as the shortest decimal that reads
-/// back as it (lr 0.05, not its f32 value 0.05000000074505806): JSON has
-/// no NaN or infinity, so a non-finite value (a skipped fp16 window) is
+/// An f32 result for the metrics file, as the double of the shortest
+/// decimal that reads back as it (lr 0.05, not its f32 value
+/// 0.05000000074505806; jsonLine writes that double as 0.05): JSON has no
+/// NaN or infinity, so a non-finite value (a skipped fp16 window) is
 /// written as null.
 llvm::json::Value jsonNumber(float v) {
   if (!std::isfinite(v))
@@ -78,10 +79,41 @@ std::string stepTime(double ms, int decimals) {
                                           : "%.2f ms/step");
 }
 
+/// Writes `v` as llvm::json does (keys sorted), except that a
+/// floating-point number is the shortest decimal that reads back as it
+/// (0.05, where llvm::json writes 17 digits: 0.050000000000000003), and a
+/// non-finite one is null.
+void writeShortest(llvm::json::OStream &j, const llvm::json::Value &v) {
+  if (const llvm::json::Object *object = v.getAsObject())
+    return j.object([&] {
+      for (const auto *element : llvm::json::sortedElements(*object)) {
+        j.attributeBegin(element->first);
+        writeShortest(j, element->second);
+        j.attributeEnd();
+      }
+    });
+  if (const llvm::json::Array *array = v.getAsArray())
+    return j.array([&] {
+      for (const llvm::json::Value &element : *array)
+        writeShortest(j, element);
+    });
+  std::optional<double> number = v.getAsNumber();
+  if (!number || v.getAsInteger() || v.getAsUINT64())
+    return j.value(v);
+  if (!std::isfinite(*number))
+    return j.value(nullptr);
+  char text[32];
+  char *end = std::to_chars(text, text + sizeof text, *number).ptr;
+  j.rawValue(
+      [&](llvm::raw_ostream &os) { os << llvm::StringRef(text, end - text); });
+}
+
+/// One metrics row: `obj` as a line of JSON (writeShortest).
 std::string jsonLine(llvm::json::Object obj) {
   std::string line;
   llvm::raw_string_ostream os(line);
-  os << llvm::json::Value(std::move(obj));
+  llvm::json::OStream j(os);
+  writeShortest(j, llvm::json::Value(std::move(obj)));
   return line;
 }
 
@@ -335,7 +367,6 @@ int Trainer::finish() {
     cuda::printProfile(stdout);
   }
   llvm::json::Object summary{
-      {"summary", true},
       {"optimizer_steps", pos.globalStep},
       // A run without a step measured none.
       {"median_step_ms", stepMs.empty() ? llvm::json::Value(nullptr) : median},
@@ -355,7 +386,7 @@ int Trainer::finish() {
     summary["peak_device_mb"] = cuda::managedPeakBytes() / 1e6;
   reportMemory(summary);
   if (sig.lossScaling) {
-    summary["loss_scale"] = pos.lossScale;
+    summary["loss_scale"] = jsonNumber(pos.lossScale);
     summary["skipped_steps"] = pos.skippedSteps;
   }
   for (const Metric &mt : lastEval)

@@ -1,6 +1,8 @@
 """Checks a gacc-run metrics file (JSON lines): the last epoch's test
 accuracy against --min-accuracy, the summary's keys, that every logged
-step has loss and lr, and every row its kind. Prints one verdict per check, then "METRICS OK" and
+step has loss and lr, that every row has one of the documented kinds and
+the keys of its kind, and that numbers are written as the shortest decimal
+of their f32 value. Prints one verdict per check, then "METRICS OK" and
 exits 0 only when every check passed (exit status 1 otherwise)."""
 import argparse
 import json
@@ -10,18 +12,24 @@ p = argparse.ArgumentParser()
 p.add_argument("metrics")
 p.add_argument("--min-accuracy", type=float, required=True)
 args = p.parse_args()
-rows = [json.loads(line) for line in open(args.metrics)]
-epochs = [r for r in rows if "test_accuracy" in r and "summary" not in r]
-steps = [r for r in rows if "loss" in r]
+lines = open(args.metrics).read().splitlines()
+rows = [json.loads(line) for line in lines]
+epochs = [r for r in rows if r.get("kind") == "epoch"]
+steps = [r for r in rows if r.get("kind") == "step"]
 summary = rows[-1] if rows else {}
+# The key that tells each kind of row (README's --metrics).
+kind_keys = {"memory_plan": "memory_plan", "resumed": "resumed_at_step",
+             "step": "loss", "epoch": "epoch", "summary": "median_step_ms"}
 checks = {
     "accuracy": bool(epochs) and epochs[-1]["test_accuracy"] >= args.min_accuracy,
-    "summary keys": summary.get("summary") is True and all(
+    "summary keys": summary.get("kind") == "summary" and all(
         k in summary for k in ("median_step_ms", "samples_per_s", "peak_rss_mb")),
     "steps logged": len(steps) > 0 and all("lr" in r and "step" in r for r in steps),
-    "kinds": all(r.get("kind") == "step" for r in steps)
-    and all(r.get("kind") == "epoch" for r in epochs)
-    and summary.get("kind") == "summary",
+    "kinds": all(r.get("kind") in kind_keys and kind_keys[r["kind"]] in r
+                 for r in rows) and summary.get("kind") == "summary",
+    # lr 0.05, not 0.050000000000000003 (17 digits of the double).
+    "shortest numbers": all(len(l) == len(json.dumps(r, separators=(",", ":")))
+                            for l, r in zip(lines, rows)),
 }
 for name, ok in checks.items():
     detail = f" {epochs[-1]['test_accuracy']}" if name == "accuracy" and epochs else ""

@@ -12,7 +12,7 @@ import sys
 
 def peaks(path):
     rows = [json.loads(l) for l in open(path) if l.strip()]
-    summary = [r for r in rows if r.get("summary")][-1]
+    summary = [r for r in rows if r.get("kind") == "summary"][-1]
     return summary["planned_peak_bytes"], summary["measured_peak_bytes"]
 
 
