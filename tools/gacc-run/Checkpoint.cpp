@@ -30,6 +30,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -220,11 +221,20 @@ CheckpointWriter::LockResult CheckpointWriter::lock() {
   // locks, whose exclusive kind needs a file open for writing, which a
   // directory cannot be; and a lock file would stay in the directory.
   lockFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (lockFd < 0)
+  if (lockFd < 0) {
+    lockProblem =
+        std::string("it cannot be opened to lock it: ") + std::strerror(errno);
     return LockResult::Unsupported;
+  }
   if (::flock(lockFd, LOCK_EX | LOCK_NB) == 0)
     return LockResult::Locked;
-  return errno == EWOULDBLOCK ? LockResult::Held : LockResult::Unsupported;
+  if (errno == EWOULDBLOCK)
+    return LockResult::Held;
+  lockProblem = std::string("flock: ") + std::strerror(errno) +
+                (errno == ENOLCK || errno == EOPNOTSUPP
+                     ? " (its file system has no locks)"
+                     : "");
+  return LockResult::Unsupported;
 }
 
 llvm::Error CheckpointWriter::checkDirectory() {
@@ -271,9 +281,9 @@ llvm::Error CheckpointWriter::open(uint64_t resumedGeneration) {
                  "directory");
   if (locked == LockResult::Unsupported)
     llvm::errs() << "gacc-run: warning: " << flag << " " << dir
-                 << ": it cannot be locked here (its file system has no "
-                    "locks); a second run "
-                    "writing checkpoints there would not be refused\n";
+                 << ": it cannot be locked (" << lockProblem
+                 << "); a second run writing checkpoints there would not be "
+                    "refused\n";
   generation = resumedGeneration;
   if (resumedGeneration == 0 &&
       llvm::sys::fs::exists(joinPath(dir, kManifest)))

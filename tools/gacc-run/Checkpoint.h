@@ -148,9 +148,11 @@ private:
   llvm::Error checkDirectory();
   /// Rank 0's lock of the directory (an flock, held until the process
   /// ends): taken, held by another process, or not available there (a file
-  /// system without locks).
+  /// system without locks, or a directory that cannot be opened; why in
+  /// `lockProblem`).
   enum class LockResult { Locked, Held, Unsupported };
   LockResult lock();
+  std::string lockProblem;
 
   std::string dir, flag;
   int rank, ranks;

@@ -97,8 +97,9 @@ static void warnParamsOutsideLoss(TrainStepOp step) {
           << param.getSymName() << " does not reach the loss of @"
           << step.getSymName()
           << ": its gradient is 0 at every step (torch would leave its "
-             "gradient None and skip it; here the update still applies "
-             "weight decay and momentum); freeze it ({frozen}) or use it";
+             "gradient None and skip it; here the update still runs, and "
+             "moves it by the optimizer's weight decay or momentum where it "
+             "has them); freeze it ({frozen}) or use it";
 }
 
 TrainStepOp gaccrt::findStep(ModuleOp model, llvm::StringRef path) {

@@ -251,8 +251,8 @@ int Trainer::reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o) {
         "the gradient's norm is {0} at optimizer step {1}, whose loss {2} is "
         "finite: its update made the parameters non-finite. A derivative "
         "is infinite where the body's values are finite (sqrt, rsqrt or a "
-        "power below 1 of 0, log of 0); check the body for such an op on "
-        "values that can be zero",
+        "power below 1, at 0); check the body for such an op on values "
+        "that can be zero",
         nonFiniteName(o.gradNorm), pos.globalStep, o.objective));
     return 1;
   }
