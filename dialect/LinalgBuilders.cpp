@@ -534,6 +534,11 @@ Value mlir::gacc::buildCollapseToMatrix(OpBuilder &b, Location loc, Value x) {
   auto t = cast<RankedTensorType>(x.getType());
   if (t.getRank() == 2)
     return x;
+  SmallVector<ReassociationIndices> both = {{0, 1}};
+  if (t.getRank() == 1)
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, t.getDimSize(0)}, t.getElementType()),
+        x, both);
   ReassociationIndices lead, last = {t.getRank() - 1};
   for (int64_t i = 0; i + 1 < t.getRank(); ++i)
     lead.push_back(i);
@@ -546,6 +551,9 @@ Value mlir::gacc::buildExpandFromMatrix(OpBuilder &b, Location loc, Value m,
                                         RankedTensorType type) {
   if (type.getRank() == 2)
     return m;
+  if (type.getRank() == 1)
+    return tensor::CollapseShapeOp::create(
+        b, loc, type, m, SmallVector<ReassociationIndices>{{0, 1}});
   ReassociationIndices lead, last = {type.getRank() - 1};
   for (int64_t i = 0; i + 1 < type.getRank(); ++i)
     lead.push_back(i);

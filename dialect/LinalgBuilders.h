@@ -202,10 +202,11 @@ private:
 FailureOr<std::pair<bool, bool>> getMatmulTransposes(Operation *matmul);
 
 /// x [d0, …, dk−1, n] as the matrix [d0·…·dk−1, n] (tensor.collapse_shape;
-/// x itself when rank 2).
+/// x itself when rank 2; a vector [n] as the one row [1, n]).
 Value buildCollapseToMatrix(OpBuilder &b, Location loc, Value x);
 
-/// A [R, n] matrix back to `type` ([…, n], R = product of the leading dims).
+/// A [R, n] matrix back to `type` ([…, n], R = product of the leading dims;
+/// [n] from one row).
 Value buildExpandFromMatrix(OpBuilder &b, Location loc, Value m,
                             RankedTensorType type);
 

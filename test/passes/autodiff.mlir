@@ -134,6 +134,31 @@ gacc.train_step @seq params [@emb, @w, @g, @b] attributes {
 
 // -----
 
+// A layer norm of a vector (a parameter here) differentiates as one row
+// [1, 4] (it crashed building a collapse with an empty group).
+
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.param @v : tensor<4xf32> = #gacc.zeros
+// CHECK-LABEL: gacc.train_step @vector_norm
+// CHECK: gacc.layer_norm %{{.+}} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+// CHECK: %[[DV:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+// CHECK: gacc.yield %{{.+}}, %{{.+}}, %{{.+}} : tensor<f32>, tensor<3x4xf32>, tensor<4xf32>
+gacc.train_step @vector_norm params [@w, @v] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %v: tensor<4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %n = gacc.layer_norm %v, %v, %v : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %nb = linalg.broadcast ins(%n : tensor<4xf32>) outs(%e : tensor<4x4xf32>) dimensions = [0]
+  %a = arith.addf %x, %nb : tensor<4x4xf32>
+  %z = gacc.linear %a, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // With fp16 compute the loss is scaled before differentiation: the reverse
 // pass is seeded with the run-time loss scale instead of 1.
 

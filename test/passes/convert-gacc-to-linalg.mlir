@@ -117,6 +117,21 @@ func.func @sequence(%tok: tensor<2x5xi32>, %emb: tensor<11x6xf32>, %w: tensor<7x
 
 // -----
 
+// A layer norm of a vector normalizes it as one row: [4] as [1, 4] and
+// back (it crashed building a collapse with an empty group).
+
+// CHECK-LABEL: func.func @layer_norm_vector(
+// CHECK: %[[ROW:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+// CHECK: linalg.generic {{.+}} ins(%[[ROW]] : tensor<1x4xf32>)
+// CHECK: %[[V:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+// CHECK: return %[[V]] : tensor<4xf32>
+func.func @layer_norm_vector(%x: tensor<4xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %n = gacc.layer_norm %x, %w, %b : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
+// -----
+
 // linalg.softmax is an aggregated op too: its upstream decomposition (row
 // maximum, exponentials of the shifted values, their sum, the division),
 // which no loop lowering would take otherwise.
