@@ -1177,8 +1177,8 @@ def GAccApproximateMathPass : Pass<"gacc-approximate-math", "ModuleOp"> {
 
     Errors: an `ops` entry that is not one of the ops upstream
     approximates (acos, asin, atan, atan2, cbrt, cos, erf, erfc, exp,
-    expm1, log, log1p, log2, sin, tanh). Ops of other element types and
-    ops not named stay.
+    expm1, log, log1p, log2, sin, tanh). Ops of other element types, ops
+    on tensors and ops not named stay.
   }];
   let options = [
     ListOption<"opNames", "ops", "std::string",
@@ -1188,7 +1188,8 @@ def GAccApproximateMathPass : Pass<"gacc-approximate-math", "ModuleOp"> {
                "sin, tanh)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def GAccReassociateReductionsPass

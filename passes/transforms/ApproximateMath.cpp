@@ -8,6 +8,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -67,7 +68,18 @@ struct ApproximateMathPass
       return name.consume_front("math.") && llvm::is_contained(names, name);
     };
     populateMathPolynomialApproximationPatterns(patterns, named);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Upstream's patterns build scalar and vector arithmetic: an op on
+    // tensors (before bufferization) stays, as the description says. The
+    // ops they create are rewritten too.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) &&
+          llvm::none_of(op->getOperandTypes(), llvm::IsaPred<TensorType>))
+        ops.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
       signalPassFailure();
   }
 };

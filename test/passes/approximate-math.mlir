@@ -36,3 +36,12 @@ func.func @per_element(%x: f32, %d: f64) -> (f32, f32, f32, f32, f32, f32, f32, 
 // An `ops` entry upstream does not approximate is an error, not ignored.
 // RUN: not gacc-opt %s -gacc-approximate-math=ops=sqrt 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: error: gacc-approximate-math: option ops: 'sqrt' is not a math op upstream's polynomial approximations cover (acos, asin, atan, atan2, cbrt, cos, erf, erfc, exp, expm1, log, log1p, log2, sin, tanh)
+
+// Vector operands are approximated too (the patterns build vector ops: the
+// vector dialect is loaded by the pass, which crashed without it); ops on
+// tensors stay (the patterns would compare a tensor with a scalar).
+// RUN: echo 'func.func @v(%%a: vector<4xf32>, %%t: tensor<4xf32>) -> (vector<4xf32>, tensor<4xf32>) { %%0 = math.tanh %%a : vector<4xf32>  %%1 = math.exp %%t : tensor<4xf32>  return %%0, %%1 : vector<4xf32>, tensor<4xf32> }' | gacc-opt -gacc-approximate-math | FileCheck %s --check-prefix=SHAPED
+// SHAPED-LABEL: func.func @v(
+// SHAPED-NOT: math.tanh
+// SHAPED: arith.cmpf ult, %{{.+}} : vector<4xf32>
+// SHAPED: math.exp %{{.+}} : tensor<4xf32>
