@@ -32,9 +32,11 @@ struct MarkNoaliasPointersPass
           func->getAttrOfType<DenseI64ArrayAttr>(kNoaliasPointersAttrName);
       if (!positions)
         return WalkResult::advance();
+      // The function type's inputs: a declaration has no block arguments.
+      ArrayRef<Type> inputs = func.getArgumentTypes();
       for (int64_t p : positions.asArrayRef()) {
-        if (p < 0 || p >= int64_t(func.getNumArguments()) ||
-            !isa<LLVM::LLVMPointerType>(func.getArgument(p).getType())) {
+        if (p < 0 || p >= int64_t(inputs.size()) ||
+            !isa<LLVM::LLVMPointerType>(inputs[p])) {
           func.emitOpError("argument ")
               << p << " named by " << kNoaliasPointersAttrName
               << " is not a pointer argument";

@@ -17,6 +17,15 @@ llvm.func @plain(%a0: !llvm.ptr, %a1: !llvm.ptr) {
 
 // -----
 
+// A declaration (no body, no block arguments) is marked through its type
+// (it crashed reading block arguments).
+
+// CHECK-LABEL: llvm.func @declared(!llvm.ptr {llvm.noalias}, i64)
+// CHECK-NOT: gacc.noalias_pointers
+llvm.func @declared(!llvm.ptr, i64) attributes {gacc.noalias_pointers = array<i64: 0>}
+
+// -----
+
 // A record that names no pointer is an error, not a silent miscompile.
 // expected-error @below {{argument 2 named by gacc.noalias_pointers is not a pointer argument}}
 llvm.func @wrong(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64) attributes {gacc.noalias_pointers = array<i64: 2>} {
