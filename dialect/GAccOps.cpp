@@ -213,6 +213,16 @@ static LogicalResult verifyLossOp(TrainStepOp step) {
 }
 
 LogicalResult TrainStepOp::verify() {
+  // The name becomes those of the compiled functions and kernels
+  // (@s_predict, s_kernel), which PTX and the JIT look up as identifiers.
+  StringRef name = getSymName();
+  if (name.empty() || llvm::isDigit(name.front()) ||
+      !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return emitOpError("name @\"")
+           << name
+           << "\" must be an identifier (letters, digits and '_', not "
+              "starting with a digit): it names the compiled functions and "
+              "GPU kernels";
   // I64Attr getters return uint64_t: read them as the signed values.
   int64_t n = getAccumStepsAttr().getInt(), m = getMicroBatchAttr().getInt();
   if (n <= 0)

@@ -152,7 +152,9 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     samples and padding that counts for nothing (targets at the loss's
     ignore_index), which the window's run-time count already covers.
 
-    Errors: N or m not positive, or N × m beyond int64; effective_batch
+    Errors: a name that is not an identifier (letters, digits and `_`, not
+    starting with a digit: it names the compiled functions and kernels);
+    N or m not positive, or N × m beyond int64; effective_batch
     above N × m or not above
     (N − 1) × m; a symbol in
     `params` that is not a `gacc.param`, listed twice, or whose type differs

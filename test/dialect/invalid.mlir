@@ -1670,3 +1670,16 @@ gacc.train_step @s params [@wte] attributes {accum_steps = 2 : i64, micro_batch 
   %l = gacc.cross_entropy %z, %next : tensor<2x4x7xf32>, tensor<2x4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// The step's name names its compiled functions and GPU kernels: an
+// identifier (a '-' aborted the NVPTX printer).
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{op name @"my-step" must be an identifier (letters, digits and '_', not starting with a digit)}}
+gacc.train_step @"my-step" params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
