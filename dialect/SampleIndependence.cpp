@@ -436,12 +436,15 @@ LogicalResult SampleDimensions::visitCollapse(tensor::CollapseShapeOp op,
 /// an extent other than 1 is a multiple of m: [m · S, D] into [m, S, D],
 /// or [m · S, H, hd] from [m · S, H · hd]; each index of it then lies in
 /// one sample. A first factor that is not ([8] into [2, 4]: each of the 2
-/// indices holds 4 samples) mixes them.
+/// indices holds 4 samples) mixes them. With one sample the group's first
+/// factor holds it ([T, D] into [1, T, D]), extent 1 or not: skipping unit
+/// factors would take T for the samples.
 LogicalResult SampleDimensions::visitExpand(tensor::ExpandShapeOp op,
                                             int64_t dim) {
   RankedTensorType result = op.getResultType();
   ArrayRef<int64_t> indices = op.getReassociationIndices()[dim];
-  int64_t lead = leadingDimension(result, indices);
+  int64_t lead =
+      microBatch == 1 ? indices.front() : leadingDimension(result, indices);
   int64_t extent = result.getDimSize(lead);
   if (ShapedType::isDynamic(extent) || extent % microBatch != 0)
     return movesSamples(

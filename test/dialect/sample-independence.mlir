@@ -761,3 +761,18 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %z, %y : tensor<1x4x3xf32>, tensor<1x4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// With one sample, an expand's first factor holds it even of extent 1:
+// [2] into [1, 2] keeps the sample in dimension 0 (skipping the unit factor
+// took the features for the samples, and the linear "reduced over" them).
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 4 : i64, micro_batch = 1 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<1x2xf32>, %y: tensor<1xi32>):
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<1x2xf32> into tensor<2xf32>
+  %e = tensor.expand_shape %c [[0, 1]] output_shape [1, 2] : tensor<2xf32> into tensor<1x2xf32>
+  %z = gacc.linear %e, %w : tensor<1x2xf32>, tensor<3x2xf32> -> tensor<1x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<1x3xf32>, tensor<1xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
