@@ -319,8 +319,10 @@ LogicalResult TrainStepOp::verifyRegions() {
       return failure();
   }
   // Every tensor the body computes is ranked and, where its shape is static,
-  // of a size the step can allocate (a dynamic shape, such as a tensor.cast
-  // round trip, is sized by the static values it comes from).
+  // of a size the step can allocate. A dynamic shape is a tensor.cast's,
+  // cast back before any other op reads it (a round trip, sized by the
+  // static values it comes from): the adjoints and the buffers are built
+  // for static shapes.
   for (Operation &op : body.without_terminator())
     for (Value result : op.getResults()) {
       if (isa<UnrankedTensorType>(result.getType()))
@@ -329,8 +331,23 @@ LogicalResult TrainStepOp::verifyRegions() {
                << " is an unranked tensor; a training step needs static "
                   "shapes";
       auto rt = dyn_cast<RankedTensorType>(result.getType());
-      if (!rt || !rt.hasStaticShape())
+      if (!rt)
         continue;
+      if (!rt.hasStaticShape()) {
+        if (!isa<tensor::CastOp>(op))
+          return op.emitOpError("result #")
+                 << cast<OpResult>(result).getResultNumber() << " has the "
+                 << "dynamic shape " << rt
+                 << "; a training step computes on static shapes (only a "
+                    "tensor.cast may make one, to be cast back)";
+        for (Operation *user : result.getUsers())
+          if (!isa<tensor::CastOp>(user))
+            return user->emitOpError("reads the dynamic shape ")
+                   << rt
+                   << " of a tensor.cast; a training step computes on "
+                      "static shapes: cast it back first";
+        continue;
+      }
       if (failed(verifyTensorExtent(
               &op, rt,
               "result #" + Twine(cast<OpResult>(result).getResultNumber()))))

@@ -153,7 +153,10 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     ignore_index), which the window's run-time count already covers.
 
     Errors: a name that is not an identifier (letters, digits and `_`, not
-    starting with a digit: it names the compiled functions and kernels);
+    starting with a digit: it names the compiled functions and kernels); a
+    dynamically shaped value other than a `tensor.cast`'s, or one read by
+    an op other than a `tensor.cast` (the round trip through a dynamic
+    shape is the one the step allows);
     N or m not positive, or N × m beyond int64; effective_batch
     above N × m or not above
     (N − 1) × m; a symbol in

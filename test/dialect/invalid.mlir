@@ -1683,3 +1683,34 @@ gacc.train_step @"my-step" params [@w] attributes {accum_steps = 2 : i64, micro_
   %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A dynamic shape in the body is a tensor.cast's, cast back before any
+// other op reads it: the adjoints and buffers are built for static shapes
+// (gacc-autodiff made a tensor.empty without its dynamic sizes).
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %c = tensor.cast %w : tensor<4x3xf32> to tensor<?x3xf32>
+  // expected-error @below {{'math.exp' op reads the dynamic shape 'tensor<?x3xf32>' of a tensor.cast; a training step computes on static shapes: cast it back first}}
+  %e = math.exp %c : tensor<?x3xf32>
+  %d = tensor.cast %e : tensor<?x3xf32> to tensor<4x3xf32>
+  %h = arith.mulf %d, %x : tensor<4x3xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = arith.addi %c0, %c2 : index
+  // expected-error @below {{result #0 has the dynamic shape 'tensor<?x3xf32>'; a training step computes on static shapes (only a tensor.cast may make one, to be cast back)}}
+  %s = tensor.extract_slice %w[0, 0] [%n, 3] [1, 1] : tensor<4x3xf32> to tensor<?x3xf32>
+  %l = gacc.cross_entropy %x, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
