@@ -914,11 +914,15 @@ LogicalResult AllReduceOp::verify() {
   if (getResult() && getResult().getType() != getBuffer().getType())
     return emitOpError("result type must be the buffer type ")
            << getBuffer().getType();
-  // The host runtime reduces it: memory it can address.
+  // The host runtime reduces it: memory it can address, through a strided
+  // descriptor.
   if (auto m = dyn_cast<MemRefType>(getBuffer().getType());
       m && m.getMemorySpace())
     return emitOpError("buffer must be in the default memory space, got ")
            << m.getMemorySpace();
+  if (auto m = dyn_cast<MemRefType>(getBuffer().getType()); m && !m.isStrided())
+    return emitOpError("buffer must have a strided layout, got ")
+           << m.getLayout();
   return success();
 }
 

@@ -203,10 +203,15 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
 /// Whether `callee` can take the operands of `op`: OpenBLAS's calls take
 /// any strides; cuBLAS and cuBLASLt read rows of consecutive elements, so
 /// an operand whose innermost stride is not known to be 1 stays a loop nest
-/// (convert-gacc-to-scf, or linalg's lowering).
+/// (convert-gacc-to-scf, or linalg's lowering); as does one no entry point
+/// addresses (another memory space, a layout that is not strided).
 bool takesOperands(StringRef callee, Operation *op) {
-  return callee == abi::kSgemm || callee == abi::kSgemmBatched ||
-         hasUnitInnerStrides(op);
+  return llvm::all_of(op->getOperandTypes(),
+                      [](Type t) {
+                        return !isa<MemRefType>(t) || isRuntimeCallable(t);
+                      }) &&
+         (callee == abi::kSgemm || callee == abi::kSgemmBatched ||
+          hasUnitInnerStrides(op));
 }
 
 /// A linalg.matmul or linalg.batch_matmul on memrefs with an fp32 C and

@@ -73,6 +73,10 @@ struct FusedAttentionToCall : public OpConversionPattern<FusedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, "the tensor form");
+    if (!llvm::all_of(op->getOperandTypes(), isRuntimeCallable))
+      return op.emitOpError("has a buffer cuDNN's entry point cannot take "
+                            "(another memory space, or a layout that is "
+                            "not strided)");
     if (failed(emitCall(rewriter, op,
                         std::is_same_v<FusedOp, FusedAttentionBackwardOp>,
                         adaptor.getOperands(),

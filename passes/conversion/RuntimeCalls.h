@@ -28,6 +28,14 @@ inline MemRefType getDynamicStridedMemRefType(Type elem, int64_t rank) {
                          StridedLayoutAttr::get(elem.getContext(), d, dims));
 }
 
+/// Whether `type` is a memref that casts to getDynamicStridedMemRefType's
+/// type: a strided layout in the default memory space (what the host's
+/// entry points address). Others stay for the loop lowering.
+inline bool isRuntimeCallable(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && !memref.getMemorySpace() && memref.isStrided();
+}
+
 /// The private declaration `name` of type `type` in the module holding
 /// `op`, created at the module's start unless it exists; failure when the
 /// name is taken by a function of another type.

@@ -980,6 +980,16 @@ func.func @f(%t: tensor<3x4xf32>) {
 
 // -----
 
+// all_reduce: the host runtime reduces the buffer through a strided
+// descriptor (a cast to one was invalid IR).
+func.func @f(%m: memref<4xf32, affine_map<(d0) -> (d0 floordiv 2)>>) {
+  // expected-error @below {{buffer must have a strided layout, got affine_map<(d0) -> (d0 floordiv 2)>}}
+  gacc.all_reduce %m : memref<4xf32, affine_map<(d0) -> (d0 floordiv 2)>>
+  return
+}
+
+// -----
+
 // all_reduce: the host runtime reduces the buffer: default memory space.
 func.func @f(%m: memref<11xf32, 1>) {
   // expected-error @below {{buffer must be in the default memory space, got 1 : i64}}

@@ -249,3 +249,20 @@ func.func @fills_kept(%a: memref<4x4xf32>, %arg: memref<4x4xf32>) -> f32 {
   linalg.matmul ins(%c3, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c3 : memref<4x4xf32>)
   return %x : f32
 }
+
+// -----
+
+// Operands no entry point addresses (memory space 1, a layout that is not
+// strided) stay for the loop lowering: no call, no invalid memref.cast.
+
+// CHECK-LABEL: func.func @unaddressable(
+// CHECK-NOT: call @gacc_sgemm
+// CHECK-NOT: memref.cast
+// CHECK: gacc.matmul_accumulate %{{.+}} : memref<4x3xf32, 1>, memref<3x2xf32, 1> into memref<4x2xf32, 1>
+// CHECK: linalg.matmul ins(%{{.+}} : memref<4x4xf32, #{{.+}}>, memref<4x4xf32>)
+func.func @unaddressable(%a: memref<4x3xf32, 1>, %b: memref<3x2xf32, 1>, %c: memref<4x2xf32, 1>, %first: i1,
+                         %d: memref<4x4xf32, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>, %e: memref<4x4xf32>, %f: memref<4x4xf32>) {
+  gacc.matmul_accumulate %a, %b into %c first %first : memref<4x3xf32, 1>, memref<3x2xf32, 1> into memref<4x2xf32, 1>
+  linalg.matmul ins(%d, %e : memref<4x4xf32, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>, memref<4x4xf32>) outs(%f : memref<4x4xf32>)
+  return
+}
