@@ -1716,6 +1716,9 @@ def GAccAsyncLaunchesPass : Pass<"gacc-async-launches", "ModuleOp"> {
     func.call @gacc_cuda_synchronize() : () -> ()
     memref.load %x
     ```
+
+    Errors: an empty `synchronize-callee`, or one naming a symbol that is
+    not a `func.func` of type `() -> ()`.
   }];
   let options = [
     Option<"synchronizeCallee", "synchronize-callee", "std::string",

@@ -106,9 +106,28 @@ struct AsyncLaunchesPass
     return pending;
   }
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (synchronizeCallee.empty())
+      return emitError(UnknownLoc::get(ctx))
+             << getArgument() << ": option synchronize-callee needs a name";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpBuilder b(module.getContext());
+    // The callee is called without operands or results: a symbol of
+    // another kind or type is an error here, not a call that fails to
+    // verify at some memref.load.
+    if (Operation *existing = module.lookupSymbol(synchronizeCallee)) {
+      auto callee = dyn_cast<func::FuncOp>(existing);
+      if (!callee || callee.getFunctionType() != b.getFunctionType({}, {})) {
+        existing->emitOpError("is named by synchronize-callee '")
+            << synchronizeCallee.getValue()
+            << "', which must be a func.func of type () -> ()";
+        return signalPassFailure();
+      }
+    }
     bool declared = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       SmallVector<gpu::LaunchFuncOp> launches;

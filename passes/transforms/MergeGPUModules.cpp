@@ -25,20 +25,23 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// The first NameLoc name in `loc` (looking through fused and call-site
-/// locations), made a valid identifier.
+/// The first nonempty NameLoc name in `loc` (looking through fused and
+/// call-site locations), made a valid identifier (other characters become
+/// '_', and one that starts with a digit gets '_' before it).
 static std::optional<std::string> findName(Location loc) {
   std::optional<std::string> found;
   loc->walk([&](Location l) {
-    if (auto n = dyn_cast<NameLoc>(l)) {
-      std::string s = n.getName().str();
-      for (char &c : s)
-        if (!llvm::isAlnum(c) && c != '_')
-          c = '_';
-      found = s;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    auto n = dyn_cast<NameLoc>(l);
+    if (!n || n.getName().getValue().empty())
+      return WalkResult::advance();
+    std::string s = n.getName().str();
+    for (char &c : s)
+      if (!llvm::isAlnum(c) && c != '_')
+        c = '_';
+    if (llvm::isDigit(s.front()))
+      s.insert(s.begin(), '_');
+    found = s;
+    return WalkResult::interrupt();
   });
   return found;
 }
