@@ -18,6 +18,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <numeric>
 
@@ -64,8 +65,16 @@ std::optional<uint64_t> mlir::gacc::bufferBytes(MemRefType type,
                                                 const DataLayout &layout) {
   if (!type.hasStaticShape())
     return std::nullopt;
-  return uint64_t(type.getNumElements()) *
-         uint64_t(layout.getTypeSize(type.getElementType()));
+  // A size past 2^63 bytes is none (2^62 f32 wrapped to a small arena
+  // whose views overlapped).
+  std::optional<int64_t> bytes =
+      int64_t(layout.getTypeSize(type.getElementType()));
+  for (int64_t extent : type.getShape())
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, extent);
+  if (!bytes)
+    return std::nullopt;
+  return uint64_t(*bytes);
 }
 
 Linearized mlir::gacc::linearize(func::FuncOp func) {

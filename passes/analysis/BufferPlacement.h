@@ -66,7 +66,7 @@ ArenaLayout packIntervals(ArrayRef<LiveInterval> intervals,
 /// (an index buffer, such as a loop's bounds, is as wide as the target's
 /// index type); nothing for a dynamic shape. The one definition the memory
 /// plan and the arena's placement share; each rounds it to its blocks
-/// (abi/MemoryABI.h).
+/// (abi/MemoryABI.h). Nothing also for a size past 2^63 - 1 bytes.
 std::optional<uint64_t> bufferBytes(MemRefType type, const DataLayout &layout);
 
 /// The buffers of `func` that one arena can hold, in program order, and
