@@ -225,6 +225,9 @@ LogicalResult TrainStepOp::verify() {
               "GPU kernels";
   // I64Attr getters return uint64_t: read them as the signed values.
   int64_t n = getAccumStepsAttr().getInt(), m = getMicroBatchAttr().getInt();
+  // As --seed, which overrides it: -7 would read as 2^64 - 7.
+  if (getSeedAttr().getInt() < 0)
+    return emitOpError("seed must be >= 0, got ") << getSeedAttr().getInt();
   if (n <= 0)
     return emitOpError("accum_steps must be positive, got ") << n;
   if (m <= 0)

@@ -157,7 +157,7 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     dynamically shaped value other than a `tensor.cast`'s, or one read by
     an op other than a `tensor.cast` (the round trip through a dynamic
     shape is the one the step allows);
-    N or m not positive, or N × m beyond int64; effective_batch
+    N or m not positive, or N × m beyond int64; a negative seed; effective_batch
     above N × m or not above
     (N − 1) × m; a symbol in
     `params` that is not a `gacc.param`, listed twice, or whose type differs

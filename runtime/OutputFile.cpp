@@ -191,11 +191,15 @@ llvm::Error OutputStream::open(llvm::StringRef p, bool append) {
               0666);
   if (fd < 0)
     return failErrno(path, "cannot open for writing");
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+  // A file system without locks (ENOLCK, EOPNOTSUPP) writes unlocked.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    ::close(fd);
+    fd = -1; // not open: isOpen() is false after a failed open
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         path + ": another process is writing it (it holds the file's lock); "
                "give this run a file of its own");
+  }
   if (!append && ::ftruncate(fd, 0) != 0)
     return failErrno(path, "cannot truncate");
   return llvm::Error::success();

@@ -1724,3 +1724,15 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %x, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// The seed is a non-negative number, as --seed (which overrides it).
+gacc.param @w : tensor<3x2xf32> = #gacc.zeros
+// expected-error @below {{seed must be >= 0, got -7}}
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>, seed = -7 : i64} {
+^bb0(%w: tensor<3x2xf32>, %x: tensor<4x2xf32>, %y: tensor<4xi32>):
+  %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -68,7 +68,8 @@ OwningOpRef<ModuleOp> gaccrt::parseModel(llvm::StringRef path,
 
 /// A trainable parameter the loss does not depend on has a gradient of 0
 /// at every step: torch leaves its .grad None and its optimizer skips it,
-/// while the update here still applies weight decay and momentum to it.
+/// while the update here still runs (weight decay and momentum, where the
+/// optimizer has them, move it).
 /// Said at its declaration (a warning: the step still trains).
 static void warnParamsOutsideLoss(TrainStepOp step) {
   LossOpInterface loss = step.getLossOp();

@@ -52,7 +52,8 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModel(llvm::StringRef path,
 /// error. A model holds nothing else but the gacc.param and gacc.statistic
 /// declarations it reads: anything else (a func.func of layer ops) would
 /// never be compiled, and is an error at its location. A declaration
-/// nothing names gets a warning. `path` names the model in messages.
+/// nothing names, and a trainable parameter the loss does not depend on,
+/// get a warning. `path` names the model in messages.
 mlir::gacc::TrainStepOp findStep(mlir::ModuleOp model, llvm::StringRef path);
 
 } // namespace gaccrt

@@ -32,7 +32,14 @@ std::string gaccrt::canonicalPath(llvm::StringRef path) {
   llvm::SmallString<256> absolute(path);
   llvm::sys::fs::make_absolute(absolute);
   llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
-  return std::string(absolute);
+  // A file not made yet: its directory's links resolved (a link to a
+  // checkpoint directory names a file in it), the rest as written.
+  llvm::StringRef parent = llvm::sys::path::parent_path(absolute);
+  if (parent.empty() || parent == absolute.str())
+    return std::string(absolute);
+  llvm::SmallString<256> joined(canonicalPath(parent));
+  llvm::sys::path::append(joined, llvm::sys::path::filename(absolute));
+  return std::string(joined);
 }
 
 /// Checks before any work that `path` can be written: a stream (FIFO,

@@ -25,8 +25,8 @@ struct PathFlag {
 };
 
 /// The absolute path of a file, its links and dots resolved where it
-/// exists (`path` made absolute otherwise): what tells two names of one
-/// file apart.
+/// exists (otherwise its longest existing directory's, the rest made
+/// absolute as written): what tells two names of one file apart.
 std::string canonicalPath(llvm::StringRef path);
 
 /// Whether `a` and `b` name one file or directory (their canonicalPath):
