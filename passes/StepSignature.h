@@ -47,6 +47,14 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   /// batch_norm over [m, C]), "'gacc.batch_norm' at LOC", or "" when none:
   /// a micro-batch of one real sample has no variance for it.
   std::string oneValuePerSampleStatistics;
+  /// Whether `samples` real samples, in micro-batches of `microBatch`, end
+  /// with a micro-batch of one sample that oneValuePerSampleStatistics has
+  /// no variance for (torch raises "Expected more than 1 value per
+  /// channel when training"). The one rule training and
+  /// --check-equivalence refuse windows by.
+  bool endsWithSingleSample(int64_t samples) const {
+    return !oneValuePerSampleStatistics.empty() && samples % microBatch == 1;
+  }
   /// One micro-batch's inputs (leading dimension m).
   llvm::SmallVector<RankedTensorType> inputTypes;
   /// The predict function's output type ([m, ...] model output).

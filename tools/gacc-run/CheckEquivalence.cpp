@@ -175,7 +175,7 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   int64_t end = std::min<int64_t>(eff, order.size());
   // As training does (Trainer::checkSingleSampleMicroBatches): a last
   // micro-batch of one sample has no variance for such statistics.
-  if (end % m == 1 && !sig.oneValuePerSampleStatistics.empty()) {
+  if (sig.endsWithSingleSample(end)) {
     reportError(llvm::formatv(
         "the window's {0} samples end with a micro-batch of 1 sample, and "
         "{1} keeps statistics of one value per sample, which one sample has "

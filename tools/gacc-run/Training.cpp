@@ -224,7 +224,7 @@ int Trainer::checkSingleSampleMicroBatches(int64_t firstStep) {
         schedule.accumStepsAt(firstStep + int64_t(w)), sig.microBatch, perRank);
     for (int64_t r = 0; r < settings.ranks; ++r) {
       int64_t slice = std::clamp<int64_t>(samples - r * rankSize, 0, rankSize);
-      if (slice % sig.microBatch != 1)
+      if (!sig.endsWithSingleSample(slice))
         continue;
       reportError(llvm::formatv(
           "window {0} of epoch {1} ends{2} with a micro-batch of 1 sample, "
