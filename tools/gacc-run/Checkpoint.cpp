@@ -222,16 +222,18 @@ CheckpointWriter::LockResult CheckpointWriter::lock() {
   // directory cannot be; and a lock file would stay in the directory.
   lockFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lockFd < 0) {
+    int error = errno;
     lockProblem =
-        std::string("it cannot be opened to lock it: ") + std::strerror(errno);
+        std::string("it cannot be opened to lock it: ") + std::strerror(error);
     return LockResult::Unsupported;
   }
   if (::flock(lockFd, LOCK_EX | LOCK_NB) == 0)
     return LockResult::Locked;
-  if (errno == EWOULDBLOCK)
+  int error = errno;
+  if (error == EWOULDBLOCK)
     return LockResult::Held;
-  lockProblem = std::string("flock: ") + std::strerror(errno) +
-                (errno == ENOLCK || errno == EOPNOTSUPP
+  lockProblem = std::string("flock: ") + std::strerror(error) +
+                (error == ENOLCK || error == EOPNOTSUPP
                      ? " (its file system has no locks)"
                      : "");
   return LockResult::Unsupported;
