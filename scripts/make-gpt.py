@@ -158,10 +158,11 @@ def main():
             ap.error(f"--{key.replace('_', '-')} must be positive, not {c[key]}")
     if c["d_model"] % c["heads"]:
         ap.error(f"--d-model {c['d_model']} is not a multiple of --heads {c['heads']}")
-    # The name is the step's symbol, @NAME: an MLIR bare identifier.
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", c["name"]):
-        ap.error(f"--name {c['name']!r} is not an MLIR identifier: a letter or _, then letters, "
-                 "digits, _, $ or .")
+    # The name is the step's symbol, @NAME, as gacc.train_step's verifier
+    # takes it: it names the compiled functions and GPU kernels.
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", c["name"]):
+        ap.error(f"--name {c['name']!r} is not a step name: a letter or _, then letters, "
+                 "digits or _ (it names the compiled functions and GPU kernels)")
     text = gpt(c)
     if a.output:
         try:
