@@ -90,7 +90,6 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
                        const GAccExpandAccumulationPassOptions &expand,
                        const MemoryPlanRequest &request,
                        std::optional<MemoryPlan> &plan) {
-  llvm::StringRef memoryBudget = request.budget;
   bool lead = collectives::launcherRank() == 0;
   bool onDevice = target == "cuda";
   // On the CPU, a step that cannot fit this machine stops here, not in
@@ -113,12 +112,7 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     }
     persistent = persistentState(*sig).total();
   }
-  if (!memoryBudget.empty()) {
-    auto budget = parseByteSize(memoryBudget);
-    if (!budget) {
-      reportError("--memory-budget " + llvm::toString(budget.takeError()));
-      return kExitBadInput;
-    }
+  if (const std::optional<uint64_t> &budget = request.budget) {
     int64_t eff = step.getEffectiveBatch()
                       ? step.getEffectiveBatchAttr().getInt()
                       : int64_t(step.getAccumSteps() * step.getMicroBatch());
@@ -179,7 +173,7 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
     plan->heldPeakBytes = plan->peakBytes();
   }
   uint64_t plannedPeak = std::max(plan->peakBytes(), plan->heldPeakBytes);
-  if (hostMemory && memoryBudget.empty() && plannedPeak > hostMemory) {
+  if (hostMemory && !request.budget && plannedPeak > hostMemory) {
     reportError(llvm::formatv(
         "the planned peak of micro-batch {0}, {1} ({2} of it parameters, "
         "gradient accumulators, optimizer state, running statistics and "
@@ -191,7 +185,7 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
         formatBytes(hostMemory)));
     return kExitBadInput;
   }
-  if (onDevice && memoryBudget.empty()) {
+  if (onDevice && !request.budget) {
     uint64_t arena = cuda::stepMemoryBytes();
     if (plan->peakBytes() > arena) {
       reportError(llvm::formatv(
@@ -204,7 +198,7 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       return kExitBadInput;
     }
   }
-  if (lead && (request.print || !memoryBudget.empty()))
+  if (lead && (request.print || request.budget))
     printMemoryPlan(*plan, logStream());
   if (lead && !request.svgPath.empty()) {
     std::string svg;

@@ -22,8 +22,8 @@ namespace gaccrt {
 
 /// What the command line asks of the memory plan.
 struct MemoryPlanRequest {
-  /// --memory-budget's size as given ("512MiB"; "" for none).
-  std::string budget;
+  /// --memory-budget's size in bytes (parseByteSize; none without it).
+  std::optional<uint64_t> budget;
   /// --memory-plan: print the plan.
   bool print = false;
   /// --memory-plan-svg: where to draw it ("" for nowhere).

@@ -199,6 +199,8 @@ static cl::opt<std::string> memoryBudget(
              "cuda: the model's micro-batch, checked against the device's "
              "free memory less 1 GiB"),
     cl::value_desc("size"), cl::cat(cat));
+/// --memory-budget in bytes, parsed with the other flags (parseByteSize).
+static std::optional<uint64_t> memoryBudgetBytes;
 static cl::opt<std::string> recompute(
     "recompute",
     cl::desc("Activation recomputation: marked (the default: the forward ops "
@@ -734,6 +736,14 @@ static bool checkFlagValues() {
                 "bytes), got an empty one");
     return false;
   }
+  if (!memoryBudget.empty()) {
+    auto bytes = parseByteSize(memoryBudget);
+    if (!bytes) {
+      reportError("--memory-budget " + llvm::toString(bytes.takeError()));
+      return false;
+    }
+    memoryBudgetBytes = *bytes;
+  }
   return true;
 }
 
@@ -1099,10 +1109,7 @@ static bool makeSettings(TrainStepOp step, const StepSignature &sig,
     choices.rampSchedule.reset();
   settings.accumSchedule = std::move(choices.rampSchedule);
   settings.budgetChoseSchedule = !memoryBudget.empty();
-  if (!memoryBudget.empty())
-    // Parsed already, by planMemory.
-    settings.memoryBudgetBytes =
-        llvm::expectedToOptional(parseByteSize(memoryBudget)).value_or(0);
+  settings.memoryBudgetBytes = memoryBudgetBytes.value_or(0);
   if (cudaGraph) {
     const char *trace = std::getenv("GACC_CUDA_TRACE");
     const char *conflict =
@@ -1198,7 +1205,7 @@ static int run(int argc, char **argv) {
   if (emitKind.empty()) {
     bool arena = useArenaUpdate(step, resolvedTarget);
     MemoryPlanRequest request;
-    request.budget = memoryBudget;
+    request.budget = memoryBudgetBytes;
     request.print = memoryPlanFlag;
     request.svgPath = memoryPlanSvg;
     request.recomputeGiven = recompute.getNumOccurrences() > 0;
