@@ -1480,7 +1480,9 @@ def GAccCheckKernelParametersPass
     of every `gpu.module`)
     parameters as the LLVM lowering passes them (kernelArgumentBytes: a
     memref as its descriptor of two pointers, the offset and a size and a
-    stride per dimension, scalars at their size, each aligned to its size)
+    stride per dimension; scalars and vectors at the size and ABI alignment
+    of the kernel's data layout, `DataLayout::closest`; each parameter
+    starting at its alignment)
     and fails with one error at the kernel's location, naming it and its
     bytes, where they exceed `max-parameter-bytes`: ptxas would refuse the
     kernel later, in the middle of the pipeline's serialization, with an

@@ -12,6 +12,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -44,20 +45,21 @@ uint64_t mlir::gacc::kernelParameterBytes(ArrayRef<Operation *> ops,
   return bytes;
 }
 
-uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types) {
+uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types,
+                                         const DataLayout &layout) {
   uint64_t offset = 0;
-  auto place = [&](uint64_t size) {
-    uint64_t align = std::min<uint64_t>(size, 8);
-    offset = (offset + align - 1) / align * align + size;
+  auto place = [&](uint64_t size, uint64_t align) {
+    offset = llvm::alignTo(offset, align) + size;
   };
   for (Type t : types) {
-    if (auto memref = dyn_cast<MemRefType>(t)) {
-      place(descriptorBytes(memref.getRank())); // 8-byte fields
-    } else if (t.isIntOrFloat()) {
-      place(std::max<uint64_t>((t.getIntOrFloatBitWidth() + 7) / 8, 1));
-    } else {
-      place(8); // index, pointers
-    }
+    if (auto memref = dyn_cast<MemRefType>(t))
+      place(descriptorBytes(memref.getRank()), 8); // 8-byte fields
+    else if (t.isIntOrIndexOrFloat() ||
+             isa<VectorType, DataLayoutTypeInterface>(t))
+      place(std::max<uint64_t>(layout.getTypeSize(t), 1),
+            std::max<uint64_t>(layout.getTypeABIAlignment(t), 1));
+    else
+      place(8, 8); // a pointer
   }
   return offset;
 }

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 #include <cstdint>
 
@@ -41,10 +42,12 @@ uint64_t kernelParameterBytes(ArrayRef<Operation *> ops,
 
 /// Bytes of parameters of a kernel (gpu.func) whose arguments have `types`,
 /// as the LLVM lowering passes them and PTX lays them out: a memref as its
-/// descriptor ((3 + 2 · rank) 8-byte fields), an index as 8 bytes, an
-/// integer or float at its size rounded up to bytes, each aligned to its
-/// size (8 at most); any other type as 8 bytes.
-uint64_t kernelArgumentBytes(TypeRange types);
+/// descriptor ((3 + 2 · rank) 8-byte fields); an integer, index, float,
+/// vector or a type with a data layout (an LLVM struct) at the size and ABI
+/// alignment `layout` gives it (an index as 8 bytes unless the layout says
+/// otherwise, vector<4xf32> as 16 bytes aligned to 16); any other type as an
+/// 8-byte pointer. Each parameter starts at its alignment.
+uint64_t kernelArgumentBytes(TypeRange types, const DataLayout &layout);
 
 /// Whether one kernel made of `ops` (and `more`) takes at most `maxBytes`
 /// of parameters (kernelParameterBytes, with kReservedParameterBytes to

@@ -34,7 +34,8 @@ struct CheckKernelParametersPass
       if (!func.isKernel())
         return;
       TypeRange arguments = func.getArgumentTypes();
-      uint64_t bytes = kernelArgumentBytes(arguments);
+      uint64_t bytes =
+          kernelArgumentBytes(arguments, DataLayout::closest(func));
       if (int64_t(bytes) <= maxParameterBytes)
         return;
       InFlightDiagnostic error = func.emitError("kernel @");

@@ -25,3 +25,17 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A vector takes its data layout's size and alignment: an i32 (4 bytes),
+// vector<4xf32> (16 bytes at offset 16) and vector<16xf32> (64 bytes at
+// 64): 128 bytes, where 8 bytes a vector would count 24.
+module attributes {gpu.container_module} {
+  gpu.module @vectors {
+    // expected-error @below {{kernel @k takes 128 bytes of parameters (3 arguments), more than the 100}}
+    gpu.func @k(%n: i32, %v: vector<4xf32>, %w: vector<16xf32>) kernel {
+      gpu.return
+    }
+  }
+}
