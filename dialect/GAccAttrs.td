@@ -50,6 +50,20 @@ def GAcc_NormalizationAttr : EnumAttr<GAcc_Dialect, GAcc_Normalization,
 }
 
 //===----------------------------------------------------------------------===//
+// Phases of a training step
+//===----------------------------------------------------------------------===//
+
+def GAcc_StepPhaseForward : I32EnumAttrCase<"forward", 0>;
+def GAcc_StepPhaseBackward : I32EnumAttrCase<"backward", 1>;
+def GAcc_StepPhaseUpdate : I32EnumAttrCase<"update", 2>;
+def GAcc_StepPhase : I32EnumAttr<"StepPhase",
+    "a phase of a training step: a micro-batch's forward or backward, or "
+    "the optimizer step's update",
+    [GAcc_StepPhaseForward, GAcc_StepPhaseBackward, GAcc_StepPhaseUpdate]> {
+  let cppNamespace = "::mlir::gacc";
+}
+
+//===----------------------------------------------------------------------===//
 // Mixed precision
 //===----------------------------------------------------------------------===//
 

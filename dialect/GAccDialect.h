@@ -135,7 +135,11 @@ class BuiltByAutodiff
 #include "dialect/GAccOps.h.inc"
 
 namespace mlir::gacc {
-/// Verifies that the forward of `step` (its body up to gacc.backward_begin)
+/// Whether `op` (null or not) is a gacc.phase_begin marking `phase`.
+bool isPhaseBegin(Operation *op, StepPhase phase);
+
+/// Verifies that the forward of `step` (its body up to
+/// `gacc.phase_begin backward`)
 /// computes each sample from that sample alone up to the loss: no op
 /// reduces over the samples' dimension (the inputs' leading one, followed
 /// through the ops whose layout is known: structured ops and the layer ops

@@ -522,7 +522,7 @@ SmallVector<ParamOp> TrainStepOp::getParamOps() {
 llvm::iterator_range<Block::iterator> TrainStepOp::getForwardOps() {
   Block &body = getBodyBlock();
   auto end = llvm::find_if(body.without_terminator(), [](Operation &op) {
-    return isa<BackwardBeginOp>(op);
+    return isPhaseBegin(&op, StepPhase::backward);
   });
   return {body.begin(), end};
 }
@@ -943,8 +943,22 @@ void AllReduceOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
-// BackwardBeginOp
+// PhaseBeginOp
 //===----------------------------------------------------------------------===//
+
+bool mlir::gacc::isPhaseBegin(Operation *op, StepPhase phase) {
+  auto marker = dyn_cast_or_null<PhaseBeginOp>(op);
+  return marker && marker.getPhase() == phase;
+}
+
+LogicalResult PhaseBeginOp::verify() {
+  if (getPhase() != StepPhase::backward &&
+      isa<TrainStepOp>((*this)->getParentOp()))
+    return emitOpError("in a training step's body marks the backward only "
+                       "(gacc-autodiff's marker); got ")
+           << stringifyStepPhase(getPhase());
+  return success();
+}
 
 namespace {
 /// The order of the forward and backward phases: a resource of its own, so
@@ -954,7 +968,7 @@ struct PhaseResource : public SideEffects::Resource::Base<PhaseResource> {
 };
 } // namespace
 
-void BackwardBeginOp::getEffects(
+void PhaseBeginOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());

@@ -166,7 +166,7 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     type is not f32, i32 or i64; a tensor (input, an input's window of N
     micro-batches, or value of the body) with no elements or larger than
     1 TiB; an unranked tensor; in a model's body (yielding only its loss),
-    an op gacc-autodiff builds (gacc.backward_begin, gacc.loss_scale,
+    an op gacc-autodiff builds (gacc.phase_begin, gacc.loss_scale,
     gacc.recompute_inputs, gacc.attention_backward); a yield that is
     not a scalar f32 loss (plus, after autodiff, one gradient per trainable
     parameter of the parameter's type); a yielded loss that is not a loss
@@ -230,7 +230,7 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     ::llvm::SmallVector<::mlir::BlockArgument> getTrainableParamArguments();
     /// The gacc.param ops named by `params`, in order.
     ::llvm::SmallVector<ParamOp> getParamOps();
-    /// The forward's ops: the body's ops before `gacc.backward_begin`, or
+    /// The forward's ops: the body's ops before `gacc.phase_begin backward`, or
     /// all but the terminator before gacc-autodiff. A clone recomputed in
     /// the backward (gacc-recompute-activations) is not among them.
     ::llvm::iterator_range<::mlir::Block::iterator> getForwardOps();
@@ -1107,23 +1107,35 @@ def GAcc_StatisticOp : GAcc_Op<"statistic", [Symbol]> {
 // Gradient level
 //===----------------------------------------------------------------------===//
 
-def GAcc_BackwardBeginOp : GAcc_Op<"backward_begin", [GAcc_BuiltByAutodiff,
+def GAcc_PhaseBeginOp : GAcc_Op<"phase_begin", [GAcc_BuiltByAutodiff,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "marks where the backward of a micro-batch begins";
+  let summary = "marks where a phase of the training step begins";
   let description = [{
-    `gacc-autodiff` places one after the forward ops of a training step's
-    body and before the first adjoint op. It computes nothing: it tells the
-    memory plan (`gacc-plan-memory`) which buffers are activations (written
-    in the forward and still live here, so kept across the forward/backward
-    boundary) and which are temporaries. It survives bufferization (an
-    effect on a resource of its own keeps canonicalization and CSE from
-    erasing it) and `convert-gacc-to-scf` erases it.
+    Marks the point where a phase of the step begins: `forward` (a
+    micro-batch's forward ops), `backward` (its adjoint ops) or `update`
+    (the optimizer step after the window's micro-batches: the collective,
+    the norm, the update). `gacc-autodiff` places a `backward` one after
+    the forward ops of a training step's body and before the first adjoint
+    op; `gacc-expand-accumulation` places a `forward` one at the start of
+    each micro-batch and an `update` one before the optimizer step. The ops
+    before the first marker set the step up. It computes nothing: it tells
+    the memory plan (`gacc-plan-memory`) which buffers are activations
+    (written in the forward and still live at a `backward` marker, so kept
+    across the forward/backward boundary) and which are temporaries, and
+    the phase of each op of the plan, also where a single micro-batch's
+    loop is folded away. It survives bufferization (an effect on a
+    resource of its own keeps canonicalization and CSE from erasing it)
+    and `convert-gacc-to-scf` erases it.
 
     ```mlir
-    gacc.backward_begin
+    gacc.phase_begin backward
     ```
+
+    Errors: in a `gacc.train_step`'s body, a phase other than `backward`.
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins GAcc_StepPhase:$phase);
+  let assemblyFormat = "$phase attr-dict";
+  let hasVerifier = 1;
 }
 
 def GAcc_RecomputeInputsOp : GAcc_Op<"recompute_inputs", [
@@ -1137,7 +1149,7 @@ def GAcc_RecomputeInputsOp : GAcc_Op<"recompute_inputs", [
     forward (the inputs of the recomputed region, which stay live across
     the forward/backward boundary) pass through this op. It returns its
     operands unchanged (results have the operands' types, one for one). Its
-    effect on the phase resource (the one `gacc.backward_begin` writes)
+    effect on the phase resource (the one `gacc.phase_begin` writes)
     keeps CSE from merging the clones back into the forward ops they copy,
     which would undo the recomputation. Bufferization replaces each result
     by its operand's buffer, without a copy.

@@ -63,9 +63,9 @@ LogicalResult mlir::gacc::verifyNoUndefinedReads(TrainStepOp step) {
   for (Operation &op : forward)
     if (auto empty = dyn_cast<tensor::EmptyOp>(op))
       undefined.push_back({empty.getResult(), empty});
-  // Where the forward ends: gacc.backward_begin, or the terminator.
+  // Where the forward ends: the backward marker, or the terminator.
   Operation *backward = &*forward.end();
-  if (!isa<BackwardBeginOp>(backward))
+  if (!isPhaseBegin(backward, StepPhase::backward))
     backward = nullptr;
   while (!undefined.empty()) {
     auto [value, empty] = undefined.pop_back_val();

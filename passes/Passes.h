@@ -105,7 +105,7 @@ bool hasUnitInnerStrides(Operation *op);
 std::optional<RecomputePolicy> parseRecomputePolicy(StringRef name);
 
 /// Marks with kRecomputeAttrName every forward op of `step`'s body (before
-/// gacc.backward_begin, or every op when the step is not differentiated
+/// the backward marker, or every op when the step is not differentiated
 /// yet) that is cheap to recompute: a RecomputableOpInterface op that says
 /// so, an elementwise op on tensors, a linalg op without reduction loops;
 /// memory-effect free, not a loss, and keeping no more bytes alive than it

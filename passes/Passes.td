@@ -77,9 +77,11 @@ def GAccPlanMemoryPass : Pass<"gacc-plan-memory", "ModuleOp"> {
     over its ops. Printed to standard output as a table: the bytes of
     parameters, gradient accumulators, optimizer state, persistent
     statistics, the window's inputs (N × m samples), activations (written
-    in the forward and live at `gacc.backward_begin`), temporaries and the
-    target's workspace at the peak, the peak, and the op where it occurs
-    (first reached) with its phase and source location.
+    in the forward and live at `gacc.phase_begin backward`), temporaries
+    and the target's workspace at the peak, the peak, and the op where it
+    occurs (first reached) with its phase (setup, forward, backward or
+    update: the last `gacc.phase_begin` before it, setup before the first)
+    and source location.
 
     Bytes are the runtime's blocks: on `target=cpu` each buffer rounded up
     to 64 bytes, and as workspace the fp32 copies of a bf16/fp16 step's
@@ -271,7 +273,7 @@ def GAccRecomputeActivationsPass
     Activation recomputation (gradient checkpointing; Chen et al. 2016,
     "Training Deep Nets with Sublinear Memory Cost"; the selective form of
     Korthikanti et al. 2022). In every differentiated `gacc.train_step`, each
-    forward op (before `gacc.backward_begin`) that carries the unit
+    forward op (before `gacc.phase_begin backward`) that carries the unit
     attribute `gacc.recompute` and whose results the backward reads is
     cloned into the backward, just before the first op there that reads
     it, and every backward use is redirected to the clone. Its results
@@ -303,7 +305,7 @@ def GAccRecomputeActivationsPass
     %h = gacc.linear %x, %w bias %b : ...
     %a = gacc.gelu %h {gacc.recompute} : tensor<16x128xf32>
     %y = gacc.linear %a, %w2 : ...
-    gacc.backward_begin
+    gacc.phase_begin backward
     ...                                  // backward reads of %a become:
     %h2 = gacc.recompute_inputs %h : tensor<16x128xf32>
     %a2 = gacc.gelu %h2 : tensor<16x128xf32>
@@ -359,7 +361,10 @@ def GAccExpandAccumulationPass
     window and unequal micro-batches are exact; nothing else divides. The
     function returns the window's objective, Σ loss / count (the loss whose
     gradient was applied), the count, the learning rate used and the
-    pre-clip global gradient norm.
+    pre-clip global gradient norm. Each micro-batch starts with
+    `gacc.phase_begin forward` and the optimizer step with
+    `gacc.phase_begin update`, so the memory plan tells the phases apart
+    also where canonicalization folds a single micro-batch's loop.
 
     Once per optimizer step, never per micro-batch: the learning rate of
     `lr_schedule` is computed from `%step`; the global L2 norm of the
@@ -912,7 +917,7 @@ def ConvertGAccToSCFPass : Pass<"convert-gacc-to-scf", "ModuleOp"> {
     (the NVVM pipeline maps the parallel loop to GPU threads). The pattern
     (`populateGAccToSCFConversionPatterns`) is applied with a
     ConversionTarget on which the memref form is illegal. The same patterns
-    erase `gacc.backward_begin`, the memory plan's forward/backward marker.
+    erase `gacc.phase_begin`, the memory plan's phase marker.
 
     ```mlir
     gacc.matmul_accumulate %a, %b into %c first %f : memref<4x3xf32>, memref<3x2xf32> into memref<4x2xf32>

@@ -33,7 +33,7 @@ namespace {
 /// linalg body).
 bool isTimelineOp(Operation *op) {
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          ViewLikeOpInterface, BackwardBeginOp>(op) ||
+          ViewLikeOpInterface, PhaseBeginOp>(op) ||
       op->hasTrait<OpTrait::IsTerminator>())
     return false;
   if (isa<RegionBranchOpInterface>(op))
@@ -80,27 +80,20 @@ std::optional<uint64_t> mlir::gacc::bufferBytes(MemRefType type,
 Linearized mlir::gacc::linearize(func::FuncOp func) {
   Linearized l;
   unsigned next = 0;
-  bool inLoop = false, backward = false, loopSeen = false;
+  StringRef phase = "setup";
   std::function<void(Operation *)> visit = [&](Operation *op) {
     l.position[op] = next++;
-    if (isa<BackwardBeginOp>(op))
-      backward = true;
+    if (auto marker = dyn_cast<PhaseBeginOp>(op))
+      phase = stringifyStepPhase(marker.getPhase());
     if (isTimelineOp(op)) {
       l.timeline.push_back(op);
-      l.phases.push_back(inLoop ? (backward ? "backward" : "forward")
-                         : loopSeen ? "update"
-                                    : "setup");
+      l.phases.push_back(phase.str());
     }
     if (op->getNumRegions()) {
-      bool loop = isa<scf::ForOp>(op) && op->getParentOp() == func;
-      if (loop)
-        inLoop = true, backward = false;
       for (Region &r : op->getRegions())
         for (Block &b : r)
           for (Operation &inner : b)
             visit(&inner);
-      if (loop)
-        inLoop = false, loopSeen = true;
       l.lastInside[op] = next - 1;
     }
   };

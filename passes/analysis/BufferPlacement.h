@@ -24,8 +24,8 @@ namespace mlir::gacc {
 /// an op's regions right after it), the last position inside each op with
 /// regions, and the timeline ops of the memory plan (those that touch a
 /// buffer or call, at the level of the step's control flow) with the phase
-/// of each: "setup", "forward" or "backward" (of a micro-batch, inside the
-/// function's top-level scf.for), "update".
+/// of each: that of the last gacc.phase_begin before it ("forward" or
+/// "backward" of a micro-batch, "update"), or "setup" before the first.
 struct Linearized {
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::DenseMap<Operation *, unsigned> lastInside;

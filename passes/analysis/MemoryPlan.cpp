@@ -161,7 +161,10 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
   }
   SmallVector<Range> ranges;
   SmallVector<unsigned> boundaries;
-  step.walk([&](BackwardBeginOp op) { boundaries.push_back(l.position[op]); });
+  step.walk([&](PhaseBeginOp op) {
+    if (op.getPhase() == StepPhase::backward)
+      boundaries.push_back(l.position[op]);
+  });
   WalkResult walk = step.walk([&](Operation *op) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return WalkResult::advance();

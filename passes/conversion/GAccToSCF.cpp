@@ -3,7 +3,7 @@
 // A conversion pattern that lowers memref gacc.matmul_accumulate to an
 // scf.parallel loop nest over the accumulator with a sequential K reduction
 // (fp32 FMA), β = first ? 0 : 1, applied with a ConversionTarget on which
-// the memref form is illegal; gacc.backward_begin, a marker for the memory
+// the memref form is illegal; gacc.phase_begin, a marker for the memory
 // plan, is erased on the way.
 //
 //===----------------------------------------------------------------------===//
@@ -24,12 +24,12 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// The forward/backward marker has served the memory plan: nothing below
-/// loops knows it.
-struct EraseBackwardBegin : public OpConversionPattern<BackwardBeginOp> {
+/// The phase markers have served the memory plan: nothing below loops
+/// knows them.
+struct ErasePhaseBegin : public OpConversionPattern<PhaseBeginOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(BackwardBeginOp op, OpAdaptor,
+  matchAndRewrite(PhaseBeginOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.eraseOp(op);
     return success();
@@ -104,7 +104,7 @@ struct ConvertGAccToSCFPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addDynamicallyLegalOp<MatmulAccumulateOp>(
         [](MatmulAccumulateOp op) { return op.getResult() != nullptr; });
-    target.addIllegalOp<BackwardBeginOp>();
+    target.addIllegalOp<PhaseBeginOp>();
     RewritePatternSet patterns(ctx);
     populateGAccToSCFConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
@@ -117,6 +117,5 @@ struct ConvertGAccToSCFPass
 
 void mlir::gacc::populateGAccToSCFConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<EraseBackwardBegin, MatmulAccumulateToLoops>(
-      patterns.getContext());
+  patterns.add<ErasePhaseBegin, MatmulAccumulateToLoops>(patterns.getContext());
 }

@@ -263,7 +263,7 @@ LogicalResult differentiate(TrainStepOp step) {
   OpBuilder b(yield);
   Location loc = yield.getLoc();
   // What the forward computed and the backward reads is an activation.
-  BackwardBeginOp::create(b, loc);
+  PhaseBeginOp::create(b, loc, StepPhase::backward);
   ReverseSweep sweep(b, active);
   // The body's loss is a sum over the micro-batch: its adjoint is 1, or
   // the loss scale when the step scales its loss before differentiation.

@@ -313,6 +313,7 @@ SmallVector<Value> emitMicroBatch(OpBuilder &b, Location loc, TrainStepOp step,
                                   Value lossSum, Value count,
                                   ValueRange running,
                                   const CloneContext &ctx) {
+  PhaseBeginOp::create(b, loc, StepPhase::forward);
   IRMapping mapping;
   cloneMicroBatch(b, loc, step, params, windowInputs, i, mapping, ctx);
   SmallVector<Value> results;
@@ -740,6 +741,7 @@ LogicalResult buildStepFunction(TrainStepOp step, const StepSignature &sig,
   Value n = arith::ConstantIndexOp::create(b, loc, sig.accumSteps);
   scf::ForOp loop = emitMicroBatchLoop(b, loc, step, bodyParams, v, ctx, c0,
                                        n, zero, counted ? zero : Value());
+  PhaseBeginOp::create(b, loc, StepPhase::update);
   // The loop carries one accumulator per trainable parameter first.
   unsigned P = sig.numTrainable;
   ValueRange carried = loop.getResults();
@@ -822,6 +824,7 @@ void buildUpdateFunction(TrainStepOp step, const StepSignature &sig,
                                SmallVector<Type>(sig.numResults(), f32),
                                entry);
   bool counted = step.getNormalization() != Normalization::sum;
+  PhaseBeginOp::create(b, loc, StepPhase::update);
   func::ReturnOp::create(
       b, loc,
       emitOptimizerStep(

@@ -34,11 +34,11 @@ mlir::gacc::parseRecomputePolicy(StringRef name) {
       .Default(std::nullopt);
 }
 
-/// The body's gacc.backward_begin, or null before differentiation.
-static BackwardBeginOp findMarker(TrainStepOp step) {
+/// The body's backward marker, or null before differentiation.
+static PhaseBeginOp findMarker(TrainStepOp step) {
   for (Operation &op : step.getBodyBlock())
-    if (auto marker = dyn_cast<BackwardBeginOp>(op))
-      return marker;
+    if (isPhaseBegin(&op, StepPhase::backward))
+      return cast<PhaseBeginOp>(op);
   return nullptr;
 }
 
@@ -154,7 +154,7 @@ static void narrowToForwardInputs(RecomputeInputsOp op, Operation *marker) {
 /// first (a producer's clone then lands before the first clone reading
 /// it, which reads the producer's clone directly), then drops the marks.
 static LogicalResult recomputeMarked(TrainStepOp step) {
-  BackwardBeginOp marker = findMarker(step);
+  PhaseBeginOp marker = findMarker(step);
   if (!marker)
     return success();
   SmallVector<Operation *> marked;

@@ -999,11 +999,35 @@ func.func @f(%m: memref<11xf32, 1>) {
 
 // -----
 
-// backward_begin is a marker: it takes no operands and has no results.
+// phase_begin is a marker: it takes no operands and has no results.
 func.func @f(%x: f32) {
-  // expected-error @below {{'gacc.backward_begin' op requires zero operands}}
-  "gacc.backward_begin"(%x) : (f32) -> ()
+  // expected-error @below {{'gacc.phase_begin' op requires zero operands}}
+  "gacc.phase_begin"(%x) {phase = 1 : i32} : (f32) -> ()
   return
+}
+
+// -----
+
+// A phase the enum does not have.
+func.func @f() {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'phase' [forward, backward, update]}}
+  gacc.phase_begin sideways
+  return
+}
+
+// -----
+
+// In a differentiated step's body only the backward is marked: the
+// micro-batch's forward and the update are expand-accumulation's.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  // expected-error @below {{'gacc.phase_begin' op in a training step's body marks the backward only (gacc-autodiff's marker); got update}}
+  gacc.phase_begin update
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  %g = arith.constant dense<0.0> : tensor<3x4xf32>
+  gacc.yield %l, %g : tensor<f32>, tensor<3x4xf32>
 }
 
 // -----
@@ -1544,7 +1568,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   // expected-error @below {{is built by gacc-autodiff into the backward; a model does not write it}}
-  gacc.backward_begin
+  gacc.phase_begin backward
   gacc.yield %l : tensor<f32>
 }
 

@@ -53,11 +53,16 @@ gacc.train_step @ragged_step params [@b] attributes {
   gacc.yield %l : tensor<f32>
 }
 
-// The backward marker gacc-autodiff places.
+// The phase markers: gacc-autodiff places the backward one,
+// gacc-expand-accumulation the others.
 // CHECK-LABEL: func.func @marker
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin forward
+// CHECK: gacc.phase_begin backward
+// CHECK: gacc.phase_begin update
 func.func @marker() {
-  gacc.backward_begin
+  gacc.phase_begin forward
+  gacc.phase_begin backward
+  gacc.phase_begin update
   return
 }
 

@@ -453,7 +453,7 @@ gacc.train_step @precision params [@w] attributes {
 // first slice's adjoint is written into zeros, the second is added into
 // the slice it covers, without a second zero tensor or a full-size add.
 // CHECK-LABEL: gacc.train_step @taps
-// CHECK:       gacc.backward_begin
+// CHECK:       gacc.phase_begin backward
 // CHECK:       %[[Z:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x6xf32>)
 // CHECK:       %[[S1:.+]] = tensor.insert_slice %{{.*}} into %[[Z]][0, 1] [4, 3] [1, 2]
 // CHECK-NOT:   linalg.fill {{.*}} tensor<4x6xf32>
@@ -486,7 +486,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.zeros
 // CHECK: %[[Z:.+]] = gacc.linear
 // CHECK: %[[D:.+]] = gacc.dropout %[[Z]] {p = 3.000000e-01 : f64, stream = 4 : i64} : tensor<4x3xf32>
 // CHECK: gacc.cross_entropy %[[D]]
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin backward
 // CHECK: %[[DD:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<4x3xf32>)
 // CHECK: %[[DZ:.+]] = gacc.dropout %[[DD]] {p = 3.000000e-01 : f64, stream = 4 : i64} : tensor<4x3xf32>
 // CHECK: %[[DW:.+]] = linalg.matmul {{.+}} ins(%[[DZ]], %{{.+}} : tensor<4x3xf32>, tensor<4x2xf32>)
@@ -512,7 +512,7 @@ gacc.train_step @dropout params [@w] attributes {
 // CHECK-LABEL: gacc.train_step @batch_norm
 // CHECK: %[[C:.+]] = tensor.expand_shape %{{.+}} output_shape [4, 3, 2]
 // CHECK: gacc.batch_norm %[[C]]
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin backward
 // CHECK: %[[DY:.+]] = tensor.expand_shape %{{.+}} output_shape [4, 3, 2] : tensor<4x6xf32> into tensor<4x3x2xf32>
 // CHECK: %[[SUMS:.+]]:2 = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[DY]], %[[C]], %{{.+}}, %{{.+}} : tensor<4x3x2xf32>, tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>) outs(%{{.+}}, %{{.+}} : tensor<3xf64>, tensor<3xf64>)
 // CHECK: %[[DB:.+]] = linalg.generic {{.+}} ins(%[[SUMS]]#0 : tensor<3xf64>) outs(%{{.+}} : tensor<3xf32>)
@@ -551,7 +551,7 @@ gacc.train_step @batch_norm params [@w1, @g, @b, @w2] attributes {
 // BLOCKS-LABEL: gacc.train_step @attention
 // BLOCKS: gacc.yield
 // CHECK: %[[ATT:.+]] = gacc.attention %[[Q:.+]], %[[K:.+]], %[[V:.+]] {causal, query_block = 3 : i64}
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin backward
 // CHECK-NOT: linalg.batch_matmul
 // CHECK: %[[DQ:[^,]+]], %[[DK:[^,]+]], %[[DV:[^ ]+]] = gacc.attention_backward %[[Q]], %[[K]], %[[V]], %[[ATT]], %{{.+}} {causal, query_block = 3 : i64} : tensor<2x1x5x4xf32>
 // CHECK-DAG: tensor.collapse_shape %[[DQ]]
@@ -593,7 +593,7 @@ gacc.train_step @attention params [@wq, @wk, @wv] attributes {
 // BLOCKS: gacc.yield
 // CHECK: %[[H:.+]] = gacc.linear %{{.+}}, %[[W1:[^ ]+]] :
 // CHECK: %[[L:.+]] = gacc.linear_cross_entropy %[[H]], %[[W:[^,]+]], %[[Y:[^ ]+]] bias %[[B:[^ ]+]] {row_block = 2 : i64}
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin backward
 // CHECK: %[[KEPT:.+]]:3 = gacc.recompute_inputs %[[H]], %[[W]], %[[B]] :
 // Block 0: rows 0 and 1.
 // CHECK: %[[X0:.+]] = tensor.extract_slice %[[KEPT]]#0[0, 0] [2, 4]
@@ -645,7 +645,7 @@ gacc.train_step @head params [@w1, @w, @b] attributes {
 // BLOCKS-LABEL: gacc.train_step @big_table
 // BLOCKS-NOT: tensor<10x4194304xf32>
 // BLOCKS: gacc.yield
-// CHECK: gacc.backward_begin
+// CHECK: gacc.phase_begin backward
 // CHECK: %[[I0:.+]] = tensor.extract_slice %{{.+}}[0] [4] [1] : tensor<10xi32> to tensor<4xi32>
 // CHECK: %[[H0:.+]] = linalg.generic {{.+}} ins(%[[I0]] : tensor<4xi32>) outs(%{{.+}} : tensor<4x4194304xf32>)
 // CHECK: %[[D0:.+]] = tensor.extract_slice %{{.+}}[0, 0] [4, 1] [1, 1] : tensor<10x1xf32> to tensor<4x1xf32>

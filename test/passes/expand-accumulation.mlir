@@ -201,7 +201,7 @@ gacc.train_step @dropout params [@w] attributes {
   %z = gacc.linear %x, %w : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x3xf32>
   %d = gacc.dropout %z {p = 0.3 : f64, stream = 4 : i64} : tensor<4x3xf32>
   %l = gacc.cross_entropy %d, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
-  gacc.backward_begin
+  gacc.phase_begin backward
   %dd = gacc.dropout %z {p = 0.3 : f64, stream = 4 : i64} : tensor<4x3xf32>
   %e = tensor.empty() : tensor<3x2xf32>
   %zero = arith.constant 0.0 : f32

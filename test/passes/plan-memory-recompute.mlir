@@ -5,7 +5,7 @@
 // N = 2, SGD with momentum; cpu blocks of 64 bytes), by hand:
 //   parameters, accumulators, momentum: w 512 + b 64 each          3·576
 //   window inputs: x 2·4·8·4 = 256, y 2·4·4 = 32 -> 64                320
-//   activations live at gacc.backward_begin, kept:
+//   activations live at gacc.phase_begin backward, kept:
 //     the relu's output 4·8·4 = 128, the logits 4·16·4 = 256, the row
 //     maxima, the row sums of exponentials and the loss (64 each)     576
 //   recomputed: the relu's output dies after the linear layer in the

@@ -8,14 +8,14 @@
 // CHECK-LABEL: gacc.train_step @marked
 // CHECK:       %[[R:.*]] = gacc.relu %[[X:[^ ]*]] : tensor<4x8xf32>
 // CHECK:       gacc.linear %[[R]]
-// CHECK:       gacc.backward_begin
+// CHECK:       gacc.phase_begin backward
 // CHECK-NOT:   %[[R]]
 // CHECK:       %[[K:.*]] = gacc.recompute_inputs %[[X]] : tensor<4x8xf32>
 // CHECK-NEXT:  %[[R2:.*]] = gacc.relu %[[K]] : tensor<4x8xf32>
 // CHECK-NEXT:  linalg.matmul {{.*}} ins(%{{.*}}, %[[R2]] :
 // CSE keeps the clone apart from the forward op (its input differs).
 // CSE-LABEL:   gacc.train_step @marked
-// CSE:         gacc.backward_begin
+// CSE:         gacc.phase_begin backward
 // CSE:         gacc.recompute_inputs
 // CSE-NEXT:    gacc.relu
 // policy=none recomputes nothing, marks or not.
@@ -24,7 +24,7 @@
 // more alive than it frees: c = a + b of two linear outputs (the backward
 // reads neither) would keep both instead of c.
 // CHEAP-LABEL: gacc.train_step @wider_inputs
-// CHEAP:       gacc.backward_begin
+// CHEAP:       gacc.phase_begin backward
 // CHEAP-NOT:   gacc.recompute_inputs
 // CHEAP:       gacc.yield
 // A marked loss is not cloned for the yield (the forward's loss is the
@@ -89,7 +89,7 @@ gacc.train_step @unmarked params [@w, @b] attributes {
 // parameters); the clones read each other directly, and only values of
 // the forward pass through gacc.recompute_inputs.
 // CHECK-LABEL: gacc.train_step @block
-// CHECK:       gacc.backward_begin
+// CHECK:       gacc.phase_begin backward
 // CHECK:       %[[KE:.*]]:2 = gacc.recompute_inputs %arg{{[0-9]+}}, %arg{{[0-9]+}} : tensor<2x5xi32>, tensor<8x4xf32>
 // CHECK-NEXT:  %[[E:.*]] = gacc.embedding %[[KE]]#0, %[[KE]]#1 :
 // CHECK-NEXT:  %[[A:.*]] = gacc.gelu %[[E]] :
@@ -99,7 +99,7 @@ gacc.train_step @unmarked params [@w, @b] attributes {
 // linear layer (a contraction) or the loss; the marks are gone after.
 // CHEAP-LABEL: gacc.train_step @block
 // CHEAP-NOT:   gacc.recompute}
-// CHEAP:       gacc.backward_begin
+// CHEAP:       gacc.phase_begin backward
 // CHEAP:       gacc.recompute_inputs
 // CHEAP-NEXT:  gacc.embedding
 // CHEAP-NEXT:  gacc.gelu
