@@ -273,6 +273,13 @@ def GAcc_OptimizerAttrInterface : AttrInterface<"OptimizerAttrInterface"> {
     InterfaceMethod<"The learning rate the attribute declares.",
       "double", "getDefaultLearningRate">,
     InterfaceMethod<[{
+      Whether the update applies a nonzero weight decay: the only term that
+      moves a parameter whose gradient is 0 at every step from zero state
+      (momentum and moments then stay 0).
+    }], "bool", "hasWeightDecay", (ins), [{}], [{
+      return !$_attr.getWeightDecay().isZero();
+    }]>,
+    InterfaceMethod<[{
       How much the first optimizer step's update of one element (from zero
       state) can move, in units of the learning rate, when its gradient
       `grad` (normalized and clipped) is known only to within ±`margin`:

@@ -343,12 +343,22 @@ LogicalResult TrainStepOp::verifyRegions() {
                  << "dynamic shape " << rt
                  << "; a training step computes on static shapes (only a "
                     "tensor.cast may make one, to be cast back)";
-        for (Operation *user : result.getUsers())
+        Type source = op.getOperand(0).getType();
+        for (Operation *user : result.getUsers()) {
           if (!isa<tensor::CastOp>(user))
             return user->emitOpError("reads the dynamic shape ")
                    << rt
                    << " of a tensor.cast; a training step computes on "
                       "static shapes: cast it back first";
+          // Back to the shape it came from: another one (4x3 through ?x3
+          // to 5x3) would read elements that are not there.
+          if (user->getResult(0).getType() != source)
+            return user->emitOpError("casts ")
+                   << source << " through " << rt << " to "
+                   << user->getResult(0).getType()
+                   << "; a training step casts a dynamic shape back to the "
+                      "type it came from";
+        }
         continue;
       }
       if (failed(verifyTensorExtent(

@@ -169,6 +169,9 @@ TransientPlacement mlir::gacc::placeTransientBuffers(func::FuncOp func) {
   Linearized order = linearize(func);
   SmallVector<LiveInterval> intervals;
   DataLayout dataLayout = DataLayout::closest(func);
+  // The arena is at most the sum of its buffers: where that passes 2^63 - 1
+  // bytes, its offsets (index constants) would wrap, so nothing is placed.
+  std::optional<int64_t> sum = 0;
   func.walk([&](memref::AllocOp alloc) {
     std::optional<uint64_t> bytes = placeableBytes(alloc, dataLayout);
     if (!bytes)
@@ -192,7 +195,13 @@ TransientPlacement mlir::gacc::placeTransientBuffers(func::FuncOp func) {
     placement.allocs.push_back(alloc);
     placement.deallocs.push_back(own);
     intervals.push_back(liveIntervalOf(alloc, order, func, *bytes));
+    if (sum && *bytes <= uint64_t(INT64_MAX))
+      sum = llvm::checkedAdd(*sum, int64_t(*bytes));
+    else
+      sum = std::nullopt;
   });
+  if (!sum)
+    return TransientPlacement();
   placement.layout = packIntervals(intervals, abi::kHostAlignment);
   return placement;
 }

@@ -74,7 +74,8 @@ std::optional<uint64_t> bufferBytes(MemRefType type, const DataLayout &layout);
 /// an integer, index or float element type that one memref.dealloc in its own
 /// block frees, where no other dealloc may free it or a view of it
 /// (BufferViewFlowAnalysis). Sizes are host blocks (abi/MemoryABI.h's
-/// kHostAlignment), offsets multiples of that alignment.
+/// kHostAlignment), offsets multiples of that alignment. None where their
+/// sizes sum past 2^63 - 1 bytes (the arena's offsets would wrap).
 struct TransientPlacement {
   SmallVector<memref::AllocOp> allocs;
   SmallVector<memref::DeallocOp> deallocs;

@@ -73,7 +73,7 @@ struct ApproximateMathPass
     // ops they create are rewritten too.
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<math::MathDialect>(op->getDialect()) &&
+      if (isa_and_present<math::MathDialect>(op->getDialect()) &&
           llvm::none_of(op->getOperandTypes(), llvm::IsaPred<TensorType>))
         ops.push_back(op);
     });

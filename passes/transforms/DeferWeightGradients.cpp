@@ -90,7 +90,8 @@ tensor::ExtractSliceOp windowSlice(Value operand, scf::ForOp loop,
 bool isBuiltInPlace(Value operand, scf::ForOp loop) {
   Operation *def = operand.getDefiningOp();
   return def && !loop.isDefinedOutsideOfLoop(operand) &&
-         (isa<linalg::LinalgOp>(def) || isa<GAccDialect>(def->getDialect()));
+         (isa<linalg::LinalgOp>(def) ||
+          isa_and_present<GAccDialect>(def->getDialect()));
 }
 
 /// True if `v` is a bf16/fp16 step's rounded value: gacc-narrow-stored-values

@@ -153,7 +153,7 @@ StepValues bindArguments(OpBuilder &b, Location loc, Block *entry,
 /// constant is exact at zero, its common use: rounding them again would
 /// cost a pass over the data for nothing.
 bool roundsResults(Operation *op) {
-  return !isa<tensor::TensorDialect>(op->getDialect()) &&
+  return !isa_and_present<tensor::TensorDialect>(op->getDialect()) &&
          !isa<linalg::FillOp, LossScaleOp>(op);
 }
 

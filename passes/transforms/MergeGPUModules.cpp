@@ -108,9 +108,12 @@ struct MergeGPUModulesPass
                                  ? m.getName().str()
                                  : (m.getName() + "_" + fn.getName()).str();
           // A kernel outlined from an op with a named location (gacc names
-          // its accumulate and update ops) takes that name.
+          // its accumulate and update ops) takes that name. Either name is
+          // made unique among the kernels kept so far (an earlier one may
+          // have taken a module's name from its location).
           if (auto named = findName(fn.getLoc()))
-            name = uniqueName(merged, *named);
+            name = *named;
+          name = uniqueName(merged, name);
           renamed[ref] = StringAttr::get(ctx, name);
           byKey[key] = StringAttr::get(ctx, name);
           fn.setName(name);

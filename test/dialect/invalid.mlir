@@ -1737,6 +1737,21 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
+// Cast back to the shape it came from: 4x3 through ?x3 to 5x3 verified,
+// and the 5x3 gradient was then cast to the 4x3 parameter.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x3xf32>, %y: tensor<5xi32>):
+  %c = tensor.cast %w : tensor<4x3xf32> to tensor<?x3xf32>
+  // expected-error @below {{'tensor.cast' op casts 'tensor<4x3xf32>' through 'tensor<?x3xf32>' to 'tensor<5x3xf32>'; a training step casts a dynamic shape back to the type it came from}}
+  %d = tensor.cast %c : tensor<?x3xf32> to tensor<5x3xf32>
+  %h = arith.mulf %d, %x : tensor<5x3xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 gacc.param @w : tensor<4x3xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<4x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):

@@ -45,3 +45,9 @@ func.func @per_element(%x: f32, %d: f64) -> (f32, f32, f32, f32, f32, f32, f32, 
 // SHAPED-NOT: math.tanh
 // SHAPED: arith.cmpf ult, %{{.+}} : vector<4xf32>
 // SHAPED: math.exp %{{.+}} : tensor<4xf32>
+
+// An unregistered op (no dialect) is passed over, not a crash.
+// RUN: echo 'func.func @u(%%a: f32) -> f32 { %%0 = "foo.bar"(%%a) : (f32) -> f32  %%1 = math.tanh %%0 : f32  return %%1 : f32 }' | gacc-opt --allow-unregistered-dialect -gacc-approximate-math | FileCheck %s --check-prefix=UNREGISTERED
+// UNREGISTERED-LABEL: func.func @u(
+// UNREGISTERED: "foo.bar"
+// UNREGISTERED-NOT: math.tanh

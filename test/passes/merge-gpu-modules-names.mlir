@@ -1,4 +1,4 @@
-// RUN: gacc-opt %s -gacc-merge-gpu-modules | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-merge-gpu-modules | FileCheck %s
 
 // A kernel's location name becomes its name only when it makes an
 // identifier: an empty one is skipped (it wrote an empty symbol), one that
@@ -21,6 +21,33 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @a::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
     gpu.launch_func @b::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// A kernel named from its location ("a") takes the name a later module's
+// kernel would fall back to: that one is made unique (@a_1), not reported
+// as a symbol defined in two gpu.modules.
+
+// CHECK-LABEL: gpu.module @gacc_kernels
+// CHECK-DAG: gpu.func @a() kernel
+// CHECK-DAG: gpu.func @a_1(%{{.+}}: memref<4xf32>) kernel
+// CHECK-LABEL: func.func @f(
+// CHECK: gpu.launch_func @gacc_kernels::@a_1
+// CHECK: gpu.launch_func @gacc_kernels::@a blocks
+module attributes {gpu.container_module} {
+  gpu.module @b {
+    gpu.func @k() kernel { gpu.return } loc("a"("x.mlir":1:1))
+  }
+  gpu.module @a {
+    gpu.func @k(%x: memref<4xf32>) kernel { gpu.return }
+  }
+  func.func @f(%x: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @a::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<4xf32>)
+    gpu.launch_func @b::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
     return
   }
 }

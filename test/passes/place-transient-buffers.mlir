@@ -141,6 +141,8 @@ func.func @calls(%out: memref<16xf32>) {
   return
 }
 
+// -----
+
 // A function that runs code from outside the module (here through a
 // private function) takes no arena: the other module's step may take the
 // same arena while this function's buffers are live.
@@ -162,5 +164,3 @@ func.func @driver(%out: memref<16xf32>) {
   memref.dealloc %a : memref<16xf32>
   return
 }
-
-

@@ -35,7 +35,7 @@ llvm::Error gaccrt::checkLargestTensor(TrainStepOp step, uint64_t memoryBytes) {
   RankedTensorType largestType;
   uint64_t largestBytes = 0;
   step.getBody().walk([&](Operation *op) {
-    if (!isa<GAccDialect>(op->getDialect()))
+    if (!isa_and_present<GAccDialect>(op->getDialect()))
       return;
     for (Type t : op->getResultTypes()) {
       auto type = dyn_cast<RankedTensorType>(t);

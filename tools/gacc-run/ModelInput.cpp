@@ -68,9 +68,10 @@ OwningOpRef<ModuleOp> gaccrt::parseModel(llvm::StringRef path,
 
 /// A trainable parameter the loss does not depend on has a gradient of 0
 /// at every step: torch leaves its .grad None and its optimizer skips it,
-/// while the update here still runs (weight decay and momentum, where the
-/// optimizer has them, move it).
-/// Said at its declaration (a warning: the step still trains).
+/// while the update here still runs: weight decay, where the optimizer has
+/// it and the parameter does not turn it off, moves it; nothing else does
+/// (momentum and moments stay 0). Said at its declaration (a warning: the
+/// step still trains).
 static void warnParamsOutsideLoss(TrainStepOp step) {
   LossOpInterface loss = step.getLossOp();
   if (!loss)
@@ -91,6 +92,8 @@ static void warnParamsOutsideLoss(TrainStepOp step) {
             worklist.push_back(def);
     });
   }
+  bool decays =
+      cast<OptimizerAttrInterface>(step.getOptimizer()).hasWeightDecay();
   for (auto [i, param] : llvm::enumerate(step.getParamOps()))
     if (!param.getFrozen() &&
         !reached.contains(step.getBodyBlock().getArgument(i)))
@@ -98,9 +101,11 @@ static void warnParamsOutsideLoss(TrainStepOp step) {
           << param.getSymName() << " does not reach the loss of @"
           << step.getSymName()
           << ": its gradient is 0 at every step (torch would leave its "
-             "gradient None and skip it; here the update still runs, and "
-             "moves it by the optimizer's weight decay or momentum where it "
-             "has them); freeze it ({frozen}) or use it";
+             "gradient None and skip it; here the update still runs, "
+          << (decays && !param.getNoWeightDecay()
+                  ? "and the optimizer's weight decay shrinks it"
+                  : "and leaves it as it is")
+          << "); freeze it ({frozen}) or use it";
 }
 
 TrainStepOp gaccrt::findStep(ModuleOp model, llvm::StringRef path) {
