@@ -47,7 +47,8 @@ with torch.no_grad():
     acc = {mode: float(torch.cat([(forward(x[i:i + 32], mode == "train").argmax(1) == y[i:i + 32])
                                   for i in range(0, len(x), 32)]).double().mean())
            for mode in ("eval", "train")}
-got = [json.loads(l) for l in open(args.metrics) if '"summary"' in l][-1]["test_accuracy"]
+got = [r for r in map(json.loads, open(args.metrics))
+       if r.get("kind") == "summary"][-1]["test_accuracy"]
 print(f"test accuracy: gacc {got:.4f}, torch eval mode {acc['eval']:.4f} (train mode {acc['train']:.4f})")
 ok = abs(got - acc["eval"]) <= 2e-4 and abs(acc["train"] - acc["eval"]) > 1e-3
 print("EVAL OK" if ok else "EVAL FAILED")

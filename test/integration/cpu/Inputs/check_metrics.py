@@ -1,12 +1,24 @@
 """Checks a gacc-run metrics file (JSON lines): the last epoch's test
 accuracy against --min-accuracy, the summary's keys, that every logged
 step has loss and lr, that every row has one of the documented kinds and
-the keys of its kind, and that numbers are written as the shortest decimal
-of their f32 value. Prints one verdict per check, then "METRICS OK" and
+the keys of its kind, that numbers are written as the shortest decimal
+that reads back as them, and that the step's f32 results (loss, lr,
+grad_norm, loss_scale) are the shortest decimal of their f32 value. Prints one verdict per check, then "METRICS OK" and
 exits 0 only when every check passed (exit status 1 otherwise)."""
 import argparse
 import json
 import sys
+
+import numpy as np
+
+# The keys whose numbers are f32 results of the step (jsonNumber).
+F32_KEYS = ("loss", "lr", "grad_norm", "loss_scale")
+
+
+def shortest_f32(x):
+    """Whether the double x is the shortest decimal of an f32 value."""
+    text = np.format_float_positional(np.float32(x), unique=True, trim="-")
+    return float(text) == x
 
 p = argparse.ArgumentParser()
 p.add_argument("metrics")
@@ -28,8 +40,14 @@ checks = {
     "kinds": all(r.get("kind") in kind_keys and kind_keys[r["kind"]] in r
                  for r in rows) and summary.get("kind") == "summary",
     # lr 0.05, not 0.050000000000000003 (17 digits of the double).
-    "shortest numbers": all(len(l) == len(json.dumps(r, separators=(",", ":")))
-                            for l, r in zip(lines, rows)),
+    "shortest numbers": all(
+        len(l) == len(json.dumps(r, separators=(",", ":"), ensure_ascii=False))
+        for l, r in zip(lines, rows)),
+    # The step's f32 results as their f32 value's shortest decimal: 0.05,
+    # not the f32 widened to a double (0.05000000074505806), which the
+    # check above would take as shortest.
+    "f32 numbers": all(shortest_f32(r[k]) for r in rows for k in F32_KEYS
+                       if isinstance(r.get(k), float)),
 }
 for name, ok in checks.items():
     detail = f" {epochs[-1]['test_accuracy']}" if name == "accuracy" and epochs else ""

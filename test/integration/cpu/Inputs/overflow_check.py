@@ -31,7 +31,8 @@ if args.mode == "make":
 init = safetensors_io.load(args.init)
 one = safetensors_io.load(args.one)
 three = safetensors_io.load(args.three)
-rows = [json.loads(l) for l in open(args.metrics) if '"loss_scale"' in l and '"step"' in l and "summary" not in l]
+rows = [r for r in map(json.loads, open(args.metrics))
+        if r.get("kind") == "step" and "loss_scale" in r]
 same = all(np.array_equal(init[k], one[k]) for k in init)
 moved = all(np.isfinite(three[k]).all() for k in init) and any(
     not np.array_equal(init[k], three[k]) for k in init)
