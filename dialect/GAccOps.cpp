@@ -218,9 +218,10 @@ LogicalResult TrainStepOp::verify() {
   StringRef name = getSymName();
   if (name.empty() || llvm::isDigit(name.front()) ||
       !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
-    return emitOpError("name @\"")
-           << name
-           << "\" must be an identifier (letters, digits and '_', not "
+    // Printed as a symbol reference: MLIR escapes what is not printable.
+    return emitOpError("name ")
+           << FlatSymbolRefAttr::get(getSymNameAttr())
+           << " must be an identifier (letters, digits and '_', not "
               "starting with a digit): it names the compiled functions and "
               "GPU kernels";
   // I64Attr getters return uint64_t: read them as the signed values.

@@ -200,8 +200,12 @@ llvm::Error OutputStream::open(llvm::StringRef p, bool append) {
         path + ": another process is writing it (it holds the file's lock); "
                "give this run a file of its own");
   }
-  if (!append && ::ftruncate(fd, 0) != 0)
-    return failErrno(path, "cannot truncate");
+  if (!append && ::ftruncate(fd, 0) != 0) {
+    llvm::Error error = failErrno(path, "cannot truncate");
+    ::close(fd);
+    fd = -1;
+    return error;
+  }
   return llvm::Error::success();
 }
 

@@ -208,7 +208,8 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
 bool takesOperands(StringRef callee, Operation *op) {
   return llvm::all_of(op->getOperandTypes(),
                       [](Type t) {
-                        return !isa<MemRefType>(t) || isRuntimeCallable(t);
+                        auto memref = dyn_cast<MemRefType>(t);
+                        return !memref || isRuntimeCallable(memref);
                       }) &&
          (callee == abi::kSgemm || callee == abi::kSgemmBatched ||
           hasUnitInnerStrides(op));

@@ -63,6 +63,14 @@ LogicalResult emitCall(ConversionPatternRewriter &rewriter, Operation *op,
   return success();
 }
 
+/// Whether cuDNN's entry point can take every buffer of `op`.
+static bool takesOperands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto memref = dyn_cast<MemRefType>(t);
+    return memref && isRuntimeCallable(memref);
+  });
+}
+
 /// A fused attention kernel (memref form) as the runtime's cuDNN call:
 /// every operand in order, inputs then outputs.
 template <typename FusedOp>
@@ -73,10 +81,8 @@ struct FusedAttentionToCall : public OpConversionPattern<FusedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, "the tensor form");
-    if (!llvm::all_of(op->getOperandTypes(), isRuntimeCallable))
-      return op.emitOpError("has a buffer cuDNN's entry point cannot take "
-                            "(another memory space, or a layout that is "
-                            "not strided)");
+    if (!takesOperands(op))
+      return rewriter.notifyMatchFailure(op, "a buffer cuDNN cannot take");
     if (failed(emitCall(rewriter, op,
                         std::is_same_v<FusedOp, FusedAttentionBackwardOp>,
                         adaptor.getOperands(),
@@ -92,6 +98,19 @@ struct ConvertGAccToCuDNNPass
     : public mlir::gacc::impl::ConvertGAccToCuDNNPassBase<
           ConvertGAccToCuDNNPass> {
   void runOnOperation() override {
+    // One error per op cuDNN cannot take, before converting (a pattern
+    // reports no errors: the driver may try it again).
+    WalkResult refused = getOperation().walk([](Operation *op) {
+      if (!isa<FusedAttentionOp, FusedAttentionBackwardOp>(op) ||
+          !cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics() ||
+          takesOperands(op))
+        return WalkResult::advance();
+      op->emitOpError("has a buffer cuDNN's entry point cannot take (another "
+                      "memory space, or a layout that is not strided)");
+      return WalkResult::interrupt();
+    });
+    if (refused.wasInterrupted())
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -28,12 +28,11 @@ inline MemRefType getDynamicStridedMemRefType(Type elem, int64_t rank) {
                          StridedLayoutAttr::get(elem.getContext(), d, dims));
 }
 
-/// Whether `type` is a memref that casts to getDynamicStridedMemRefType's
-/// type: a strided layout in the default memory space (what the host's
-/// entry points address). Others stay for the loop lowering.
-inline bool isRuntimeCallable(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  return memref && !memref.getMemorySpace() && memref.isStrided();
+/// Whether `type` casts to getDynamicStridedMemRefType's type: a strided
+/// layout in the default memory space (what the host's entry points
+/// address). Others stay for the loop lowering.
+inline bool isRuntimeCallable(MemRefType type) {
+  return !type.getMemorySpace() && type.isStrided();
 }
 
 /// The private declaration `name` of type `type` in the module holding

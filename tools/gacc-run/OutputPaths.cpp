@@ -153,13 +153,15 @@ bool gaccrt::isStandardOutput(llvm::StringRef path) {
          out.st_ino == file.st_ino;
 }
 
-static bool logsToStandardError = false;
+static bool logToErrors = false;
 
 llvm::raw_ostream &gaccrt::logStream() {
-  return logsToStandardError ? llvm::errs() : llvm::outs();
+  return logToErrors ? llvm::errs() : llvm::outs();
 }
 
 void gaccrt::logToStandardError() {
   llvm::outs().flush();
-  logsToStandardError = true;
+  logToErrors = true;
 }
+
+bool gaccrt::logsToStandardError() { return logToErrors; }

@@ -72,6 +72,9 @@ llvm::raw_ostream &logStream();
 /// Sends logStream to standard error for the rest of the run.
 void logToStandardError();
 
+/// Whether logStream is standard error (logToStandardError was called).
+bool logsToStandardError();
+
 } // namespace gaccrt
 
 #endif // GACC_TOOLS_GACCRUN_OUTPUTPATHS_H

@@ -364,7 +364,7 @@ int Trainer::finish() {
     if (std::string attention = cudnn::summary(); !attention.empty())
       out << "cudnn: " << attention << "\n";
     out.flush();
-    cuda::printProfile(&logStream() == &llvm::errs() ? stderr : stdout);
+    cuda::printProfile(logsToStandardError() ? stderr : stdout);
   }
   llvm::json::Object summary{
       {"optimizer_steps", pos.globalStep},

@@ -535,9 +535,13 @@ int Trainer::checkReplicas() {
 
 /// torch.cuda.amp.GradScaler: a skipped window backs off the scale; after
 /// growth_interval clean steps it grows, unless the grown scale would leave
-/// f32 (as GradScaler's update) or make this window's divisor count ×
-/// scale do so (which skips a window whose gradients are finite).
+/// f32 (as GradScaler's update) or make a window's divisor count × scale
+/// do so (which skips a window whose gradients are finite): counted with
+/// the largest count a window of this process has had, since a short
+/// window (an epoch's last, a token_mean window of few tokens) is followed
+/// by full ones.
 void Trainer::advanceLossScale(const StepOutcome &o) {
+  largestCount = std::max(largestCount, o.count);
   if (o.skipped) {
     ++pos.skippedSteps;
     pos.lossScale *= settings.backoffFactor;
@@ -547,7 +551,7 @@ void Trainer::advanceLossScale(const StepOutcome &o) {
   ++pos.optimizerSteps;
   if (sig.lossScaling && ++pos.cleanSteps == settings.growthInterval) {
     float grown = pos.lossScale * settings.growthFactor;
-    if (std::isfinite(grown * std::max(o.count, 1.0f)))
+    if (std::isfinite(grown * largestCount))
       pos.lossScale = grown;
     pos.cleanSteps = 0;
   }

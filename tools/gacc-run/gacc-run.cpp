@@ -538,27 +538,35 @@ static bool checkPathsNotEmpty() {
   return true;
 }
 
+/// The output files, each with its flag (-o -, standard output, as none).
+static SmallVector<PathFlag> outputPaths() {
+  SmallVector<PathFlag> outputs;
+  for (const PathOption &p : pathOptions)
+    if (p.role == PathRole::Output)
+      outputs.push_back({p.flag, *p.option == "-" && p.option == &outFile
+                                     ? StringRef()
+                                     : StringRef(*p.option)});
+  return outputs;
+}
+
 /// Every output file, checked before any work (checkOutputPaths).
 static bool checkOutputs() {
-  SmallVector<PathFlag> inputs, outputs;
-  for (const PathOption &p : pathOptions) {
-    StringRef path = *p.option;
+  SmallVector<PathFlag> inputs;
+  for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Input)
-      inputs.push_back({p.flag, path});
-    else if (p.role == PathRole::Output)
-      // -o - is standard output, which no input or output can be.
-      outputs.push_back(
-          {p.flag, path == "-" && p.option == &outFile ? StringRef() : path});
-  }
-  if (!checkOutputPaths({inputFile, inputs, outputs, checkpointDir, resumeDir}))
-    return false;
-  // An output written to standard output (--metrics /dev/stdout, -o -)
-  // gets it alone: the log goes to standard error.
-  if (outFile == "-" || llvm::any_of(outputs, [](const PathFlag &output) {
-        return isStandardOutput(output.path);
-      }))
-    logToStandardError();
-  return true;
+      inputs.push_back({p.flag, *p.option});
+  return checkOutputPaths(
+      {inputFile, inputs, outputPaths(), checkpointDir, resumeDir});
+}
+
+/// Whether an output is written to standard output (--metrics /dev/stdout,
+/// -o -): it then gets standard output alone, and the log goes to
+/// standard error.
+static bool writesStandardOutput() {
+  return outFile == "-" ||
+         llvm::any_of(outputPaths(), [](const PathFlag &output) {
+           return isStandardOutput(output.path);
+         });
 }
 
 /// What a gacc-run command does: train (the default), --emit or
@@ -1175,6 +1183,8 @@ static int run(int argc, char **argv) {
       !checkOutputs() || !checkFlagScopes() || !checkCheckpointFlags() ||
       !checkTargetFlags())
     return kExitBadInput;
+  if (writesStandardOutput())
+    logToStandardError();
   std::string resolvedTarget;
   int computeCapability;
   if (!resolveTarget(resolvedTarget, computeCapability))
