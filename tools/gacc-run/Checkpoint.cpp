@@ -505,7 +505,10 @@ std::string difference(const RunIdentity &c, const RunIdentity &r) {
   if (c.accumSchedule != r.accumSchedule)
     return differs("--accum-schedule",
                    c.accumSchedule.empty() ? "(none)" : c.accumSchedule,
-                   r.accumSchedule.empty() ? "(none)" : r.accumSchedule);
+                   (r.accumSchedule.empty() ? "(none)" : r.accumSchedule) +
+                       llvm::Twine(" (schedules compared in their "
+                                   "normalized form: an entry that keeps the "
+                                   "previous N is dropped)"));
   if (c.ranks != r.ranks)
     return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
   if (c.effectiveBatch != r.effectiveBatch)

@@ -190,6 +190,18 @@ std::string largestParts(const MemoryPlan &plan) {
 }
 } // namespace
 
+llvm::Error gaccrt::budgetTooSmall(uint64_t budget,
+                                   const MemoryPlan &smallest) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("--memory-budget {0}: even micro-batch {1} needs {2} "
+                    "(largest parts: {3}); raise the budget",
+                    withExactBytes(budget), smallest.microBatch,
+                    withExactBytes(smallest.heldPeakBytes),
+                    largestParts(smallest))
+          .str());
+}
+
 llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
     ModuleOp model, llvm::StringRef step, int64_t effectiveBatch,
     uint64_t budget, llvm::StringRef target,
@@ -220,17 +232,8 @@ llvm::Expected<MemoryPlan> gaccrt::chooseMicroBatch(
   while (first < effectiveBatch && !admissible(first))
     ++first;
   auto smallest = plan(admissible(first) ? first : 1);
-  if (!smallest)
-    return smallest.takeError();
-  if (smallest->heldPeakBytes > budget)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("--memory-budget {0}: even micro-batch {1} needs {2} "
-                      "(largest parts: {3}); raise the budget",
-                      withExactBytes(budget), smallest->microBatch,
-                      withExactBytes(smallest->heldPeakBytes),
-                      largestParts(*smallest))
-            .str());
+  if (!smallest || smallest->heldPeakBytes > budget)
+    return smallest;
   // The smallest admissible micro-batch fits (every N that gives a larger
   // one is below its N); the fewest steps that fit are in [lo, hi]. An
   // inadmissible micro-batch counts as one that does not fit.

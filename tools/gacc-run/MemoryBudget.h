@@ -41,14 +41,21 @@ std::string formatBytes(uint64_t bytes);
 /// [m, C]: BatchStatisticsOpInterface::getStatisticValuesPerSample), no
 /// micro-batch may hold one sample: the search skips m = 1 and every m
 /// that leaves a last micro-batch of one.
-/// Error (the message to print): even that one does not fit; it names the
-/// budget, the minimum and its largest parts.
+/// Where even the smallest micro-batch does not fit, returns its plan (its
+/// heldPeakBytes above `budget`: budgetTooSmall says so). Error (the
+/// message to print): a plan failed.
 llvm::Expected<mlir::gacc::MemoryPlan>
 chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
                  int64_t effectiveBatch, uint64_t budget,
                  llvm::StringRef target,
                  const mlir::gacc::GAccExpandAccumulationPassOptions &expand,
                  const mlir::gacc::StepToBuffersOptions &options);
+
+/// The error of a budget that even the smallest micro-batch's plan
+/// `smallest` exceeds: it names the budget, the minimum and its largest
+/// parts.
+llvm::Error budgetTooSmall(uint64_t budget,
+                           const mlir::gacc::MemoryPlan &smallest);
 
 /// Checks that no tensor the layer ops of `step`'s body compute (each is
 /// held whole at some point of a micro-batch, so the largest is a lower

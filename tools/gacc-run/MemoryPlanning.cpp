@@ -47,42 +47,55 @@ static void noteBatchStatistics(TrainStepOp step, int64_t declared,
          "model's)\n";
 }
 
+/// How --memory-budget's choice used activation recomputation.
+enum class CheapRecompute {
+  Unused,
+  LargerMicroBatch, // a larger micro-batch fits with it than without
+  OnlyFit,          // nothing fits without it
+};
+
 /// --memory-budget's choice: the fewest micro-batches that fit
 /// (chooseMicroBatch) with the model's recomputation; without --recompute
-/// also with the cheap policy, which is kept (the model marked,
-/// `recomputed` set) when it lets a larger micro-batch fit.
+/// also with the cheap policy, which is kept (the model marked, `cheap`
+/// set) when it lets a larger micro-batch fit. Error: a plan failed, or
+/// nothing fits (naming the smaller of the two minimums).
 static llvm::Expected<MemoryPlan>
 chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
                    uint64_t budget, StringRef target,
                    const GAccExpandAccumulationPassOptions &expand,
-                   const MemoryPlanRequest &request, bool &recomputed) {
+                   const MemoryPlanRequest &request, CheapRecompute &cheap) {
   // Memory comes first: no weight gradient deferred to the window's end.
   StepToBuffersOptions toBuffers = request.toBuffers;
   toBuffers.deferWindowBytes = 0;
+  auto fits = [&](const MemoryPlan &p) { return p.heldPeakBytes <= budget; };
   auto chosen = chooseMicroBatch(model, step.getSymName(), eff, budget, target,
                                  expand, toBuffers);
-  if (request.recomputeGiven)
+  if (!chosen)
     return chosen;
   OwningOpRef<ModuleOp> marked(model.clone());
   TrainStepOp markedStep = *marked->getOps<TrainStepOp>().begin();
-  if (markCheapRecomputation(markedStep) == 0)
+  if (request.recomputeGiven || markCheapRecomputation(markedStep) == 0) {
+    if (!fits(*chosen))
+      return budgetTooSmall(budget, *chosen);
     return chosen;
+  }
   auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
                                         target, expand, toBuffers);
-  if (!withRecompute) {
-    if (chosen) {
-      llvm::consumeError(withRecompute.takeError());
+  if (!withRecompute)
+    return withRecompute;
+  if (!fits(*withRecompute)) {
+    if (fits(*chosen))
       return chosen;
-    }
-    llvm::consumeError(chosen.takeError());
-    return withRecompute; // its minimum is the lower one
+    return budgetTooSmall(budget,
+                          chosen->heldPeakBytes <= withRecompute->heldPeakBytes
+                              ? *chosen
+                              : *withRecompute);
   }
-  if (chosen && chosen->microBatch >= withRecompute->microBatch)
+  if (fits(*chosen) && chosen->microBatch >= withRecompute->microBatch)
     return chosen;
-  if (!chosen)
-    llvm::consumeError(chosen.takeError());
+  cheap = fits(*chosen) ? CheapRecompute::LargerMicroBatch
+                        : CheapRecompute::OnlyFit;
   markCheapRecomputation(step);
-  recomputed = true;
   return withRecompute;
 }
 
@@ -118,9 +131,9 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
                       : int64_t(step.getAccumSteps() * step.getMicroBatch());
     // A budget beyond this machine's memory is that memory.
     uint64_t usable = hostMemory ? std::min(*budget, hostMemory) : *budget;
-    bool recomputed = false;
+    CheapRecompute cheap = CheapRecompute::Unused;
     auto chosen = chooseWithinBudget(model, step, eff, usable, target, expand,
-                                     request, recomputed);
+                                     request, cheap);
     if (!chosen) {
       reportError(llvm::toString(chosen.takeError()));
       return kExitBadInput;
@@ -146,9 +159,12 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
         logStream() << ", last micro-batch ragged: " << eff - (n - 1) * m
                     << " samples";
       logStream() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
-      if (recomputed)
+      if (cheap != CheapRecompute::Unused)
         logStream() << ", with activation recomputation (--recompute cheap: "
-                       "a larger micro-batch fits than without)";
+                    << (cheap == CheapRecompute::OnlyFit
+                            ? "nothing fits without it"
+                            : "a larger micro-batch fits than without")
+                    << ")";
       logStream() << "\n";
       if (m != declared)
         noteBatchStatistics(step, declared, m);

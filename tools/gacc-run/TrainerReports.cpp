@@ -338,6 +338,11 @@ int Trainer::finish() {
   out << llvm::format("summary: %lld optimizer step%s, ",
                       (long long)pos.globalStep,
                       pos.globalStep == 1 ? "" : "s");
+  // A resumed run's count includes the interrupted run's steps; its
+  // median and rate are this process's.
+  int64_t ranHere = int64_t(stepMs.size());
+  if (!stepMs.empty() && ranHere != pos.globalStep)
+    out << ranHere << " run by this process, ";
   // Loss scaling's skipped windows updated nothing: said where the count
   // of steps would hide them.
   if (pos.skippedSteps)
@@ -368,6 +373,7 @@ int Trainer::finish() {
   }
   llvm::json::Object summary{
       {"optimizer_steps", pos.globalStep},
+      {"steps_this_process", ranHere},
       // A run without a step measured none.
       {"median_step_ms", stepMs.empty() ? llvm::json::Value(nullptr) : median},
       {"samples_per_s",

@@ -161,10 +161,16 @@ int Trainer::planEpoch() {
   perEpoch = fixedOrder.empty() ? data->numTrain() : int64_t(fixedOrder.size());
   if (sig.microBatch > perEpoch) {
     reportError(llvm::formatv(
-        "micro-batch {0} is larger than the {1} sample{2} of an epoch{3}: "
-        "lower --micro-batch",
+        "micro-batch {0} is larger than the {1} sample{2} of an epoch{3}: {4}",
         sig.microBatch, perEpoch, perEpoch == 1 ? "" : "s",
-        fixedOrder.empty() ? "" : " (--order-file)"));
+        fixedOrder.empty() ? "" : " (--order-file)",
+        settings.budgetChoseSchedule
+            ? llvm::formatv("--memory-budget chose it for the effective "
+                            "batch of {0}; give a smaller budget, or run "
+                            "without --memory-budget",
+                            sig.effectiveBatch)
+                  .str()
+            : std::string("lower --micro-batch")));
     return kExitBadInput;
   }
   if (schedule.maxAccumSteps() > sig.accumSteps) {

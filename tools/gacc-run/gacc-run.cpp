@@ -372,8 +372,9 @@ static cl::opt<bool> fp32Storage(
 static cl::opt<std::string>
     emitKind("emit",
              cl::desc("Write the compiled artifact to -o FILE instead of "
-                      "training: ptx or cubin (GPU kernels), llvm (CPU LLVM "
-                      "IR)"),
+                      "training: ptx or cubin (GPU kernels, the matrix "
+                      "products among them, as --no-blas compiles them), "
+                      "llvm (CPU LLVM IR)"),
              cl::cat(cat));
 static cl::opt<std::string> outFile("o",
                                     cl::desc("Output file for --emit ('-': "
@@ -644,6 +645,15 @@ static bool checkFlagScopes() {
   if (chip.getNumOccurrences() && emitKind == "llvm") {
     reportError("--chip does not apply to --emit llvm (the CPU's LLVM IR); "
                 "it applies to --emit ptx and cubin");
+    return false;
+  }
+  // The kernels written always hold the GEMMs (cuBLAS, which a training
+  // run calls instead, is called from host code, not from a kernel).
+  if (noBlas.getNumOccurrences() &&
+      (emitKind == "ptx" || emitKind == "cubin")) {
+    reportError("--no-blas does not apply to --emit " + emitKind +
+                ": its kernels always compute the matrix products (it applies "
+                "to --emit llvm and to training)");
     return false;
   }
   return true;
