@@ -1533,8 +1533,11 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
                                gpu.func @b_kernel() kernel { ... } }
     ```
 
+    The merged module keeps the modules' targets (`#nvvm.target`), which
+    must be the same for all of them.
+
     Errors: an empty `name`; a `name` that another symbol of the module
-    already holds.
+    already holds; modules with different targets.
   }];
   let options = [
     Option<"moduleName", "name", "std::string", /*default=*/"\"gacc_kernels\"",

@@ -75,9 +75,20 @@ struct MergeGPUModulesPass
       module.emitError("symbol @") << moduleName << " already exists";
       return signalPassFailure();
     }
+    // One module compiles for one set of targets (#nvvm.target, ...).
+    ArrayAttr targets = modules.front().getTargetsAttr();
+    for (gpu::GPUModuleOp m : modules)
+      if (m.getTargetsAttr() != targets) {
+        m.emitError("gpu.module @")
+            << m.getName() << " has other targets than @"
+            << modules.front().getName() << ": they cannot be merged";
+        return signalPassFailure();
+      }
     OpBuilder b(modules.front());
     auto merged = gpu::GPUModuleOp::create(b, modules.front().getLoc(),
                                            "gacc_merged_tmp");
+    if (targets)
+      merged.setTargetsAttr(targets);
     Block &dest = merged.getBodyRegion().front();
     MLIRContext *ctx = &getContext();
     // Outlining names each kernel after its function, so kernels of

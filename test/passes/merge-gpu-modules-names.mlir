@@ -51,3 +51,25 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// The merged module keeps the modules' targets.
+
+// CHECK-LABEL: gpu.module @gacc_kernels [#nvvm.target<chip = "sm_90">]
+// CHECK-DAG: gpu.func @a() kernel
+// CHECK-DAG: gpu.func @b() kernel
+module attributes {gpu.container_module} {
+  gpu.module @a [#nvvm.target<chip = "sm_90">] {
+    gpu.func @k() kernel { gpu.return }
+  }
+  gpu.module @b [#nvvm.target<chip = "sm_90">] {
+    gpu.func @k() kernel { %c = arith.constant 0 : index gpu.return }
+  }
+  func.func @f() {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @a::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    gpu.launch_func @b::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    return
+  }
+}
