@@ -366,6 +366,12 @@ compileStep(ModuleOp model, const StepSignature &sig,
     options.cudaGraph = settings.cudaGraph;
     options.fp32Storage = settings.fp32Storage;
     options.deferWindowBytes = settings.deferWindowBytes;
+    // The same checks as gacc-opt's pipeline and --emit (a device older
+    // than sm_50 has no NVPTX target LLVM knows).
+    if (std::string problem = validateNVVMPipelineOptions(options);
+        !problem.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--target cuda: " + problem);
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;
