@@ -190,9 +190,11 @@ int Trainer::logStep(int64_t epoch, int64_t w, const StepOutcome &o,
   if (!force && pos.globalStep % settings.logEvery != 0 &&
       w != windows.size() - 1 && pos.globalStep != settings.maxSteps)
     return 0;
+  // The epoch's samples done (windows differ in size under a ramp, and an
+  // epoch's last may be short).
   out << llvm::format("step %5lld  epoch %lld  %5.1f%%  ",
                       (long long)pos.globalStep, (long long)epoch + 1,
-                      100.0 * (w + 1) / windows.size())
+                      100.0 * windows.starts[w + 1] / windows.starts.back())
       << "loss " << formatNumber(o.objective, "%.4f")
       << llvm::format("  lr %.4g  ", o.lr) << "grad norm "
       << formatNumber(o.gradNorm, "%.4g") << "  " << stepTime(o.ms, 1);
