@@ -120,6 +120,14 @@ public:
 template <typename ConcreteType>
 class BuiltByAutodiff
     : public OpTrait::TraitBase<ConcreteType, BuiltByAutodiff> {};
+
+/// The order of a training step's phases (GAcc_PhaseResource): a resource
+/// of its own, which gacc.phase_begin and gacc.recompute_inputs write, so
+/// that the markers are never erased or merged, and the recomputed clones
+/// never merged back into the forward.
+struct PhaseResource : public SideEffects::Resource::Base<PhaseResource> {
+  StringRef getName() final { return "gacc::Phase"; }
+};
 } // namespace mlir::gacc
 
 #include "dialect/GAccDialect.h.inc"

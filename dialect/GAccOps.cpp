@@ -425,6 +425,13 @@ LogicalResult TrainStepOp::verifyRegions() {
       if (op.hasTrait<BuiltByAutodiff>())
         return op.emitOpError("is built by gacc-autodiff into the backward; "
                               "a model does not write it");
+  // A differentiated body marks its backward only: a micro-batch's forward
+  // and the update are marked by gacc-expand-accumulation, outside it.
+  for (auto marker : body.getOps<PhaseBeginOp>())
+    if (marker.getPhase() != StepPhase::backward)
+      return marker.emitOpError("in a training step's body marks the "
+                                "backward only (gacc-autodiff's marker); got ")
+             << stringifyStepPhase(marker.getPhase());
   auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
   if (!lossType || lossType.getRank() != 0 ||
       !lossType.getElementType().isF32())
@@ -962,38 +969,9 @@ bool mlir::gacc::isPhaseBegin(Operation *op, StepPhase phase) {
   return marker && marker.getPhase() == phase;
 }
 
-LogicalResult PhaseBeginOp::verify() {
-  if (getPhase() != StepPhase::backward &&
-      isa<TrainStepOp>((*this)->getParentOp()))
-    return emitOpError("in a training step's body marks the backward only "
-                       "(gacc-autodiff's marker); got ")
-           << stringifyStepPhase(getPhase());
-  return success();
-}
-
-namespace {
-/// The order of the forward and backward phases: a resource of its own, so
-/// that the marker is never erased or merged.
-struct PhaseResource : public SideEffects::Resource::Base<PhaseResource> {
-  StringRef getName() final { return "gacc::Phase"; }
-};
-} // namespace
-
-void PhaseBeginOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());
-}
-
 //===----------------------------------------------------------------------===//
 // RecomputeInputsOp
 //===----------------------------------------------------------------------===//
-
-void RecomputeInputsOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  effects.emplace_back(MemoryEffects::Write::get(), PhaseResource::get());
-}
 
 LogicalResult RecomputeInputsOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands,

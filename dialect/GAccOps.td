@@ -1107,8 +1107,11 @@ def GAcc_StatisticOp : GAcc_Op<"statistic", [Symbol]> {
 // Gradient level
 //===----------------------------------------------------------------------===//
 
+// The order of a training step's phases (mlir::gacc::PhaseResource).
+def GAcc_PhaseResource : Resource<"::mlir::gacc::PhaseResource">;
+
 def GAcc_PhaseBeginOp : GAcc_Op<"phase_begin", [GAcc_BuiltByAutodiff,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+    MemoryEffects<[MemWrite<GAcc_PhaseResource>]>]> {
   let summary = "marks where a phase of the training step begins";
   let description = [{
     Marks the point where a phase of the step begins: `forward` (a
@@ -1131,16 +1134,16 @@ def GAcc_PhaseBeginOp : GAcc_Op<"phase_begin", [GAcc_BuiltByAutodiff,
     gacc.phase_begin backward
     ```
 
-    Errors: in a `gacc.train_step`'s body, a phase other than `backward`.
+    Errors (`gacc.train_step`'s verifier): in a model's body, any marker;
+    in a differentiated body, a phase other than `backward`.
   }];
   let arguments = (ins GAcc_StepPhase:$phase);
   let assemblyFormat = "$phase attr-dict";
-  let hasVerifier = 1;
 }
 
 def GAcc_RecomputeInputsOp : GAcc_Op<"recompute_inputs", [
     GAcc_BuiltByAutodiff,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    MemoryEffects<[MemWrite<GAcc_PhaseResource>]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "the kept inputs of ops recomputed in the backward";
   let description = [{

@@ -26,6 +26,8 @@ namespace mlir::gacc {
 /// buffer or call, at the level of the step's control flow) with the phase
 /// of each: that of the last gacc.phase_begin before it ("forward" or
 /// "backward" of a micro-batch, "update"), or "setup" before the first.
+/// The weight gradients gacc-defer-weight-gradients computes once per
+/// window, right after the micro-batch loop, are "backward" too.
 struct Linearized {
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::DenseMap<Operation *, unsigned> lastInside;

@@ -100,16 +100,17 @@ struct ConvertGAccToCuDNNPass
   void runOnOperation() override {
     // One error per op cuDNN cannot take, before converting (a pattern
     // reports no errors: the driver may try it again).
-    WalkResult refused = getOperation().walk([](Operation *op) {
+    bool refused = false;
+    getOperation().walk([&](Operation *op) {
       if (!isa<FusedAttentionOp, FusedAttentionBackwardOp>(op) ||
           !cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics() ||
           takesOperands(op))
-        return WalkResult::advance();
+        return;
       op->emitOpError("has a buffer cuDNN's entry point cannot take (another "
                       "memory space, or a layout that is not strided)");
-      return WalkResult::interrupt();
+      refused = true;
     });
-    if (refused.wasInterrupted())
+    if (refused)
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);

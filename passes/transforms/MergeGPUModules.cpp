@@ -12,6 +12,7 @@
 #include "passes/analysis/FunctionKey.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #define DEBUG_TYPE "gacc-merge-gpu-modules"
 
@@ -46,10 +47,12 @@ static std::optional<std::string> findName(Location loc) {
   return found;
 }
 
-/// `base`, or `base_<k>` for the first k that is free in `m`.
-static std::string uniqueName(gpu::GPUModuleOp m, StringRef base) {
+/// `base`, or `base_<k>` for the first k that is free in `m` and not
+/// `reserved`.
+static std::string uniqueName(gpu::GPUModuleOp m, StringRef base,
+                              const llvm::StringSet<> &reserved) {
   std::string name = base.str();
-  for (unsigned k = 1; m.lookupSymbol(name); ++k)
+  for (unsigned k = 1; m.lookupSymbol(name) || reserved.contains(name); ++k)
     name = (base + "_" + llvm::Twine(k)).str();
   return name;
 }
@@ -97,6 +100,16 @@ struct MergeGPUModulesPass
     llvm::DenseMap<SymbolRefAttr, StringAttr> renamed;
     // The kernels kept, by functionKey.
     llvm::StringMap<StringAttr> byKey;
+    // The names of the symbols that keep theirs (device functions, which
+    // calls name): no kernel is renamed to one of them.
+    llvm::StringSet<> reserved;
+    for (gpu::GPUModuleOp m : modules)
+      for (Operation &op : m.getBodyRegion().front())
+        if (auto sym = dyn_cast<SymbolOpInterface>(&op)) {
+          auto fn = dyn_cast<gpu::GPUFuncOp>(&op);
+          if (!fn || !fn.isKernel())
+            reserved.insert(sym.getName());
+        }
     for (gpu::GPUModuleOp m : modules) {
       Block &body = m.getBodyRegion().front();
       unsigned numKernels = llvm::count_if(
@@ -124,7 +137,7 @@ struct MergeGPUModulesPass
           // have taken a module's name from its location).
           if (auto named = findName(fn.getLoc()))
             name = *named;
-          name = uniqueName(merged, name);
+          name = uniqueName(merged, name, reserved);
           renamed[ref] = StringAttr::get(ctx, name);
           byKey[key] = StringAttr::get(ctx, name);
           fn.setName(name);

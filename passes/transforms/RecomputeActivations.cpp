@@ -36,9 +36,9 @@ mlir::gacc::parseRecomputePolicy(StringRef name) {
 
 /// The body's backward marker, or null before differentiation.
 static PhaseBeginOp findMarker(TrainStepOp step) {
-  for (Operation &op : step.getBodyBlock())
-    if (isPhaseBegin(&op, StepPhase::backward))
-      return cast<PhaseBeginOp>(op);
+  for (auto marker : step.getBodyBlock().getOps<PhaseBeginOp>())
+    if (marker.getPhase() == StepPhase::backward)
+      return marker;
   return nullptr;
 }
 

@@ -23,3 +23,14 @@ func.func @fused(%a: memref<4x3xf32>, %b: memref<4x2xf32>, %c: memref<3x2xf32>, 
   gacc.matmul_accumulate %a, %b into %c first %first {transpose_a} : memref<4x3xf32>, memref<4x2xf32> into memref<3x2xf32>
   return
 }
+
+// The phase markers have served the memory plan: erased.
+// CHECK-LABEL: func.func @markers(
+// CHECK-NOT: gacc.phase_begin
+// CHECK: return
+func.func @markers() {
+  gacc.phase_begin forward
+  gacc.phase_begin backward
+  gacc.phase_begin update
+  return
+}

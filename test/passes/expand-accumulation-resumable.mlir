@@ -21,9 +21,12 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
 // CHECK: %[[R:.+]]:3 = scf.for %[[I:.+]] = %[[B]] to %[[E]] step %{{.+}} iter_args(%[[A:.+]] = %[[ACCT]], %[[LS:.+]] = %[[LS0]], %[[CNT:.+]] = %[[CNT0]])
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[I]], %[[C0]] : index
+// CHECK: gacc.phase_begin forward
 // CHECK: gacc.accumulate %{{.+}} into %[[A]] first %[[FIRST]]
 // CHECK: arith.addf %[[LS]], %{{.+}} : f32
 // CHECK: arith.addf %[[CNT]], %{{.+}} : f32
+// The accumulate function has no update, so no update marker.
+// CHECK-NOT: gacc.phase_begin update
 // CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
 // CHECK: return %[[R]]#1, %[[R]]#2 : f32, f32
 // CHECK-LABEL: func.func @s_update(
@@ -32,6 +35,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK-SAME: %[[ULR:[^:]+]]: f32, %[[USTEP:[^:]+]]: i64, %[[UFIRST:[^:]+]]: i64, %[[ULS:[^:]+]]: f32, %[[UCNT:[^:]+]]: f32) -> (f32, f32, f32, f32)
 // CHECK-NOT: scf.for
 // CHECK: %[[UACCT:.+]] = bufferization.to_tensor %[[UACC]] restrict writable
+// CHECK: gacc.phase_begin update
 // CHECK: %[[DIV:.+]] = arith.maximumf %[[UCNT]], %{{.+}} : f32
 // CHECK: %[[NORM:.+]] = arith.truncf %{{.+}} : f64 to f32
 // CHECK: gacc.apply_optimizer #gacc.sgd<lr = 1.000000e-01, momentum = 9.000000e-01> param(%{{.+}}) accumulator(%[[UACCT]]) state(%{{.+}}) count(%[[DIV]]) lr(%[[ULR]]) step(%[[USTEP]])

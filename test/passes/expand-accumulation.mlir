@@ -26,6 +26,9 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict :
 // CHECK: %[[R:.+]]:3 = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[ACCT]], %[[LS:.+]] = %{{.+}}, %[[CNT:.+]] = %{{.+}})
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[I]], %{{.+}} : index
+// Each micro-batch starts with the forward marker; the optimizer step after
+// the loop with the update marker (the memory plan's phases).
+// CHECK: gacc.phase_begin forward
 // CHECK: %[[XS:.+]] = tensor.extract_slice %[[XT]][%[[I]], 0, 0] [1, 4, 2] [1, 1, 1] : tensor<3x4x2xf32> to tensor<4x2xf32>
 // CHECK: gacc.linear %[[XS]], %[[PT]]
 // CHECK: %[[NA:.+]] = gacc.accumulate %[[PT]] into %[[A]] first %[[FIRST]] : tensor<3x2xf32>
@@ -35,6 +38,7 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: %[[N:.+]] = tensor.extract %[[NC]][]
 // CHECK: %[[CSUM:.+]] = arith.addf %[[CNT]], %[[N]] : f32
 // CHECK: scf.yield %[[NA]], %[[LSUM]], %[[CSUM]] : tensor<3x2xf32>, f32, f32
+// CHECK: gacc.phase_begin update
 // CHECK: %[[COUNT:.+]] = arith.maximumf %[[R]]#2, %{{.+}} : f32
 // The global gradient norm: Σ (acc / count)² in f64, then its square root.
 // CHECK: %[[INV:.+]] = arith.divf %{{.+}}, %[[COUNT]] : f32
@@ -56,7 +60,9 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 
 // UNROLL-LABEL: func.func @s(
 // UNROLL-NOT: scf.for
+// UNROLL: gacc.phase_begin forward
 // UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %true
+// UNROLL: gacc.phase_begin forward
 // UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %false
 // UNROLL: gacc.accumulate %{{.+}} into %{{.+}} first %false
 // UNROLL-NOT: gacc.accumulate

@@ -73,3 +73,30 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A device function keeps its name (calls name it): a kernel that would
+// take the same name, from its module (@helper's only kernel), is made
+// unique instead of clashing with it.
+
+// CHECK-LABEL: gpu.module @gacc_kernels
+// CHECK-DAG: gpu.func @helper_1() kernel
+// CHECK-DAG: gpu.func @helper(%{{.+}}: f32)
+// CHECK-LABEL: func.func @f(
+// CHECK: gpu.launch_func @gacc_kernels::@helper_1
+module attributes {gpu.container_module} {
+  gpu.module @helper {
+    gpu.func @k() kernel { gpu.return }
+  }
+  gpu.module @b {
+    gpu.func @helper(%x: f32) { gpu.return }
+    gpu.func @k2(%x: memref<4xf32>) kernel { gpu.return }
+  }
+  func.func @f(%x: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @helper::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    gpu.launch_func @b::@k2 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<4xf32>)
+    return
+  }
+}

@@ -655,8 +655,19 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   p.lossScale = float(m.number(pos, "loss_scale"));
   if (llvm::Error e = m.takeError())
     return std::move(e);
+  uint64_t checksum = 0;
+  std::optional<llvm::StringRef> stored = root->getString("checksum");
+  bool intact = stored && !stored->getAsInteger(16, checksum) &&
+                checksum == manifestChecksum(*root);
+  auto corrupt = [&] {
+    return error(where + ": corrupt: its contents differ from its checksum "
+                         "(edited or damaged; gacc-run writes a checkpoint's "
+                         "manifest whole, last)");
+  };
+  // A setting that differs is another run's only when the manifest is
+  // the one written (a seed edited by hand is damage, not another run).
   if (std::string d = difference(c, identity); !d.empty())
-    return error("--resume " + dir + ": " + d);
+    return intact ? error("--resume " + dir + ": " + d) : corrupt();
   if (p.microBatch < 0 || p.microBatch >= c.accumSteps || p.window < 0 ||
       p.epoch < 0 || p.globalStep < 0 || p.optimizerSteps < 0 ||
       p.optimizerSteps > p.globalStep || p.skippedSteps < 0 ||
@@ -671,15 +682,10 @@ gaccrt::readCheckpoint(const std::string &dir, int rank,
   auto file = readStateFile(dir, root->getArray("files"), rank);
   if (!file)
     return file.takeError();
-  // Last of the manifest's checks: a value out of range or of another run,
-  // or a state file that is not the one named, is reported above.
-  uint64_t checksum = 0;
-  std::optional<llvm::StringRef> stored = root->getString("checksum");
-  if (!stored || stored->getAsInteger(16, checksum) ||
-      checksum != manifestChecksum(*root))
-    return error(where + ": corrupt: its contents differ from its checksum "
-                         "(edited or damaged; gacc-run writes a checkpoint's "
-                         "manifest whole, last)");
+  // Last of the manifest's checks: a value out of range, or a state file
+  // that is not the one named, is reported above.
+  if (!intact)
+    return corrupt();
   std::string fileWhere = "--resume " + dir + ": rank " +
                           llvm::Twine(rank).str() + "'s state file";
   for (unsigned i = 0; i < sig.numParams; ++i) {

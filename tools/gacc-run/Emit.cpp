@@ -29,17 +29,17 @@ using namespace mlir;
 using namespace mlir::gacc;
 using namespace gaccrt;
 
-/// The ptxas the NVVM target runs: the CUDA toolkit's (NVVM's
-/// getCUDAToolkitPath), else the one on PATH; empty when there is none.
+/// The ptxas the NVVM target's serializer runs (NVPTXSerializer::findTool,
+/// given no toolkit path by the pipeline): the one on PATH, else the CUDA
+/// toolkit's (getCUDAToolkitPath); empty when there is none.
 static std::string findPtxas() {
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
   llvm::SmallString<256> path(NVVM::getCUDAToolkitPath());
-  if (!path.empty()) {
-    llvm::sys::path::append(path, "bin", "ptxas");
-    if (llvm::sys::fs::can_execute(path))
-      return path.str().str();
-  }
-  llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas");
-  return onPath ? *onPath : std::string();
+  if (path.empty())
+    return "";
+  llvm::sys::path::append(path, "bin", "ptxas");
+  return llvm::sys::fs::can_execute(path) ? path.str().str() : "";
 }
 
 /// The real GPUs `ptxas` assembles for ('sm_75', 'sm_90a', ...), as its
@@ -152,8 +152,7 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     if (failed(pm.run(*module))) {
       // Without ptxas a cubin cannot be made whatever the model: a missing
       // tool (1); otherwise the model is what failed (bad input, 2).
-      bool noPtxas =
-          kind == "cubin" && !llvm::sys::findProgramByName("ptxas");
+      bool noPtxas = kind == "cubin" && findPtxas().empty();
       reportError("lowering to NVVM failed" +
                   llvm::Twine(noPtxas ? " (cubin needs ptxas from the CUDA "
                                         "toolkit, not found on PATH)"

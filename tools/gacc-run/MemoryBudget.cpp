@@ -190,14 +190,15 @@ std::string largestParts(const MemoryPlan &plan) {
 }
 } // namespace
 
-llvm::Error gaccrt::budgetTooSmall(uint64_t budget,
-                                   const MemoryPlan &smallest) {
+llvm::Error gaccrt::budgetTooSmall(uint64_t budget, const MemoryPlan &smallest,
+                                   bool recomputed) {
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      llvm::formatv("--memory-budget {0}: even micro-batch {1} needs {2} "
-                    "(largest parts: {3}); raise the budget",
+      llvm::formatv("--memory-budget {0}: even micro-batch {1} needs {2}{3} "
+                    "(largest parts: {4}); raise the budget",
                     withExactBytes(budget), smallest.microBatch,
                     withExactBytes(smallest.heldPeakBytes),
+                    recomputed ? " with --recompute cheap" : "",
                     largestParts(smallest))
           .str());
 }

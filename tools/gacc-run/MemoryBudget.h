@@ -54,8 +54,11 @@ chooseMicroBatch(mlir::ModuleOp model, llvm::StringRef step,
 /// The error of a budget that even the smallest micro-batch's plan
 /// `smallest` exceeds: it names the budget, the minimum and its largest
 /// parts.
+/// `recomputed`: that plan recomputes the cheap ops (--recompute cheap),
+/// which the message says.
 llvm::Error budgetTooSmall(uint64_t budget,
-                           const mlir::gacc::MemoryPlan &smallest);
+                           const mlir::gacc::MemoryPlan &smallest,
+                           bool recomputed = false);
 
 /// Checks that no tensor the layer ops of `step`'s body compute (each is
 /// held whole at some point of a micro-batch, so the largest is a lower

@@ -81,15 +81,19 @@ chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
   }
   auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
                                         target, expand, toBuffers);
-  if (!withRecompute)
-    return withRecompute;
+  if (!withRecompute) {
+    // The plain plan stands where it fits (as --recompute marked would).
+    if (!fits(*chosen))
+      return withRecompute;
+    llvm::consumeError(withRecompute.takeError());
+    return chosen;
+  }
   if (!fits(*withRecompute)) {
     if (fits(*chosen))
       return chosen;
-    return budgetTooSmall(budget,
-                          chosen->heldPeakBytes <= withRecompute->heldPeakBytes
-                              ? *chosen
-                              : *withRecompute);
+    bool recomputedLess = withRecompute->heldPeakBytes < chosen->heldPeakBytes;
+    return budgetTooSmall(budget, recomputedLess ? *withRecompute : *chosen,
+                          recomputedLess);
   }
   if (fits(*chosen) && chosen->microBatch >= withRecompute->microBatch)
     return chosen;

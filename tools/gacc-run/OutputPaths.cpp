@@ -122,6 +122,22 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
     llvm::StringRef flag = output.flag, path = output.path;
     if (path.empty())
       continue;
+    // A checkpoint directory's files are its own: said first, also where
+    // the directory does not exist yet (--checkpoint-dir creates it).
+    auto insideCheckpoints = [&](llvm::StringRef file) {
+      for (const auto &[dir, owner] : checkpointDirs)
+        if (file == dir ||
+            file.starts_with(llvm::StringRef(dir).ends_with("/") ? dir
+                                                                 : dir + "/")) {
+          reportError(flag + " " + path +
+                      (file == dir ? " is " : " is inside ") + owner +
+                      ": give the output a file outside it");
+          return true;
+        }
+      return false;
+    };
+    if (insideCheckpoints(canonicalPath(path)))
+      return false;
     std::string file;
     if (!checkOutputPath(flag, path, file))
       return false;
@@ -133,14 +149,8 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
                     ": give each output a file of its own");
         return false;
       }
-    for (const auto &[dir, owner] : checkpointDirs)
-      if (file == dir ||
-          llvm::StringRef(file).starts_with(
-              llvm::StringRef(dir).ends_with("/") ? dir : dir + "/")) {
-        reportError(flag + " " + path + (file == dir ? " is " : " is inside ") +
-                    owner + ": give the output a file outside it");
-        return false;
-      }
+    if (insideCheckpoints(file)) // through a link
+      return false;
     taken.push_back({file, (flag + " " + path).str()});
   }
   return true;

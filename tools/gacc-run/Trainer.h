@@ -176,9 +176,6 @@ private:
   int64_t epochOrderEpoch = -1;
   StepOutcome last;
   int64_t samplesAtStart = 0;
-  /// The largest normalization count of a window this process has run
-  /// (at least 1): the loss scale's growth keeps count × scale in f32.
-  float largestCount = 1;
   /// The measured memory, set beside the plan (CPU): the resident growth
   /// of allocating the step's state, the RSS after the first optimizer
   /// step (the base of training), the largest RSS while training

@@ -542,12 +542,15 @@ int Trainer::checkReplicas() {
 /// torch.cuda.amp.GradScaler: a skipped window backs off the scale; after
 /// growth_interval clean steps it grows, unless the grown scale would leave
 /// f32 (as GradScaler's update) or make a window's divisor count × scale
-/// do so (which skips a window whose gradients are finite): counted with
-/// the largest count a window of this process has had, since a short
-/// window (an epoch's last, a token_mean window of few tokens) is followed
-/// by full ones.
+/// do so (which skips a window whose gradients are finite). The count is
+/// bounded by the window's target elements over the ranks (N of the step ×
+/// a micro-batch's targets × ranks), not this window's: a short window (an
+/// epoch's last, a token_mean window of few tokens) is followed by full
+/// ones, and a resumed run decides as the uninterrupted one.
 void Trainer::advanceLossScale(const StepOutcome &o) {
-  largestCount = std::max(largestCount, o.count);
+  float largestCount = float(sig.accumSteps) *
+                       float(sig.inputTypes[sig.targetInput].getNumElements()) *
+                       float(settings.ranks);
   if (o.skipped) {
     ++pos.skippedSteps;
     pos.lossScale *= settings.backoffFactor;

@@ -354,9 +354,10 @@ static cl::opt<bool> deferWeightGradients(
              "accumulating it per micro-batch; not a bf16/fp16 step's "
              "products of rounded values, unless --fp32-storage "
              "(gacc-defer-weight-gradients; default true; off with "
-             "--memory-budget, which keeps memory smallest, and with "
-             "checkpoints, --resume or --accum-schedule, whose windows span "
-             "calls, where =true is an error)"),
+             "--memory-budget, which keeps memory smallest, with --unroll, "
+             "which leaves no loop, and with checkpoints, --resume or "
+             "--accum-schedule, whose windows span calls, where =true is an "
+             "error)"),
     cl::init(true), cl::cat(cat));
 static cl::opt<bool> fp32Storage(
     "fp32-storage",
@@ -1020,11 +1021,12 @@ static bool applyModelFlags(ModuleOp model, TrainStepOp step, bool distributed,
     return false;
   }
   if (deferWeightGradients.getNumOccurrences() && deferWeightGradients &&
-      (resumable || !memoryBudget.empty())) {
+      (resumable || !memoryBudget.empty() || unroll)) {
     reportError(llvm::Twine("--defer-weight-gradients=true does not apply "
                             "with ") +
                 (!memoryBudget.empty() ? "--memory-budget (which keeps "
                                          "memory smallest)"
+                 : unroll ? "--unroll (deferring needs the micro-batch loop)"
                  : choices.rampSchedule
                      ? "--accum-schedule (whose windows span "
                        "calls)"
@@ -1035,7 +1037,7 @@ static bool applyModelFlags(ModuleOp model, TrainStepOp step, bool distributed,
   // Weight gradients deferred to the end of the window, where the whole
   // window runs in one call, and not where memory comes first.
   choices.deferWindowBytes =
-      deferWeightGradients && !resumable && memoryBudget.empty()
+      deferWeightGradients && !resumable && memoryBudget.empty() && !unroll
           ? kDeferWindowBytes
           : 0;
   return true;
