@@ -80,14 +80,14 @@ std::optional<uint64_t> mlir::gacc::bufferBytes(MemRefType type,
 Linearized mlir::gacc::linearize(func::FuncOp func) {
   Linearized l;
   unsigned next = 0;
-  StringRef phase = "setup";
+  std::optional<StepPhase> phase; // setup, before the first marker
   std::function<void(Operation *)> visit = [&](Operation *op) {
     l.position[op] = next++;
     if (auto marker = dyn_cast<PhaseBeginOp>(op))
-      phase = stringifyStepPhase(marker.getPhase());
+      phase = marker.getPhase();
     if (isTimelineOp(op)) {
       l.timeline.push_back(op);
-      l.phases.push_back(phase.str());
+      l.phases.push_back(phase);
     }
     if (op->getNumRegions()) {
       for (Region &r : op->getRegions())

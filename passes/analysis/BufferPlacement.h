@@ -12,6 +12,7 @@
 #ifndef GACC_PASSES_ANALYSIS_BUFFERPLACEMENT_H
 #define GACC_PASSES_ANALYSIS_BUFFERPLACEMENT_H
 
+#include "dialect/GAccDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -24,15 +25,16 @@ namespace mlir::gacc {
 /// an op's regions right after it), the last position inside each op with
 /// regions, and the timeline ops of the memory plan (those that touch a
 /// buffer or call, at the level of the step's control flow) with the phase
-/// of each: that of the last gacc.phase_begin before it ("forward" or
-/// "backward" of a micro-batch, "update"), or "setup" before the first.
+/// of each: that of the last gacc.phase_begin before it (forward or
+/// backward of a micro-batch, update), or none (the setup) before the
+/// first.
 /// The weight gradients gacc-defer-weight-gradients computes once per
-/// window, right after the micro-batch loop, are "backward" too.
+/// window, right after the micro-batch loop, are backward too.
 struct Linearized {
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::DenseMap<Operation *, unsigned> lastInside;
   SmallVector<Operation *> timeline;
-  SmallVector<std::string> phases;
+  SmallVector<std::optional<StepPhase>> phases;
 };
 Linearized linearize(func::FuncOp func);
 

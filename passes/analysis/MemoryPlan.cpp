@@ -194,7 +194,7 @@ FailureOr<MemoryPlan> mlir::gacc::analyzeMemoryPlan(func::FuncOp step,
     MemoryPoint point;
     point.op = op->getName().getStringRef().str();
     point.location = describeLocation(op->getLoc());
-    point.phase = phase;
+    point.phase = phase ? stringifyStepPhase(*phase).str() : "setup";
     point.live = persistent;
     unsigned at = l.position[op];
     uint64_t outsideArena = 0;
