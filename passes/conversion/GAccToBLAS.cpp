@@ -206,11 +206,7 @@ void emitCall(RewriterBase &rewriter, Operation *op, func::FuncOp f, Value a,
 /// (convert-gacc-to-scf, or linalg's lowering); as does one no entry point
 /// addresses (another memory space, a layout that is not strided).
 bool takesOperands(StringRef callee, Operation *op) {
-  return llvm::all_of(op->getOperandTypes(),
-                      [](Type t) {
-                        auto memref = dyn_cast<MemRefType>(t);
-                        return !memref || isRuntimeCallable(memref);
-                      }) &&
+  return takesRuntimeOperands(op) &&
          (callee == abi::kSgemm || callee == abi::kSgemmBatched ||
           hasUnitInnerStrides(op));
 }

@@ -63,14 +63,6 @@ LogicalResult emitCall(ConversionPatternRewriter &rewriter, Operation *op,
   return success();
 }
 
-/// Whether cuDNN's entry point can take every buffer of `op`.
-static bool takesOperands(Operation *op) {
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto memref = dyn_cast<MemRefType>(t);
-    return memref && isRuntimeCallable(memref);
-  });
-}
-
 /// A fused attention kernel (memref form) as the runtime's cuDNN call:
 /// every operand in order, inputs then outputs.
 template <typename FusedOp>
@@ -81,7 +73,7 @@ struct FusedAttentionToCall : public OpConversionPattern<FusedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, "the tensor form");
-    if (!takesOperands(op))
+    if (!takesRuntimeOperands(op))
       return rewriter.notifyMatchFailure(op, "a buffer cuDNN cannot take");
     if (failed(emitCall(rewriter, op,
                         std::is_same_v<FusedOp, FusedAttentionBackwardOp>,
@@ -104,7 +96,7 @@ struct ConvertGAccToCuDNNPass
     getOperation().walk([&](Operation *op) {
       if (!isa<FusedAttentionOp, FusedAttentionBackwardOp>(op) ||
           !cast<DestinationStyleOpInterface>(op).hasPureBufferSemantics() ||
-          takesOperands(op))
+          takesRuntimeOperands(op))
         return;
       op->emitOpError("has a buffer cuDNN's entry point cannot take (another "
                       "memory space, or a layout that is not strided)");

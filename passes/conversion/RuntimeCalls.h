@@ -35,6 +35,15 @@ inline bool isRuntimeCallable(MemRefType type) {
   return !type.getMemorySpace() && type.isStrided();
 }
 
+/// Whether every memref operand of `op` is one an entry point can take
+/// (isRuntimeCallable); scalars pass as they are.
+inline bool takesRuntimeOperands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto memref = dyn_cast<MemRefType>(t);
+    return !memref || isRuntimeCallable(memref);
+  });
+}
+
 /// The private declaration `name` of type `type` in the module holding
 /// `op`, created at the module's start unless it exists; failure when the
 /// name is taken by a function of another type.

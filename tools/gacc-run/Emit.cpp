@@ -155,7 +155,8 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
       bool noPtxas = kind == "cubin" && findPtxas().empty();
       reportError("lowering to NVVM failed" +
                   llvm::Twine(noPtxas ? " (cubin needs ptxas from the CUDA "
-                                        "toolkit, not found on PATH)"
+                                        "toolkit, found neither on PATH nor "
+                                        "in the toolkit)"
                                       : ""));
       return noPtxas ? 1 : kExitBadInput;
     }

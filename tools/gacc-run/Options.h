@@ -106,11 +106,10 @@ struct RunSettings {
   /// --accum-schedule: accumulation steps per optimizer step (none: the
   /// step's N for every step, also when the schedule gives just that).
   std::optional<AccumulationSchedule> accumSchedule;
-  /// --memory-budget chose the micro-batch and N (not --accum-steps).
-  bool budgetChoseSchedule = false;
-  /// --memory-budget in bytes (0: none): the end of the run says when the
+  /// --memory-budget in bytes (none without it): it chose the micro-batch
+  /// and N (not --accum-steps), and the end of the run says when the
   /// measured peak exceeded it.
-  uint64_t memoryBudgetBytes = 0;
+  std::optional<uint64_t> memoryBudgetBytes;
 
   /// The step is compiled in its resumable form (@S_accumulate and
   /// @S_update beside @S): for checkpoints within a window, and for

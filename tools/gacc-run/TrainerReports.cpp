@@ -312,11 +312,11 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
   summary["measured_peak_bytes"] = int64_t(measured);
   // The budget bounds the plan, a static count: the allocator's and the
   // libraries' own buffers can take the run past it.
-  if (settings.memoryBudgetBytes && measured > settings.memoryBudgetBytes)
+  if (settings.memoryBudgetBytes && measured > *settings.memoryBudgetBytes)
     out << "memory: note: the measured peak is "
-        << formatBytes(measured - settings.memoryBudgetBytes)
+        << formatBytes(measured - *settings.memoryBudgetBytes)
         << " above --memory-budget's "
-        << formatBytes(settings.memoryBudgetBytes)
+        << formatBytes(*settings.memoryBudgetBytes)
         << " (the plan that fits it counts the step's buffers, not the "
            "allocator's or the libraries' own); give a smaller budget for "
            "margin\n";

@@ -164,7 +164,7 @@ int Trainer::planEpoch() {
         "micro-batch {0} is larger than the {1} sample{2} of an epoch{3}: {4}",
         sig.microBatch, perEpoch, perEpoch == 1 ? "" : "s",
         fixedOrder.empty() ? "" : " (--order-file)",
-        settings.budgetChoseSchedule
+        settings.memoryBudgetBytes
             ? llvm::formatv("--memory-budget chose it for the effective "
                             "batch of {0}; give a smaller budget, or run "
                             "without --memory-budget",
@@ -178,7 +178,7 @@ int Trainer::planEpoch() {
         "--accum-schedule: N = {0} exceeds the step's {1} accumulation "
         "steps, which size its window ({2})",
         schedule.maxAccumSteps(), sig.accumSteps,
-        settings.budgetChoseSchedule
+        settings.memoryBudgetBytes
             ? llvm::formatv("--memory-budget chose micro-batch {0} × {1}; "
                             "give a schedule within {1}, or a smaller budget "
                             "(a smaller micro-batch, more accumulation "

@@ -1128,8 +1128,7 @@ static bool makeSettings(TrainStepOp step, const StepSignature &sig,
       choices.rampSchedule->isConstantAt(sig.accumSteps))
     choices.rampSchedule.reset();
   settings.accumSchedule = std::move(choices.rampSchedule);
-  settings.budgetChoseSchedule = !memoryBudget.empty();
-  settings.memoryBudgetBytes = memoryBudgetBytes.value_or(0);
+  settings.memoryBudgetBytes = memoryBudgetBytes;
   if (cudaGraph) {
     const char *trace = std::getenv("GACC_CUDA_TRACE");
     const char *conflict =
