@@ -344,7 +344,16 @@ LogicalResult TrainStepOp::verifyRegions() {
                  << "dynamic shape " << rt
                  << "; a training step computes on static shapes (only a "
                     "tensor.cast may make one, to be cast back)";
-        Type source = op.getOperand(0).getType();
+        // The static type the chain of casts started from (4x3 in 4x3 ->
+        // ?x3 -> ?x? -> 4x3): only casts make dynamic shapes here.
+        Value origin = op.getOperand(0);
+        while (auto rtOrigin = dyn_cast<RankedTensorType>(origin.getType())) {
+          auto previous = origin.getDefiningOp<tensor::CastOp>();
+          if (rtOrigin.hasStaticShape() || !previous)
+            break;
+          origin = previous.getSource();
+        }
+        Type source = origin.getType();
         for (Operation *user : result.getUsers()) {
           if (!isa<tensor::CastOp>(user))
             return user->emitOpError("reads the dynamic shape ")
@@ -352,8 +361,11 @@ LogicalResult TrainStepOp::verifyRegions() {
                    << " of a tensor.cast; a training step computes on "
                       "static shapes: cast it back first";
           // Back to the shape it came from: another one (4x3 through ?x3
-          // to 5x3) would read elements that are not there.
-          if (user->getResult(0).getType() != source)
+          // to 5x3) would read elements that are not there. A cast to
+          // another dynamic shape is checked where it is defined.
+          auto castType =
+              dyn_cast<RankedTensorType>(user->getResult(0).getType());
+          if (castType && castType.hasStaticShape() && castType != source)
             return user->emitOpError("casts ")
                    << source << " through " << rt << " to "
                    << user->getResult(0).getType()
@@ -419,19 +431,37 @@ LogicalResult TrainStepOp::verifyRegions() {
   if (yield.getNumOperands() == 0)
     return yield.emitOpError("must yield the micro-batch loss "
                              "(tensor<f32>), got no values");
+  // A micro-batch's forward and the update are marked by
+  // gacc-expand-accumulation around the body, never in it.
+  auto markers = body.getOps<PhaseBeginOp>();
+  for (PhaseBeginOp marker : markers)
+    if (marker.getPhase() != StepPhase::backward)
+      return marker.emitOpError("marks the ")
+             << stringifyStepPhase(marker.getPhase())
+             << " in a training step's body; gacc-expand-accumulation "
+                "places the forward and update markers around the body, "
+                "which marks only its backward (gacc-autodiff's marker)";
   // A model's body (it yields only the loss) has no backward yet.
   if (yield.getNumOperands() == 1)
     for (Operation &op : body.without_terminator())
       if (op.hasTrait<BuiltByAutodiff>())
         return op.emitOpError("is built by gacc-autodiff into the backward; "
                               "a model does not write it");
-  // A differentiated body marks its backward only: a micro-batch's forward
-  // and the update are marked by gacc-expand-accumulation, outside it.
-  for (auto marker : body.getOps<PhaseBeginOp>())
-    if (marker.getPhase() != StepPhase::backward)
-      return marker.emitOpError("in a training step's body marks the "
-                                "backward only (gacc-autodiff's marker); got ")
-             << stringifyStepPhase(marker.getPhase());
+  // A differentiated body has one backward, after the loss it
+  // differentiates: the checks of the forward (getForwardOps) see the
+  // whole model.
+  if (!markers.empty()) {
+    PhaseBeginOp backward = *markers.begin();
+    if (auto second = std::next(markers.begin()); second != markers.end())
+      return (*second).emitOpError("begins a second backward; gacc-autodiff "
+                                   "places one, after the forward");
+    Operation *lossOp = yield.getOperand(0).getDefiningOp();
+    if (lossOp && lossOp->getBlock() == &body &&
+        !lossOp->isBeforeInBlock(backward))
+      return backward.emitOpError("begins the backward before the loss it "
+                                  "differentiates (at ")
+             << lossOp->getLoc() << ") is computed";
+  }
   auto lossType = dyn_cast<RankedTensorType>(yield.getOperand(0).getType());
   if (!lossType || lossType.getRank() != 0 ||
       !lossType.getElementType().isF32())

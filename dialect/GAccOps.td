@@ -997,7 +997,8 @@ def GAcc_BatchNormOp : GAcc_LayerOp<"batch_norm", [
     instead. `momentum` (torch's default 0.1) and `eps` (1e-5) are torch's.
     `sample_mask` [m] (1 counts, 0 does not) restricts the statistics to
     the samples of a ragged micro-batch; gacc-mask-batch-statistics sets
-    it from the loss's padding targets, so padding rows never count. A
+    it from the loss's padding targets (multiplied into a mask the model
+    gives), so padding rows never count. A
     real sample whose targets are all the padding value (ignore_index) is
     told from padding by nothing in the step, so it does not count either
     (torch counts it); over [m, C] a micro-batch left with one counted
@@ -1134,8 +1135,10 @@ def GAcc_PhaseBeginOp : GAcc_Op<"phase_begin", [GAcc_BuiltByAutodiff,
     gacc.phase_begin backward
     ```
 
-    Errors (`gacc.train_step`'s verifier): in a model's body, any marker;
-    in a differentiated body, a phase other than `backward`.
+    Errors (`gacc.train_step`'s verifier): in a training step's body, a
+    phase other than `backward`; in a model's body, any marker; in a
+    differentiated body, a second `backward` marker, or one before the op
+    that computes the loss.
   }];
   let arguments = (ins GAcc_StepPhase:$phase);
   let assemblyFormat = "$phase attr-dict";

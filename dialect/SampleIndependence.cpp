@@ -115,6 +115,7 @@ private:
   LogicalResult visitLoopNest(Operation *op, const LoopNest &nest,
                               bool sumsSamples = false);
   LogicalResult visitRandom(Operation *op);
+  LogicalResult visitNestedExtracts(Operation *op);
   LogicalResult visitIndexUses(linalg::LinalgOp op);
   LogicalResult visitElementwise(Operation *op);
   void visitBatchStatistics(Operation *op,
@@ -151,6 +152,8 @@ private:
 };
 
 LogicalResult SampleDimensions::visit(Operation *op) {
+  if (failed(visitNestedExtracts(op)))
+    return failure();
   // The operands that carry samples, with the dimension that indexes them.
   SmallVector<std::pair<unsigned, int64_t>> carried;
   for (OpOperand &operand : op->getOpOperands())
@@ -202,6 +205,32 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   if (carried.size() == 1 && carried.front().first == 0)
     return visitTensorOp(op, carried.front().second);
   return success();
+}
+
+/// A region that reads an element of a tensor holding the samples, defined
+/// above it (a gather in a linalg.generic's payload), reads one sample for
+/// whatever its index computes: the sample's loop index is already refused
+/// (visitIndexUses), so any such read takes some sample's value for others,
+/// as a tensor.extract in the body does.
+LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
+  if (op->getNumRegions() == 0)
+    return success();
+  tensor::ExtractOp read;
+  std::optional<int64_t> dim;
+  op->walk([&](tensor::ExtractOp extract) {
+    dim = of(extract.getTensor());
+    if (!dim)
+      return WalkResult::advance();
+    read = extract;
+    return WalkResult::interrupt();
+  });
+  if (!read)
+    return success();
+  return mixes(read, "reads one element of a tensor that holds the samples "
+                     "of the micro-batch (dimension " +
+                         Twine(*dim) +
+                         ", defined above this region), a value other samples "
+                         "then share");
 }
 
 /// An op with batch statistics takes its samples in operand 0's leading

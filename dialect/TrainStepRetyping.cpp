@@ -143,9 +143,23 @@ private:
       if (!type)
         continue;
       for (auto [i, e] :
-           llvm::enumerate(op.getMatchingIndexingMap(in).getResults()))
-        if (auto d = dyn_cast<AffineDimExpr>(e))
-          loops[d.getPosition()] = type.getDimSize(i);
+           llvm::enumerate(op.getMatchingIndexingMap(in).getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (!d)
+          continue;
+        // An operand of a fixed size (a parameter) on the micro-batch's
+        // loop: the loop cannot follow the new micro-batch.
+        int64_t &loop = loops[d.getPosition()];
+        if (!ShapedType::isDynamic(loop) && loop != type.getDimSize(i))
+          return cannot(op, "its operands give loop " + Twine(d.getPosition()) +
+                                " the sizes " + Twine(loop) + " and " +
+                                Twine(type.getDimSize(i)) + " (operand #" +
+                                Twine(in->getOperandNumber()) +
+                                " keeps its size; an operand of a fixed size, "
+                                "such as a parameter, cannot be indexed by the "
+                                "micro-batch's loop)");
+        loop = type.getDimSize(i);
+      }
     }
     for (OpOperand &init : op.getDpsInitsMutable()) {
       auto type = cast<RankedTensorType>(init.get().getType());

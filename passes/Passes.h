@@ -65,6 +65,10 @@ inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
 /// +ptx80): the default limit of gacc-linalg-to-parallel-loops' fused
 /// kernels and gacc-merge-single-thread-loops' merged ones.
 inline constexpr int64_t kPtxKernelParameterBytes = 4352;
+
+/// The most CPU threads a step's loops run on (the CPU pipeline's threads,
+/// gacc-parallelize-loops' threads, gacc-run's --cpu-threads).
+inline constexpr int64_t kMaxCpuThreads = 1024;
 /// ... and from PTX ISA 8.1 on (CUDA 12.1, Volta and later).
 inline constexpr int64_t kPtxIsa81KernelParameterBytes = 32764;
 

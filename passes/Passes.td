@@ -49,7 +49,9 @@ def GAccSetAccumulationSchedulePass
 
     Errors: a negative option; a micro-batch or number of steps that does
     not divide the effective batch; a window of more than 2^24 samples; a
-    body whose ops cannot be re-typed for m.
+    body whose ops cannot be re-typed for m (an operand of a fixed size on
+    the micro-batch's loop); a step already differentiated (a new schedule
+    is set on the model, before gacc-autodiff).
   }];
   let options = [
     Option<"microBatch", "micro-batch", "uint64_t", /*default=*/"0",
@@ -169,12 +171,15 @@ def GAccMaskBatchStatisticsPass
     (its ignore_index). Their loss and gradients are zero, but an op whose
     result depends on the whole batch (`gacc.batch_norm`) would count them
     in its statistics and change the normalization of every real sample.
-    For each op implementing `BatchStatisticsOpInterface` without a
-    sample mask, this pass sets one: a [m] f32 tensor, 1 for a sample with
+    For each op implementing `BatchStatisticsOpInterface`, this pass sets
+    a sample mask: a [m] f32 tensor, 1 for a sample with
     a target that is not the padding value (the loss op's targets and
     padding value, through `LossOpInterface`), built once per training step
-    where the targets are defined. It runs before gacc-autodiff, so the
-    gradients follow the masked statistics.
+    where the targets are defined. An op with a mask the model gives (a
+    constant, an input: a padding row holds a copy of a real sample's
+    inputs) gets the product of that mask and this one, so a padding row
+    never counts. It runs before gacc-autodiff, so the gradients follow the
+    masked statistics.
 
     ```mlir
     %n = gacc.batch_norm %x, %g, %b running(@m, @v) {...} : ...
@@ -736,6 +741,11 @@ def ConvertGAccToCuDNNPass : Pass<"convert-gacc-to-cudnn", "ModuleOp"> {
     // becomes
     call @gacc_cudnn_attention_forward_bf16(%q', %k', %v', %o', %l', %scale, %causal) : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, ...) -> ()
     ```
+
+    Errors, at the op: every kernel with a buffer the entry point cannot
+    take (another memory space, a layout that is not strided), each once,
+    before anything is converted; an entry point's name taken by a
+    function of another type.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -1487,9 +1497,11 @@ def GAccCheckKernelParametersPass
     of every `gpu.module`)
     parameters as the LLVM lowering passes them (kernelArgumentBytes: a
     memref as its descriptor of two pointers, the offset and a size and a
-    stride per dimension; scalars and vectors at the size and ABI alignment
-    of the kernel's data layout, `DataLayout::closest`; each parameter
-    starting at its alignment)
+    stride per dimension; a scalar or fixed-size vector of B bytes, its bit
+    width from the kernel's data layout (`DataLayout::closest`), as PTX lays
+    it out: the power of two at or above B, aligned to that (an i64 takes 8
+    bytes at an 8-byte boundary, vector<3xf32> 16 at a 16-byte one); each
+    parameter starting at its alignment)
     and fails with one error at the kernel's location, naming it and its
     bytes, where they exceed `max-parameter-bytes`: ptxas would refuse the
     kernel later, in the middle of the pipeline's serialization, with an
@@ -1501,8 +1513,9 @@ def GAccCheckKernelParametersPass
 
     ```
     error: kernel @big_kernel takes 6120 bytes of parameters (192
-    arguments), more than the 4352 that PTX allows before ISA 8.1
-    (features=+ptx81 or later allows 32764)
+    arguments), more than the 4352 that PTX allows before ISA 8.1 (ISA
+    8.1 or later allows 32764: features=+ptx81, or a chip from sm_100 on,
+    whose default PTX is newer)
     ```
   }];
   let options = [
@@ -1524,8 +1537,16 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
     the same types and attributes: the repeated blocks of a transformer,
     the same elementwise op in the forward and the backward) only the first
     is kept, and the launches of the others launch it, so the device code
-    and its compile time do not grow with a model's depth. The kept kernel
-    keeps its name, which GACC_CUDA_PROFILE then reports for all of them.
+    and its compile time do not grow with a model's depth.
+
+    Outlining names each kernel after its function, so kernels of
+    different modules can share a name. A kept kernel is named after its
+    module (`<module>_<kernel>` when the module holds several), or after
+    the first name in its location where it has one (gacc names its
+    accumulate and update ops); a name already taken by a kept kernel or a
+    device function gets `_<k>` (SymbolTable::generateSymbolName).
+    GACC_CUDA_PROFILE reports a kept kernel's name for all the launches
+    that use it. Device functions keep their names: calls name them.
 
     ```mlir
     gpu.module @a_kernel { gpu.func @a_kernel() kernel { ... } }
@@ -1539,7 +1560,9 @@ def GAccMergeGPUModulesPass : Pass<"gacc-merge-gpu-modules", "ModuleOp"> {
     must be the same for all of them.
 
     Errors: an empty `name`; a `name` that another symbol of the module
-    already holds; modules with different targets.
+    already holds; modules with different targets; a device function (or
+    other symbol) of the same name in two modules; a `gpu.launch_func` of
+    a kernel outside the merged modules.
   }];
   let options = [
     Option<"moduleName", "name", "std::string", /*default=*/"\"gacc_kernels\"",
@@ -1866,7 +1889,8 @@ def GAccDeviceResidentScalarsPass
     parallel loop with results the host would read; a call under a branch
     on a tainted condition; a tainted operand of any other op (a call, an
     allocation size, a view's offset, an `scf.while`), which the host
-    would have to read.
+    would have to read; a name in `functions` that is no func.func of the
+    module.
 
     ```mlir
     %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%s = %zero) -> f32 {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines.h"
+#include "passes/Ptxas.h"
 
 #include "passes/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -423,6 +424,11 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";
+  // A cubin is assembled by ptxas at the end of the pipeline: a chip it
+  // lacks is refused now, not in an error pinned to a line of the model.
+  if (options.format != "isa")
+    if (std::string problem = checkPtxasChip(options.chip); !problem.empty())
+      return problem;
   if (options.cudaGraph && options.resumable)
     return "cuda-graph excludes resumable: the resumable functions' "
            "micro-batch bounds are host values that change from call to "

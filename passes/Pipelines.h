@@ -175,10 +175,6 @@ void buildTrainingStepToBuffersPipeline(
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const CPUPipelineOptions &options);
 
-/// The most CPU threads a step's loops run on (the CPU pipeline's threads,
-/// gacc-run's --cpu-threads).
-constexpr int64_t kMaxCpuThreads = 1024;
-
 /// Checks the CPU pipeline's options: threads in [1, kMaxCpuThreads],
 /// defer-window-bytes >= 0. Returns the problem, or an empty string.
 std::string validateCPUPipelineOptions(const CPUPipelineOptions &options);
@@ -193,7 +189,9 @@ void buildLowerToNVVMPipeline(OpPassManager &pm,
 /// knows and not older than the chip's, format isa, bin or fatbin,
 /// block-size in [1, 1024], opt-level 0–3, defer-window-bytes >= 0,
 /// cublaslt only with cublas and cublaslt-gelu only with cublaslt,
-/// cuda-graph not with resumable. Returns the problem, or an empty string.
+/// cuda-graph not with resumable, and for bin and fatbin a chip that the
+/// ptxas the serializer will run lists (checkPtxasChip: it runs
+/// `ptxas --help`). Returns the problem, or an empty string.
 std::string validateNVVMPipelineOptions(const NVVMPipelineOptions &options);
 
 /// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.

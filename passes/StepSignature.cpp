@@ -2,7 +2,9 @@
 //
 // Reads the calling convention of the compiled step and the facts the
 // runtime needs from a gacc.train_step, through the ops' interfaces
-// (LossOpInterface, TableLookupOpInterface, OptimizerAttrInterface).
+// (LossOpInterface, TableLookupOpInterface, OptimizerAttrInterface), and
+// the bounds that table reads (lookups, gathers in linalg payloads) put on
+// the integer inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,8 @@
 #include "passes/analysis/MemoryPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
@@ -18,6 +22,19 @@
 
 using namespace mlir;
 using namespace mlir::gacc;
+
+double StepSignature::largestWindowCount(int64_t ranks) const {
+  switch (normalization) {
+  case Normalization::sum:
+    return 1;
+  case Normalization::mean:
+    return double(accumSteps) * double(microBatch) * double(ranks);
+  case Normalization::token_mean:
+    return double(accumSteps) *
+           double(inputTypes[targetInput].getNumElements()) * double(ranks);
+  }
+  llvm_unreachable("unknown normalization");
+}
 
 MemRefType StepSignature::windowInputType(unsigned j) const {
   SmallVector<int64_t> shape = {accumSteps};
@@ -55,23 +72,22 @@ static Value indexSource(Value v) {
 }
 
 /// Indices that are not an input's: a constant's are checked against the
-/// table's rows here; computed ones (or a nested region's block argument)
+/// table's `rows` here; computed ones (or a nested region's block argument)
 /// cannot be bounded before they are read (an index outside the table
-/// reads other memory), and are an error.
-static LogicalResult checkUnboundedIndices(TableLookupOpInterface lookup,
-                                           Value source) {
-  int64_t rows = lookup.getNumTableRows();
+/// reads other memory), and are an error at `reader`.
+static LogicalResult checkUnboundedIndices(Operation *reader, Value source,
+                                           int64_t rows) {
   DenseIntElementsAttr constant;
   if (matchPattern(source, m_Constant(&constant))) {
     for (const APInt &index : constant.getValues<APInt>())
       if (index.getSExtValue() < 0 || index.getSExtValue() >= rows)
-        return lookup->emitOpError("reads the constant index ")
+        return reader->emitOpError("reads the constant index ")
                << index.getSExtValue() << ", outside its table's " << rows
                << " rows";
     return success();
   }
   Operation *def = source.getDefiningOp();
-  InFlightDiagnostic diag = lookup->emitOpError("reads indices ");
+  InFlightDiagnostic diag = reader->emitOpError("reads indices ");
   if (def)
     diag << "the body computes ('" << def->getName() << "')";
   else
@@ -87,6 +103,88 @@ static LogicalResult checkUnboundedIndices(TableLookupOpInterface lookup,
   return diag;
 }
 
+namespace {
+/// The bounds a training step's table reads put on its integer inputs.
+struct IndexBounds {
+  TrainStepOp step;
+  BlockArgument target;
+  StepSignature &sig;
+
+  /// `reader` reads a table of `rows` rows at the indices `indices` holds:
+  /// the input they come from (indexSource) is bounded by `rows`. Errors at
+  /// `reader`: indices the body computes, or a nested region's block
+  /// argument; a constant outside the table; the loss targets, whose
+  /// ignore_index pads a ragged micro-batch.
+  LogicalResult bound(Operation *reader, Value indices, int64_t rows) {
+    Value source = indexSource(indices);
+    auto arg = dyn_cast<BlockArgument>(source);
+    if (!arg || arg.getOwner() != &step.getBodyBlock())
+      return checkUnboundedIndices(reader, source, rows);
+    if (arg.getArgNumber() < sig.numParams)
+      return success();
+    if (arg == target)
+      return reader->emitOpError(
+          "reads its indices from the loss targets, whose ignore_index "
+          "(which pads a ragged micro-batch) would read outside its table; "
+          "give the indices as their own input");
+    int64_t &b = sig.indexBound[arg.getArgNumber() - sig.numParams];
+    b = b ? std::min(b, rows) : rows;
+    return success();
+  }
+
+  /// A gather in a linalg payload: `extract` reads a table defined above at
+  /// indices converted (index_cast, extsi, extui) from the payload's
+  /// elements of an operand, which bound that operand's source as a lookup's
+  /// indices do; an index computed from the payload's elements otherwise is
+  /// an error (one from linalg.index or constants alone is the loops').
+  LogicalResult boundGather(tensor::ExtractOp extract,
+                            linalg::LinalgOp linalgOp) {
+    auto table = cast<RankedTensorType>(extract.getTensor().getType());
+    Block *payload = linalgOp.getBlock();
+    for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+      Value v = index;
+      while (Operation *def = v.getDefiningOp()) {
+        if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+                 arith::ExtUIOp>(def))
+          break;
+        v = def->getOperand(0);
+      }
+      int64_t rows = table.getDimSize(k);
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == payload) {
+        if (failed(bound(extract, linalgOp.getMatchingOpOperand(arg)->get(),
+                         rows)))
+          return failure();
+        continue;
+      }
+      if (readsPayload(v, payload))
+        return checkUnboundedIndices(extract, v, rows);
+    }
+    return success();
+  }
+
+  /// Whether `v` is computed from the arguments of `payload`.
+  static bool readsPayload(Value v, Block *payload) {
+    SmallVector<Value> work = {v};
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value next = work.pop_back_val();
+      if (!seen.insert(next).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(next)) {
+        if (arg.getOwner() == payload)
+          return true;
+        continue;
+      }
+      Operation *def = next.getDefiningOp();
+      if (payload->getParent()->isAncestor(def->getParentRegion()))
+        llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  }
+};
+} // namespace
+
 FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   StepSignature sig;
   sig.name = op.getSymName().str();
@@ -99,6 +197,7 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
   if (auto precision = op.getPrecision())
     sig.precision = *precision;
   sig.lossScaling = op.hasLossScaling();
+  sig.normalization = op.getNormalization();
   auto opt = dyn_cast<OptimizerAttrInterface>(op.getOptimizer());
   if (!opt)
     return op.emitOpError("unknown optimizer ") << op.getOptimizer();
@@ -160,31 +259,18 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
     sig.indexBound.push_back(arg == target && sig.predictsClassLogits
                                  ? sig.predictionType.getShape().back()
                                  : 0);
-  // Each table lookup bounds the input its indices are read from.
-  WalkResult lookups = op.getBody().walk([&](TableLookupOpInterface lookup) {
-    Value source = indexSource(lookup.getTableIndices());
-    auto arg = dyn_cast<BlockArgument>(source);
-    if (!arg)
-      return failed(checkUnboundedIndices(lookup, source))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    if (arg.getOwner() != &op.getBodyBlock())
-      return failed(checkUnboundedIndices(lookup, source))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    if (arg.getArgNumber() < sig.numParams)
-      return WalkResult::advance();
-    if (arg == target) {
-      lookup->emitOpError(
-          "reads its indices from the loss targets, whose ignore_index "
-          "(which pads a ragged micro-batch) would read outside its table; "
-          "give the indices as their own input");
-      return WalkResult::interrupt();
-    }
-    int64_t &bound = sig.indexBound[arg.getArgNumber() - sig.numParams];
-    bound = bound ? std::min(bound, lookup.getNumTableRows())
-                  : lookup.getNumTableRows();
-    return WalkResult::advance();
+  // Each table lookup bounds the input its indices are read from, and so
+  // does each gather in a linalg payload (tensor.extract).
+  IndexBounds bounds{op, target, sig};
+  WalkResult lookups = op.getBody().walk([&](Operation *reader) {
+    LogicalResult result = success();
+    if (auto lookup = dyn_cast<TableLookupOpInterface>(reader))
+      result = bounds.bound(lookup, lookup.getTableIndices(),
+                            lookup.getNumTableRows());
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(reader))
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(reader->getParentOp()))
+        result = bounds.boundGather(extract, linalgOp);
+    return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (lookups.wasInterrupted())
     return failure();

@@ -67,13 +67,22 @@ struct StepSignature : public ::gacc::abi::StepLayout {
   /// padding rows of a short window hold it.
   int64_t paddingTarget = -100;
   /// Per input: the exclusive upper bound of its integer values (classes
-  /// for class targets, table rows for lookup indices), or 0 when
-  /// unbounded.
+  /// for class targets, table rows for lookup indices and for the indices
+  /// of a gather in a linalg payload), or 0 when unbounded.
   llvm::SmallVector<int64_t> indexBound;
   /// The decay of the weights' moving average (with `ema`).
   double emaDecay = 0;
   /// The body's compute type: f32, bf16 or f16.
   mlir::gacc::Precision precision = mlir::gacc::Precision::fp32;
+  /// How the window's summed loss is normalized (the step's kCount result
+  /// counts samples for `mean`, target elements for `token_mean`, and is 1
+  /// for `sum`).
+  mlir::gacc::Normalization normalization = mlir::gacc::Normalization::mean;
+
+  /// The largest normalization count a window of this step can have over
+  /// `ranks` ranks: 1 for `sum`, N · m · ranks samples for `mean`, N · a
+  /// micro-batch's target elements · ranks for `token_mean`.
+  double largestWindowCount(int64_t ranks) const;
 
   /// Memref type of window input j: [N] + micro-batch input shape.
   MemRefType windowInputType(unsigned j) const;
@@ -88,7 +97,10 @@ struct StepSignature : public ::gacc::abi::StepLayout {
 /// diagnostic on the op when a running statistic it names is not a
 /// gacc.statistic, the yielded loss is not produced by an op
 /// implementing LossOpInterface, its targets are not an input of the body,
-/// or the optimizer is unknown.
+/// the optimizer is unknown, or a table read (a TableLookupOpInterface op,
+/// a tensor.extract in a linalg payload at indices from the payload's
+/// elements) takes indices that are computed, the loss targets, or a
+/// constant outside the table.
 FailureOr<StepSignature> getStepSignature(TrainStepOp op);
 
 } // namespace mlir::gacc

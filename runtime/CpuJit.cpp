@@ -240,7 +240,8 @@ CpuJit::create(mlir::ModuleOp module, unsigned optLevel, bool deviceMemory) {
   options.transformer = transform;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // LLVM's perf listener writes a jitdump file per process under
-  // ~/.debug/jit (megabytes a run, never removed): only where the user
+  // $JITDUMPDIR/.debug/jit, or /tmp/.debug/jit without it (megabytes a
+  // run, never removed): only where the user
   // asked for perf's view of the JIT code (GACC_PERF_MAP=1).
   options.enablePerfNotificationListener = perfMapRequested();
   auto engineOr = mlir::ExecutionEngine::create(module, options);

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <string>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,13 +54,26 @@ llvm::Expected<OutputTarget> gaccrt::resolveOutputPath(llvm::StringRef path) {
     // process's open files: a stream, whatever they point to. No file can
     // be made in /proc: a name there that does not exist is an error now,
     // not after the work.
+    // A name in a directory that leads into /proc (/dev/fd/N, whose last
+    // link names no file: "pipe:[...]") is one too.
+    llvm::SmallString<256> dir;
     llvm::StringRef ref(p);
+    if (!ref.starts_with("/proc/") &&
+        !llvm::sys::fs::real_path(llvm::sys::path::parent_path(p), dir) &&
+        llvm::StringRef(dir).starts_with("/proc/")) {
+      llvm::sys::path::append(dir, llvm::sys::path::filename(p));
+      p = std::string(dir.str());
+      ref = p;
+    }
     if (ref.starts_with("/proc/")) {
       struct stat st;
       if (::stat(p.c_str(), &st) != 0)
         return failErrno(path, "cannot inspect " + p);
+      // This process's own descriptors: /proc/self/fd/N or /proc/<pid>/fd/N.
+      std::string own = "/proc/" + std::to_string(::getpid()) + "/fd/";
       int fd = -1;
-      if (ref.consume_front("/proc/self/fd/") && ref.getAsInteger(10, fd))
+      if (!(ref.consume_front("/proc/self/fd/") || ref.consume_front(own)) ||
+          ref.getAsInteger(10, fd))
         fd = -1;
       return OutputTarget{path.str(), true, fd};
     }

@@ -51,15 +51,29 @@ uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types,
   auto place = [&](uint64_t size, uint64_t align) {
     offset = llvm::alignTo(offset, align) + size;
   };
+  // PTX passes a scalar or a fixed vector of B bytes in the next power of
+  // two at or above B, aligned to that (NVPTX: i1 as .u8, i64 as .u64,
+  // <3 x float> as `.align 16 .b8 [16]`): MLIR's default layout aligns
+  // an i64 to 4.
+  auto placePtx = [&](uint64_t bits) {
+    uint64_t bytes =
+        llvm::PowerOf2Ceil(std::max<uint64_t>(llvm::divideCeil(bits, 8), 1));
+    place(bytes, bytes);
+  };
   for (Type t : types) {
+    auto vector = dyn_cast<VectorType>(t);
     if (auto memref = dyn_cast<MemRefType>(t))
       place(descriptorBytes(memref.getRank()), 8); // 8-byte fields
-    else if (t.isIntOrIndexOrFloat() ||
-             isa<VectorType, DataLayoutTypeInterface>(t))
+    else if (t.isIntOrIndexOrFloat())
+      placePtx(layout.getTypeSizeInBits(t));
+    else if (vector && !vector.isScalable())
+      placePtx(layout.getTypeSizeInBits(vector.getElementType()) *
+               uint64_t(vector.getNumElements()));
+    else if (isa<DataLayoutTypeInterface>(t) && !vector)
       place(std::max<uint64_t>(layout.getTypeSize(t), 1),
             std::max<uint64_t>(layout.getTypeABIAlignment(t), 1));
     else
-      place(8, 8); // a pointer
+      place(8, 8); // a pointer (a scalable vector, which PTX has not)
   }
   return offset;
 }

@@ -42,11 +42,14 @@ uint64_t kernelParameterBytes(ArrayRef<Operation *> ops,
 
 /// Bytes of parameters of a kernel (gpu.func) whose arguments have `types`,
 /// as the LLVM lowering passes them and PTX lays them out: a memref as its
-/// descriptor ((3 + 2 · rank) 8-byte fields); an integer, index, float,
-/// vector or a type with a data layout (an LLVM struct) at the size and ABI
-/// alignment `layout` gives it (an index as 8 bytes unless the layout says
-/// otherwise, vector<4xf32> as 16 bytes aligned to 16); any other type as an
-/// 8-byte pointer. Each parameter starts at its alignment.
+/// descriptor ((3 + 2 · rank) 8-byte fields); an integer, index, float or
+/// fixed-size vector of B bytes (its bit width in `layout`: an index as 8
+/// bytes unless the layout says otherwise) as the power of two at or above
+/// B, aligned to that, as PTX lays it out (i64 8 bytes aligned to 8,
+/// vector<3xf32> 16 aligned to 16); another type with a data layout (an LLVM
+/// struct) at the size and ABI alignment `layout` gives it; any other type
+/// (a scalable vector) as an 8-byte pointer. Each parameter starts at its
+/// alignment.
 uint64_t kernelArgumentBytes(TypeRange types, const DataLayout &layout);
 
 /// Whether one kernel made of `ops` (and `more`) takes at most `maxBytes`

@@ -90,8 +90,10 @@ struct ConvertGAccToCuDNNPass
     : public mlir::gacc::impl::ConvertGAccToCuDNNPassBase<
           ConvertGAccToCuDNNPass> {
   void runOnOperation() override {
-    // One error per op cuDNN cannot take, before converting (a pattern
-    // reports no errors: the driver may try it again).
+    // One error per op cuDNN cannot take, before converting: the pattern
+    // only notes why it does not match (the driver may try it again), and
+    // reports an error only for a taken entry-point name
+    // (getOrDeclareRuntimeFunction).
     bool refused = false;
     getOperation().walk([&](Operation *op) {
       if (!isa<FusedAttentionOp, FusedAttentionBackwardOp>(op) ||

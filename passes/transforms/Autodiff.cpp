@@ -148,12 +148,17 @@ private:
       llvm::SetVector<Value> above;
       getUsedValuesDefinedAbove(op->getRegions(), above);
       for (Value v : above)
-        if (active.contains(v))
-          return op->emitOpError(
+        if (active.contains(v)) {
+          InFlightDiagnostic diag = op->emitOpError(
               "reads, inside its region, a value defined outside that "
               "depends on a parameter, and no gradient reaches a value "
               "captured that way: pass it as an operand (an input of a "
-              "linalg op), or pad with a constant and add it afterwards");
+              "linalg op)");
+          // A pad's region yields its padding value.
+          if (isa<tensor::PadOp>(op))
+            diag << ", or pad with a constant and add it afterwards";
+          return diag;
+        }
     }
     return success();
   }

@@ -43,9 +43,10 @@ struct CheckKernelParametersPass
             << arguments.size() << " arguments), more than the "
             << int64_t(maxParameterBytes);
       if (maxParameterBytes < kPtxIsa81KernelParameterBytes)
-        error << " that PTX allows before ISA 8.1 (features=+ptx81 or later "
-                 "allows "
-              << kPtxIsa81KernelParameterBytes << ")";
+        error << " that PTX allows before ISA 8.1 (ISA 8.1 or later allows "
+              << kPtxIsa81KernelParameterBytes
+              << ": features=+ptx81, or a chip from sm_100 on, whose "
+                 "default PTX is newer)";
       else
         error << " allowed";
       signalPassFailure();

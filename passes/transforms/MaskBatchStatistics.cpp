@@ -3,13 +3,16 @@
 // Restricts the batch statistics of each training step's ops (those
 // implementing BatchStatisticsOpInterface) to the samples that count: the
 // padding rows of a ragged micro-batch, whose targets are the loss's
-// padding value, would otherwise move every sample's normalization.
+// padding value, would otherwise move every sample's normalization (a mask
+// the model gives is multiplied by theirs).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "dialect/LinalgBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #define DEBUG_TYPE "gacc-mask-batch-statistics"
 
@@ -28,18 +31,16 @@ struct MaskBatchStatisticsPass
           MaskBatchStatisticsPass> {
   void runOnOperation() override {
     for (TrainStepOp step : getOperation().getOps<TrainStepOp>()) {
-      SmallVector<BatchStatisticsOpInterface> unmasked;
-      for (BatchStatisticsOpInterface op : step.getBatchStatisticsOps())
-        if (!op.getSampleMask())
-          unmasked.push_back(op);
-      if (unmasked.empty())
+      SmallVector<BatchStatisticsOpInterface> ops =
+          step.getBatchStatisticsOps();
+      if (ops.empty())
         continue;
       LossOpInterface loss = step.getLossOp();
       if (!loss) // the verifier reports it
         return signalPassFailure();
       // Statistics over samples: dimension 0 must be the micro-batch.
       int64_t m = step.getMicroBatchAttr().getInt();
-      for (BatchStatisticsOpInterface op : unmasked) {
+      for (BatchStatisticsOpInterface op : ops) {
         auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
         if (!type || type.getRank() == 0 || type.getDimSize(0) != m) {
           op->emitOpError("computes statistics over the samples of the "
@@ -55,8 +56,18 @@ struct MaskBatchStatisticsPass
       b.setInsertionPointAfterValue(targets);
       Value mask = buildSampleMask(b, step.getLoc(), targets,
                                    loss.getPaddingTarget());
-      for (BatchStatisticsOpInterface op : unmasked)
-        op.setSampleMask(mask);
+      // A mask the model gives (its own choice of samples, a constant or an
+      // input, whose padding rows copy a real sample's) is multiplied by
+      // the padding mask: a padding row never counts.
+      for (BatchStatisticsOpInterface op : ops) {
+        Value given = op.getSampleMask();
+        if (!given) {
+          op.setSampleMask(mask);
+          continue;
+        }
+        b.setInsertionPoint(op);
+        op.setSampleMask(arith::MulFOp::create(b, op->getLoc(), given, mask));
+      }
     }
   }
 };

@@ -51,10 +51,13 @@ static std::optional<std::string> findName(Location loc) {
 /// `reserved`.
 static std::string uniqueName(gpu::GPUModuleOp m, StringRef base,
                               const llvm::StringSet<> &reserved) {
-  std::string name = base.str();
-  for (unsigned k = 1; m.lookupSymbol(name) || reserved.contains(name); ++k)
-    name = (base + "_" + llvm::Twine(k)).str();
-  return name;
+  auto taken = [&](StringRef name) {
+    return m.lookupSymbol(name) || reserved.contains(name);
+  };
+  if (!taken(base))
+    return base.str();
+  unsigned k = 1;
+  return SymbolTable::generateSymbolName<64>(base, taken, k).str().str();
 }
 
 struct MergeGPUModulesPass

@@ -86,6 +86,10 @@ struct ParallelizeLoopsPass
              << "gacc-parallelize-loops: threads and min-iterations must be "
                 "positive, got "
              << int64_t(threads) << " and " << int64_t(minIterations);
+    if (threads > kMaxCpuThreads)
+      return emitError(UnknownLoc::get(ctx))
+             << "gacc-parallelize-loops: threads must be at most "
+             << kMaxCpuThreads << ", got " << int64_t(threads);
     return success();
   }
 

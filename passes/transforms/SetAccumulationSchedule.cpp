@@ -74,6 +74,15 @@ struct SetAccumulationSchedulePass
       if (failed(nm))
         return signalPassFailure();
       auto [n, m] = *nm;
+      // The adjoints are built for the model's shapes: the schedule is set
+      // before gacc-autodiff, which the pipelines do.
+      if (step.isDifferentiated() && (n != step.getAccumStepsAttr().getInt() ||
+                                      m != step.getMicroBatchAttr().getInt())) {
+        step.emitOpError("is already differentiated; "
+                         "gacc-set-accumulation-schedule re-types a model, so "
+                         "it runs before gacc-autodiff");
+        return signalPassFailure();
+      }
       int64_t window;
       if (__builtin_mul_overflow(n, m, &window) || window > kMaxWindowSamples) {
         step.emitOpError("an effective batch of ")

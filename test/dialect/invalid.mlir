@@ -1022,8 +1022,52 @@ func.func @f() {
 gacc.param @w : tensor<3x4xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
-  // expected-error @below {{'gacc.phase_begin' op in a training step's body marks the backward only (gacc-autodiff's marker); got update}}
+  // expected-error @below {{'gacc.phase_begin' op marks the update in a training step's body; gacc-expand-accumulation places the forward and update markers around the body, which marks only its backward (gacc-autodiff's marker)}}
   gacc.phase_begin update
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  %g = arith.constant dense<0.0> : tensor<3x4xf32>
+  gacc.yield %l, %g : tensor<f32>, tensor<3x4xf32>
+}
+
+// -----
+
+// The same in a model's body: the marker is expand-accumulation's, not
+// autodiff's.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  // expected-error @below {{'gacc.phase_begin' op marks the forward in a training step's body; gacc-expand-accumulation places}}
+  gacc.phase_begin forward
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// One backward: a second marker (the first before every forward op) would
+// leave the checks of the forward nothing to inspect.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  gacc.phase_begin backward
+  %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  // expected-error @below {{'gacc.phase_begin' op begins a second backward; gacc-autodiff places one, after the forward}}
+  gacc.phase_begin backward
+  %g = arith.constant dense<0.0> : tensor<3x4xf32>
+  gacc.yield %l, %g : tensor<f32>, tensor<3x4xf32>
+}
+
+// -----
+
+// The backward begins after the loss: the forward is the model.
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
+  // expected-error @below {{'gacc.phase_begin' op begins the backward before the loss it differentiates (at}}
+  gacc.phase_begin backward
   %z = gacc.linear %x, %w : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   %g = arith.constant dense<0.0> : tensor<3x4xf32>
@@ -1745,6 +1789,22 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %c = tensor.cast %w : tensor<4x3xf32> to tensor<?x3xf32>
   // expected-error @below {{'tensor.cast' op casts 'tensor<4x3xf32>' through 'tensor<?x3xf32>' to 'tensor<5x3xf32>'; a training step casts a dynamic shape back to the type it came from}}
   %d = tensor.cast %c : tensor<?x3xf32> to tensor<5x3xf32>
+  %h = arith.mulf %d, %x : tensor<5x3xf32>
+  %l = gacc.cross_entropy %h, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A chain of casts (4x3 -> ?x3 -> ?x? -> 4x3 is a round trip) is held to
+// the static type it started from.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x3xf32>, %y: tensor<5xi32>):
+  %c = tensor.cast %w : tensor<4x3xf32> to tensor<?x3xf32>
+  %e = tensor.cast %c : tensor<?x3xf32> to tensor<?x?xf32>
+  // expected-error @below {{'tensor.cast' op casts 'tensor<4x3xf32>' through 'tensor<?x?xf32>' to 'tensor<5x3xf32>'}}
+  %d = tensor.cast %e : tensor<?x?xf32> to tensor<5x3xf32>
   %h = arith.mulf %d, %x : tensor<5x3xf32>
   %l = gacc.cross_entropy %h, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>

@@ -161,6 +161,31 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
+// The same read inside a linalg.generic's payload, of an input captured
+// from above: every sample is multiplied by sample 0's values.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %z = linalg.matmul ins(%x, %w : tensor<5x4xf32>, tensor<4x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<5x3xf32>) outs(%e2 : tensor<5x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %j = linalg.index 1 : index
+    %c0i = arith.constant 0 : index
+    // expected-error @below {{'tensor.extract' op reads one element of a tensor that holds the samples of the micro-batch (dimension 0, defined above this region), a value other samples then share}}
+    %v = tensor.extract %x[%c0i, %j] : tensor<5x4xf32>
+    %m = arith.mulf %a, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // A loop over the samples marked "parallel" that the result does not
 // index: each element gathers every sample.
 gacc.param @w : tensor<3x8xf32> = #gacc.normal<mean = 0.0, std = 0.5>

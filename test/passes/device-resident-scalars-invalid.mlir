@@ -1,4 +1,8 @@
 // RUN: gacc-opt %s -split-input-file -gacc-device-resident-scalars -verify-diagnostics
+// RUN: not gacc-opt %s -split-input-file -gacc-device-resident-scalars="functions=trip_count,nosuch" 2>&1 | FileCheck %s --check-prefix=NAMES
+// A name in `functions` that no function has is an error, not a step left
+// as it was.
+// NAMES: error: gacc-device-resident-scalars: functions names @nosuch, which is not a func.func of this module
 
 // A loop whose trip count is an argument: the graph would bake it.
 func.func @trip_count(%n: index) {

@@ -1,4 +1,5 @@
 // RUN: gacc-opt %s -split-input-file -gacc-expand-accumulation=resumable | FileCheck %s
+// RUN: gacc-opt %s -split-input-file -gacc-expand-accumulation=resumable | FileCheck %s --check-prefix=NOUPDATE
 
 // With `resumable` the step is also built split at micro-batch boundaries.
 // @s_accumulate runs micro-batches [begin, end) of the window: the same
@@ -25,8 +26,11 @@ gacc.param @w : tensor<3x2xf32> = #gacc.kaiming_uniform<fan_in = 2>
 // CHECK: gacc.accumulate %{{.+}} into %[[A]] first %[[FIRST]]
 // CHECK: arith.addf %[[LS]], %{{.+}} : f32
 // CHECK: arith.addf %[[CNT]], %{{.+}} : f32
-// The accumulate function has no update, so no update marker.
-// CHECK-NOT: gacc.phase_begin update
+// The accumulate function has no update, so no update marker anywhere in
+// it (the NOUPDATE prefix checks from its label to @s_update's).
+// NOUPDATE-LABEL: func.func @s_accumulate(
+// NOUPDATE-NOT: gacc.phase_begin update
+// NOUPDATE-LABEL: func.func @s_update(
 // CHECK: bufferization.materialize_in_destination %[[R]]#0 in restrict writable %[[ACC]]
 // CHECK: return %[[R]]#1, %[[R]]#2 : f32, f32
 // CHECK-LABEL: func.func @s_update(

@@ -34,12 +34,15 @@ gacc.train_step @s params [@g, @w] attributes {
 // -----
 
 // Sequence targets [m, T]: a sample counts when any of its targets does
-// (a maximum over T per sample); a mask the model gives is kept.
+// (a maximum over T per sample). A mask the model gives (here an input,
+// whose padding rows copy a real sample's) is multiplied by it, so a
+// padding row never counts.
 // CHECK-LABEL: gacc.train_step @seq
 // CHECK: ^bb0({{.*}}, %[[K:[^:]+]]: tensor<2xf32>):
 // CHECK: %[[M:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<2x5xi32>) outs(%{{.+}} : tensor<2xf32>)
 // CHECK: gacc.batch_norm %{{.+}} mask %[[M]] running(@mean1, @var1)
-// CHECK: gacc.batch_norm %{{.+}} mask %[[K]] running(@mean2, @var2)
+// CHECK: %[[BOTH:.+]] = arith.mulf %[[K]], %[[M]] : tensor<2xf32>
+// CHECK-NEXT: gacc.batch_norm %{{.+}} mask %[[BOTH]] running(@mean2, @var2)
 gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
 gacc.param @e : tensor<7x3xf32> = #gacc.zeros
 gacc.param @w : tensor<7x3xf32> = #gacc.zeros

@@ -62,3 +62,39 @@ gacc.train_step @dense params [@w] attributes {
 // STEPS: error: 'gacc.train_step' op accumulation steps 3 do not divide the effective batch 256
 // HUGE: error: 'gacc.train_step' op accumulation steps 18446744073709551615 exceeds the limit of 16777216 samples per optimizer step
 // WINDOW: error: 'gacc.train_step' op an effective batch of 65536 × 65536 samples (micro-batch × accumulation steps) is larger than the limit of 16777216 samples per optimizer step
+
+// -----
+
+// A parameter of the micro-batch's size added to each sample by a named
+// elementwise op: its loop over the samples cannot follow the new size
+// (the upstream verifier's shape error came instead, later).
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+gacc.param @b : tensor<16x10xf32> = #gacc.zeros
+gacc.train_step @positions params [@w, @b] attributes {
+    accum_steps = 3 : i64, micro_batch = 16 : i64, effective_batch = 48 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %b: tensor<16x10xf32>, %x: tensor<16x784xf32>, %y: tensor<16xi32>):
+  %z = gacc.linear %x, %w : tensor<16x784xf32>, tensor<10x784xf32> -> tensor<16x10xf32>
+  %e = tensor.empty() : tensor<16x10xf32>
+  // expected-error @below {{'linalg.add' op cannot be re-typed for micro-batch size 24: its operands give loop 0 the sizes 24 and 16 (operand #1 keeps its size; an operand of a fixed size, such as a parameter, cannot be indexed by the micro-batch's loop)}}
+  %a = linalg.add ins(%z, %b : tensor<16x10xf32>, tensor<16x10xf32>) outs(%e : tensor<16x10xf32>) -> tensor<16x10xf32>
+  %l = gacc.cross_entropy %a, %y : tensor<16x10xf32>, tensor<16xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A differentiated step (it yields its gradients): the schedule is set on
+// the model, before gacc-autodiff.
+
+gacc.param @w : tensor<10x784xf32> = #gacc.zeros
+// expected-error @below {{'gacc.train_step' op is already differentiated; gacc-set-accumulation-schedule re-types a model, so it runs before gacc-autodiff}}
+gacc.train_step @differentiated params [@w] attributes {
+    accum_steps = 3 : i64, micro_batch = 16 : i64, effective_batch = 48 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<10x784xf32>, %x: tensor<16x784xf32>, %y: tensor<16xi32>):
+  %z = gacc.linear %x, %w : tensor<16x784xf32>, tensor<10x784xf32> -> tensor<16x10xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<16x10xf32>, tensor<16xi32> -> tensor<f32>
+  gacc.yield %l, %w : tensor<f32>, tensor<10x784xf32>
+}

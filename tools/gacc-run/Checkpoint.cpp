@@ -502,13 +502,18 @@ std::string difference(const RunIdentity &c, const RunIdentity &r) {
   if (c.accumSteps != r.accumSteps)
     return differs("accumulation steps", llvm::Twine(c.accumSteps),
                    llvm::Twine(r.accumSteps));
+  // Two schedules are compared as written once normalized, which the
+  // sentence says where both exist.
   if (c.accumSchedule != r.accumSchedule)
-    return differs("--accum-schedule",
-                   c.accumSchedule.empty() ? "(none)" : c.accumSchedule,
-                   (r.accumSchedule.empty() ? "(none)" : r.accumSchedule) +
-                       llvm::Twine(" (schedules compared in their "
-                                   "normalized form: an entry that keeps the "
-                                   "previous N is dropped)"));
+    return differs(
+        "--accum-schedule",
+        c.accumSchedule.empty() ? "(none)" : c.accumSchedule,
+        (r.accumSchedule.empty() ? "(none)" : r.accumSchedule) +
+            llvm::Twine(c.accumSchedule.empty() || r.accumSchedule.empty()
+                            ? ""
+                            : " (schedules compared in their "
+                              "normalized form: an entry that "
+                              "keeps the previous N is dropped)"));
   if (c.ranks != r.ranks)
     return differs("ranks", llvm::Twine(c.ranks), llvm::Twine(r.ranks));
   if (c.effectiveBatch != r.effectiveBatch)
@@ -532,7 +537,10 @@ std::string difference(const RunIdentity &c, const RunIdentity &r) {
                    r.dropLast ? "on" : "off");
   if (c.model != r.model)
     return "the model differs from the one the checkpoint was written for "
-           "(the same step and schedule, other ops, types or attributes)";
+           "(the same step and schedule, other ops, types or attributes; a "
+           "data-parallel run, under mpirun or with --data-parallel, "
+           "compiles another step than a single process does, even on one "
+           "rank)";
   return "";
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 using namespace gaccrt;
@@ -354,6 +355,27 @@ public:
   }
 };
 
+/// `h` (I32 or I64) as integers of `want`, the other width: widened, or
+/// narrowed where every value fits (torch's and numpy's integers are
+/// int64, a model's labels often i32). Error: a value outside i32, named.
+llvm::Error convertIntegers(const std::string &path, const std::string &name,
+                            HostTensor &h, DType want) {
+  HostTensor converted(want, h.shape);
+  for (int64_t e = 0, n = h.numElements(); e < n; ++e) {
+    int64_t v = h.dtype == DType::I64
+                    ? static_cast<const int64_t *>(h.data())[e]
+                    : static_cast<const int32_t *>(h.data())[e];
+    if (want == DType::I32 && (v < std::numeric_limits<int32_t>::min() ||
+                               v > std::numeric_limits<int32_t>::max()))
+      return sourceError(path + ": tensor '" + name + "' element " +
+                         llvm::Twine(e) + " is " + llvm::Twine(v) +
+                         ", outside the i32 range of its input");
+    converted.setInt(e, v);
+  }
+  h = std::move(converted);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<DataSource>>
 createTensors(const std::string &path, const StepSignature &sig) {
   if (path.empty())
@@ -374,6 +396,11 @@ createTensors(const std::string &path, const StepSignature &sig) {
     DType want = t.getElementType().isF32()       ? DType::F32
                  : t.getElementType().isInteger(64) ? DType::I64
                                                     : DType::I32;
+    bool integers =
+        want != DType::F32 && (h.dtype == DType::I32 || h.dtype == DType::I64);
+    if (integers && h.dtype != want)
+      if (llvm::Error e = convertIntegers(path, name, h, want))
+        return std::move(e);
     bool shapeOk = h.dtype == want && h.shape.size() == size_t(t.getRank()) &&
                    std::equal(h.shape.begin() + 1, h.shape.end(),
                               t.getShape().begin() + 1);
@@ -447,4 +474,8 @@ gaccrt::createDataSource(const std::string &name, const std::string &data,
   return sourceError("--dataset must be fashion-mnist, kjv, kjv-text or "
                      "tensors, got '" +
                      name + "'");
+}
+
+bool gaccrt::datasetEvaluates(llvm::StringRef name) {
+  return name != "tensors";
 }

@@ -67,6 +67,11 @@ llvm::Expected<std::unique_ptr<DataSource>>
 createDataSource(const std::string &name, const std::string &data,
                  const mlir::gacc::StepSignature &sig);
 
+/// Whether the source named by --dataset evaluates the model after an epoch
+/// (fashion-mnist, kjv, kjv-text; not tensors, which holds training
+/// samples only).
+bool datasetEvaluates(llvm::StringRef name);
+
 } // namespace gaccrt
 
 #endif // GACC_TOOLS_GACCRUN_DATASOURCES_H

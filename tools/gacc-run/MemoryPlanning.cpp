@@ -82,10 +82,11 @@ chooseWithinBudget(ModuleOp model, TrainStepOp step, int64_t eff,
   auto withRecompute = chooseMicroBatch(*marked, step.getSymName(), eff, budget,
                                         target, expand, toBuffers);
   if (!withRecompute) {
-    // The plain plan stands where it fits (as --recompute marked would).
-    if (!fits(*chosen))
-      return withRecompute;
+    // The plain plan stands (as --recompute marked would): the choice where
+    // it fits, else the minimum the error names.
     llvm::consumeError(withRecompute.takeError());
+    if (!fits(*chosen))
+      return budgetTooSmall(budget, *chosen);
     return chosen;
   }
   if (!fits(*withRecompute)) {

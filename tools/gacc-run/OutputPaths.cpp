@@ -1,8 +1,9 @@
 //===- OutputPaths.cpp - gacc-run's output files, checked up front --------===//
 //
-// Resolves each output to the file it writes (links and dots resolved),
-// probes its directory, and compares it with the model, the inputs, the
-// other outputs and the checkpoint directories.
+// Resolves each output to the file it writes (links and dots resolved;
+// a stream to the file it opens), probes its directory, and compares it
+// with the model, the inputs, the other outputs and the checkpoint
+// directories.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,16 @@ checkpointDirectories(const RunPaths &paths,
   return true;
 }
 
+/// What a stream output opens, as "stream <device>:<inode>"; empty when
+/// it cannot be inspected.
+static std::string streamIdentity(llvm::StringRef path) {
+  struct stat st;
+  if (::stat(path.str().c_str(), &st) != 0)
+    return "";
+  return "stream " + std::to_string(st.st_dev) + ":" +
+         std::to_string(st.st_ino);
+}
+
 bool gaccrt::checkOutputPaths(const RunPaths &paths) {
   std::vector<std::pair<std::string, std::string>> checkpointDirs;
   if (!checkpointDirectories(paths, checkpointDirs))
@@ -141,6 +152,10 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
     std::string file;
     if (!checkOutputPath(flag, path, file))
       return false;
+    // A stream is told apart by the file it opens (a FIFO, a pipe,
+    // a terminal): two outputs to standard output would interleave.
+    if (file.empty())
+      file = streamIdentity(path);
     if (file.empty())
       continue;
     for (const auto &[other, owner] : taken)

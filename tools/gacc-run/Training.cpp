@@ -237,10 +237,17 @@ int Trainer::checkSingleSampleMicroBatches(int64_t firstStep) {
           "and {3} keeps statistics of one value per sample, which one "
           "sample has no variance for (torch raises \"Expected more than 1 "
           "value per channel when training\"); give --drop-last or a "
-          "micro-batch size that leaves no single sample",
+          "micro-batch size that leaves no single sample{4}",
           w + 1, pos.epoch + 1,
           settings.ranks > 1 ? " on rank " + std::to_string(r) : "",
-          sig.oneValuePerSampleStatistics));
+          sig.oneValuePerSampleStatistics,
+          // The budget's search knows the window, not the epoch's end.
+          settings.memoryBudgetBytes
+              ? " (--memory-budget chose micro-batch " +
+                    std::to_string(sig.microBatch) +
+                    " for the effective batch; the epoch's last window is "
+                    "shorter)"
+              : ""));
       return kExitBadInput;
     }
   }
@@ -543,14 +550,12 @@ int Trainer::checkReplicas() {
 /// growth_interval clean steps it grows, unless the grown scale would leave
 /// f32 (as GradScaler's update) or make a window's divisor count × scale
 /// do so (which skips a window whose gradients are finite). The count is
-/// bounded by the window's target elements over the ranks (N of the step ×
-/// a micro-batch's targets × ranks), not this window's: a short window (an
+/// the largest a window of the step can have (StepSignature::
+/// largestWindowCount: 1 for `sum`), not this window's: a short window (an
 /// epoch's last, a token_mean window of few tokens) is followed by full
 /// ones, and a resumed run decides as the uninterrupted one.
 void Trainer::advanceLossScale(const StepOutcome &o) {
-  float largestCount = float(sig.accumSteps) *
-                       float(sig.inputTypes[sig.targetInput].getNumElements()) *
-                       float(settings.ranks);
+  float largestCount = float(sig.largestWindowCount(settings.ranks));
   if (o.skipped) {
     ++pos.skippedSteps;
     pos.lossScale *= settings.backoffFactor;

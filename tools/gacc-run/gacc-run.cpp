@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/Version.h"
+#include "tools/gacc-run/DataSources.h"
 #include "tools/gacc-run/MemoryBudget.h"
 #include "tools/gacc-run/MemoryPlanning.h"
 #include "tools/gacc-run/ModelInput.h"
@@ -271,7 +272,9 @@ static cl::opt<bool> unroll("unroll",
                             cl::init(false), cl::cat(cat));
 static cl::opt<bool>
     noBlas("no-blas",
-           cl::desc("Compile matrix products to loops instead of OpenBLAS"),
+           cl::desc("Compile matrix products to loops instead of OpenBLAS "
+                    "calls (on --target cuda, to kernels instead of cuBLAS "
+                    "calls)"),
            cl::init(false), cl::cat(cat));
 enum class CudaGemm { Cublas, CublasLt };
 static cl::opt<CudaGemm> cudaGemm(
@@ -557,6 +560,15 @@ static bool checkOutputs() {
   for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Input)
       inputs.push_back({p.flag, *p.option});
+  // -o - is standard output, which no other output may be.
+  if (outFile == "-")
+    for (const PathFlag &output : outputPaths())
+      if (isStandardOutput(output.path)) {
+        reportError(output.flag + " " + output.path +
+                    " is also standard output, which -o - writes: give "
+                    "each output a file of its own");
+        return false;
+      }
   return checkOutputPaths(
       {inputFile, inputs, outputPaths(), checkpointDir, resumeDir});
 }
@@ -650,8 +662,7 @@ static bool checkFlagScopes() {
   }
   // The kernels written always hold the GEMMs (cuBLAS, which a training
   // run calls instead, is called from host code, not from a kernel).
-  if (noBlas.getNumOccurrences() &&
-      (emitKind == "ptx" || emitKind == "cubin")) {
+  if (noBlas && (emitKind == "ptx" || emitKind == "cubin")) {
     reportError("--no-blas does not apply to --emit " + emitKind +
                 ": its kernels always compute the matrix products (it applies "
                 "to --emit llvm and to training)");
@@ -1100,6 +1111,13 @@ static bool makeSettings(TrainStepOp step, const StepSignature &sig,
   if (evalEma && noEval) {
     reportError("--eval-ema chooses the weights to evaluate; not with "
                 "--no-eval");
+    return false;
+  }
+  if (evalEma && !datasetEvaluates(dataset)) {
+    reportError("--eval-ema chooses the weights to evaluate; --dataset " +
+                dataset +
+                " evaluates nothing (its samples are all "
+                "training samples)");
     return false;
   }
   if ((evalEma || !saveEma.empty()) && !sig.ema) {

@@ -360,6 +360,12 @@ TENSOR = [
      "%{n}_s = tensor.cast %{n}_r : tensor<?x3xf32> to " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_s, %u : " + T33,
      lambda x, p: p["p"] * u_of(x)),
+    ("tensor.cast (a chain through two dynamic shapes)", {"p": ((3, 3), (-1, 1))},
+     "%{n}_r = tensor.cast %{n}_p : " + T33 + " to tensor<?x3xf32>\n"
+     "%{n}_q = tensor.cast %{n}_r : tensor<?x3xf32> to tensor<?x?xf32>\n"
+     "%{n}_s = tensor.cast %{n}_q : tensor<?x?xf32> to " + T33 + "\n"
+     "%{n}_o = arith.mulf %{n}_s, %u : " + T33,
+     lambda x, p: p["p"] * u_of(x)),
     ("tensor.expand_shape", {"p": ((9,), (-1, 1))},
      "%{n}_r = tensor.expand_shape %{n}_p [[0, 1]] output_shape [3, 3] : tensor<9xf32> into " + T33 + "\n"
      "%{n}_o = arith.mulf %{n}_r, %u : " + T33,
