@@ -208,29 +208,58 @@ LogicalResult SampleDimensions::visit(Operation *op) {
 }
 
 /// A region that reads an element of a tensor holding the samples, defined
-/// above it (a gather in a linalg.generic's payload), reads one sample for
-/// whatever its index computes: the sample's loop index is already refused
-/// (visitIndexUses), so any such read takes some sample's value for others,
-/// as a tensor.extract in the body does.
+/// above it (a gather in a linalg.generic's payload), reads the sample its
+/// index computes. Each sample's own: the index at the samples' dimension
+/// is the linalg.index of a parallel loop of `op` (a linalg op) that is
+/// dimension 0 of every result, whose results then hold the samples there.
+/// Any other index takes some sample's value for others, as a
+/// tensor.extract in the body does (with a micro-batch of one sample there
+/// are no others).
 LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
-  if (op->getNumRegions() == 0)
+  if (op->getNumRegions() == 0 || microBatch <= 1)
     return success();
-  tensor::ExtractOp read;
-  std::optional<int64_t> dim;
-  op->walk([&](tensor::ExtractOp extract) {
-    dim = of(extract.getTensor());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  // The loop of `op` that is dimension 0 of every result, if parallel.
+  std::optional<unsigned> rowLoop;
+  if (linalgOp && linalgOp->getNumResults()) {
+    for (OpResult result : linalgOp->getResults()) {
+      AffineMap map = linalgOp.getIndexingMapMatchingResult(result);
+      auto d = map.getNumResults() ? dyn_cast<AffineDimExpr>(map.getResult(0))
+                                   : nullptr;
+      if (!d || (rowLoop && *rowLoop != d.getPosition())) {
+        rowLoop = std::nullopt;
+        break;
+      }
+      rowLoop = d.getPosition();
+    }
+    if (rowLoop && linalgOp.getIteratorTypesArray()[*rowLoop] !=
+                       utils::IteratorType::parallel)
+      rowLoop = std::nullopt;
+  }
+  bool ownSamples = false;
+  WalkResult walk = op->walk([&](tensor::ExtractOp extract) {
+    std::optional<int64_t> dim = of(extract.getTensor());
     if (!dim)
       return WalkResult::advance();
-    read = extract;
+    auto index = extract.getIndices()[*dim].getDefiningOp<linalg::IndexOp>();
+    if (index && rowLoop && index->getParentOp() == op &&
+        index.getDim() == *rowLoop) {
+      ownSamples = true;
+      return WalkResult::advance();
+    }
+    (void)mixes(extract, "reads one element of a tensor that holds the "
+                         "samples of the micro-batch (dimension " +
+                             Twine(*dim) +
+                             ", defined above this region), a value other "
+                             "samples then share");
     return WalkResult::interrupt();
   });
-  if (!read)
-    return success();
-  return mixes(read, "reads one element of a tensor that holds the samples "
-                     "of the micro-batch (dimension " +
-                         Twine(*dim) +
-                         ", defined above this region), a value other samples "
-                         "then share");
+  if (walk.wasInterrupted())
+    return failure();
+  if (ownSamples)
+    for (Value result : op->getResults())
+      set(result, 0);
+  return success();
 }
 
 /// An op with batch statistics takes its samples in operand 0's leading

@@ -50,8 +50,8 @@ def GAccSetAccumulationSchedulePass
     Errors: a negative option; a micro-batch or number of steps that does
     not divide the effective batch; a window of more than 2^24 samples; a
     body whose ops cannot be re-typed for m (an operand of a fixed size on
-    the micro-batch's loop); a step already differentiated (a new schedule
-    is set on the model, before gacc-autodiff).
+    the micro-batch's loop); a new schedule for a step already
+    differentiated (it is set on the model, before gacc-autodiff).
   }];
   let options = [
     Option<"microBatch", "micro-batch", "uint64_t", /*default=*/"0",
@@ -1889,8 +1889,8 @@ def GAccDeviceResidentScalarsPass
     parallel loop with results the host would read; a call under a branch
     on a tainted condition; a tainted operand of any other op (a call, an
     allocation size, a view's offset, an `scf.while`), which the host
-    would have to read; a name in `functions` that is no func.func of the
-    module.
+    would have to read; a name in `functions` that is no public func.func
+    with a body.
 
     ```mlir
     %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%s = %zero) -> f32 {

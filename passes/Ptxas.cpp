@@ -11,11 +11,14 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+
+#include <mutex>
 
 std::string mlir::gacc::findPtxas() {
   if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas"))
@@ -27,7 +30,8 @@ std::string mlir::gacc::findPtxas() {
   return llvm::sys::fs::can_execute(path) ? path.str().str() : "";
 }
 
-std::vector<std::string> mlir::gacc::ptxasChips(llvm::StringRef ptxas) {
+/// ptxas --help's chips, uncached.
+static std::vector<std::string> readPtxasChips(llvm::StringRef ptxas) {
   llvm::SmallString<128> help;
   if (llvm::sys::fs::createTemporaryFile("gacc-ptxas-help", "txt", help))
     return {};
@@ -69,6 +73,17 @@ std::vector<std::string> mlir::gacc::ptxasChips(llvm::StringRef ptxas) {
     return std::make_pair(number(a), a) < std::make_pair(number(b), b);
   });
   return chips;
+}
+
+std::vector<std::string> mlir::gacc::ptxasChips(llvm::StringRef ptxas) {
+  // Once per ptxas and process: every NVVM pipeline's option check asks.
+  static std::mutex mutex;
+  static llvm::StringMap<std::vector<std::string>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(ptxas);
+  if (inserted)
+    it->second = readPtxasChips(ptxas);
+  return it->second;
 }
 
 std::string mlir::gacc::checkPtxasChip(llvm::StringRef chip) {

@@ -24,7 +24,8 @@ std::string findPtxas();
 
 /// The real GPUs `ptxas` assembles ("sm_75", "sm_90a", ...) in the order of
 /// their numbers, as its `--help` lists the values of `--gpu-name`; empty
-/// when it cannot tell (it fails, or lists none).
+/// when it cannot tell (it fails, or lists none). Read once per ptxas path
+/// and process.
 std::vector<std::string> ptxasChips(llvm::StringRef ptxas);
 
 /// Empty when a cubin for `chip` can be attempted; otherwise a sentence

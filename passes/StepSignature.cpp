@@ -11,6 +11,10 @@
 #include "passes/StepSignature.h"
 #include "passes/analysis/MemoryPlan.h"
 
+#include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
+#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -132,14 +136,16 @@ struct IndexBounds {
     return success();
   }
 
-  /// A gather in a linalg payload: `extract` reads a table defined above at
-  /// indices converted (index_cast, extsi, extui) from the payload's
-  /// elements of an operand, which bound that operand's source as a lookup's
-  /// indices do; an index computed from the payload's elements otherwise is
-  /// an error (one from linalg.index or constants alone is the loops').
+  /// A gather in a linalg payload (also inside a region of it):
+  /// `extract` reads a table defined above at indices converted
+  /// (index_cast, extsi, extui) from the payload's elements of an operand,
+  /// which bound that operand's source as a lookup's indices do; an index
+  /// computed from the payload's elements otherwise must be proven inside
+  /// the table by integer range analysis (a clamp), or is an error (one
+  /// from linalg.index or constants alone is the loops'). A table whose
+  /// dimension has no static size, even through its casts, is an error.
   LogicalResult boundGather(tensor::ExtractOp extract,
                             linalg::LinalgOp linalgOp) {
-    auto table = cast<RankedTensorType>(extract.getTensor().getType());
     Block *payload = linalgOp.getBlock();
     for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
       Value v = index;
@@ -149,18 +155,59 @@ struct IndexBounds {
           break;
         v = def->getOperand(0);
       }
-      int64_t rows = table.getDimSize(k);
+      bool fromPayload = readsPayload(v, payload);
+      if (!fromPayload)
+        continue;
+      FailureOr<int64_t> rows = staticExtent(extract.getTensor(), k);
+      if (failed(rows))
+        return extract.emitOpError("reads a table whose dimension ")
+               << k << " has no static size at indices from the data; "
+               << "they cannot be bounded";
       if (auto arg = dyn_cast<BlockArgument>(v);
           arg && arg.getOwner() == payload) {
         if (failed(bound(extract, linalgOp.getMatchingOpOperand(arg)->get(),
-                         rows)))
+                         *rows)))
           return failure();
         continue;
       }
-      if (readsPayload(v, payload))
-        return checkUnboundedIndices(extract, v, rows);
+      // Computed from the data: bounded where integer range analysis
+      // proves it inside the table (a clamp), refused otherwise.
+      if (!provenWithin(index, *rows, linalgOp))
+        return checkUnboundedIndices(extract, v, *rows);
     }
     return success();
+  }
+
+  /// The static size of `tensor`'s dimension `k`, looking through the
+  /// tensor.cast ops that made it dynamic.
+  static FailureOr<int64_t> staticExtent(Value tensor, unsigned k) {
+    while (true) {
+      int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(k);
+      if (!ShapedType::isDynamic(size))
+        return size;
+      auto cast = tensor.getDefiningOp<tensor::CastOp>();
+      if (!cast)
+        return failure();
+      tensor = cast.getSource();
+    }
+  }
+
+  /// Whether upstream integer range analysis bounds `index` within
+  /// [0, rows) (dataflow::IntegerRangeAnalysis over `root`).
+  static bool provenWithin(Value index, int64_t rows, Operation *root) {
+    DataFlowSolver solver;
+    solver.load<dataflow::DeadCodeAnalysis>();
+    solver.load<dataflow::SparseConstantPropagation>();
+    solver.load<dataflow::IntegerRangeAnalysis>();
+    if (failed(solver.initializeAndRun(root)))
+      return false;
+    auto *lattice =
+        solver.lookupState<dataflow::IntegerValueRangeLattice>(index);
+    if (!lattice || lattice->getValue().isUninitialized())
+      return false;
+    const ConstantIntRanges &range = lattice->getValue().getValue();
+    return range.smin().getSExtValue() >= 0 &&
+           range.smax().getSExtValue() < rows;
   }
 
   /// Whether `v` is computed from the arguments of `payload`.
@@ -268,7 +315,7 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
       result = bounds.bound(lookup, lookup.getTableIndices(),
                             lookup.getNumTableRows());
     else if (auto extract = dyn_cast<tensor::ExtractOp>(reader))
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(reader->getParentOp()))
+      if (auto linalgOp = reader->getParentOfType<linalg::LinalgOp>())
         result = bounds.boundGather(extract, linalgOp);
     return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
   });

@@ -69,8 +69,13 @@ llvm::Expected<OutputTarget> gaccrt::resolveOutputPath(llvm::StringRef path) {
       struct stat st;
       if (::stat(p.c_str(), &st) != 0)
         return failErrno(path, "cannot inspect " + p);
-      // This process's own descriptors: /proc/self/fd/N or /proc/<pid>/fd/N.
-      std::string own = "/proc/" + std::to_string(::getpid()) + "/fd/";
+      // This process's own descriptors: /proc/self/fd/N or what
+      // /proc/self resolves to (/proc/<pid>/fd/N, the pid as this /proc
+      // numbers it, which in another PID namespace is not getpid()'s).
+      llvm::SmallString<64> self;
+      std::string own = llvm::sys::fs::real_path("/proc/self", self)
+                            ? std::string("/proc/self/fd/")
+                            : (self + "/fd/").str();
       int fd = -1;
       if (!(ref.consume_front("/proc/self/fd/") || ref.consume_front(own)) ||
           ref.getAsInteger(10, fd))

@@ -569,14 +569,20 @@ struct DeviceResidentScalarsPass
   using Base::Base;
 
   void runOnOperation() override {
-    // A name that is no function would leave the step as it was, silently.
-    for (const std::string &name : functions)
-      if (!getOperation().lookupSymbol<func::FuncOp>(name)) {
-        getOperation().emitError("gacc-device-resident-scalars: functions "
-                                 "names @")
-            << name << ", which is not a func.func of this module";
-        return signalPassFailure();
-      }
+    // A name that is no function the pass rewrites would leave the step
+    // as it was, silently.
+    for (const std::string &name : functions) {
+      auto func = getOperation().lookupSymbol<func::FuncOp>(name);
+      if (func && !func.isExternal() && !func.isPrivate())
+        continue;
+      getOperation().emitError("gacc-device-resident-scalars: functions "
+                               "names @")
+          << name
+          << (func ? ", a private or external function (the pass rewrites "
+                     "public functions with a body)"
+                   : ", which is not a func.func of this module");
+      return signalPassFailure();
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || func.isPrivate())
         continue;

@@ -26,6 +26,22 @@ using namespace mlir::gacc;
 
 namespace {
 
+/// Whether `v` is computed from `root` (through the ops of the body).
+bool dependsOn(Value v, Value root) {
+  SmallVector<Value> work = {v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value next = work.pop_back_val();
+    if (next == root)
+      return true;
+    if (!seen.insert(next).second)
+      continue;
+    if (Operation *def = next.getDefiningOp())
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 struct MaskBatchStatisticsPass
     : public mlir::gacc::impl::GAccMaskBatchStatisticsPassBase<
           MaskBatchStatisticsPass> {
@@ -50,8 +66,14 @@ struct MaskBatchStatisticsPass
           return signalPassFailure();
         }
       }
-      // One mask per step, from the targets, where they are defined.
+      // One mask per step, from the targets, where they are defined; none
+      // where every op's mask is computed from them already (this pass's,
+      // on a second run: the pass is idempotent).
       Value targets = loss.getTargets();
+      if (llvm::all_of(ops, [&](BatchStatisticsOpInterface op) {
+            return op.getSampleMask() && dependsOn(op.getSampleMask(), targets);
+          }))
+        continue;
       OpBuilder b(step.getContext());
       b.setInsertionPointAfterValue(targets);
       Value mask = buildSampleMask(b, step.getLoc(), targets,
@@ -65,6 +87,8 @@ struct MaskBatchStatisticsPass
           op.setSampleMask(mask);
           continue;
         }
+        if (dependsOn(given, targets)) // masked already
+          continue;
         b.setInsertionPoint(op);
         op.setSampleMask(arith::MulFOp::create(b, op->getLoc(), given, mask));
       }

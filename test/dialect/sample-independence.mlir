@@ -186,6 +186,62 @@ gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 
 
 // -----
 
+// torch.flip(x, dims=[1]) written as a gather: each sample reads its own
+// row (the index at the samples' dimension is the loop that is dimension 0
+// of the result), which is no mixing.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %e4 = tensor.empty() : tensor<5x4xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e4 : tensor<5x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %j : index
+    %v = tensor.extract %x[%i, %r] : tensor<5x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<5x4xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.matmul ins(%f, %w : tensor<5x4xf32>, tensor<4x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A gather of the next sample's row (a shift along the samples): each
+// sample reads another's values.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %e4 = tensor.empty() : tensor<5x4xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e4 : tensor<5x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c1 = arith.constant 1 : index
+    %c5 = arith.constant 5 : index
+    %n = arith.addi %i, %c1 : index
+    %next = arith.remui %n, %c5 : index
+    // expected-error @below {{'tensor.extract' op reads one element of a tensor that holds the samples of the micro-batch (dimension 0, defined above this region), a value other samples then share}}
+    %v = tensor.extract %x[%next, %j] : tensor<5x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<5x4xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.matmul ins(%f, %w : tensor<5x4xf32>, tensor<4x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // A loop over the samples marked "parallel" that the result does not
 // index: each element gathers every sample.
 gacc.param @w : tensor<3x8xf32> = #gacc.normal<mean = 0.0, std = 0.5>

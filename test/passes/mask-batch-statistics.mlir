@@ -1,4 +1,9 @@
 // RUN: gacc-opt %s -split-input-file -gacc-mask-batch-statistics | FileCheck %s
+// The pass is idempotent: a second run finds every mask computed from the
+// targets already and changes nothing.
+// RUN: gacc-opt %s -split-input-file -gacc-mask-batch-statistics > %t.once
+// RUN: gacc-opt %t.once -split-input-file -gacc-mask-batch-statistics > %t.twice
+// RUN: diff %t.once %t.twice
 
 // Both batch_norms get one mask, built once where the body begins from the
 // loss's targets: 1 for a sample whose target is not the padding value

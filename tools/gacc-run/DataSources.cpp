@@ -396,20 +396,23 @@ createTensors(const std::string &path, const StepSignature &sig) {
     DType want = t.getElementType().isF32()       ? DType::F32
                  : t.getElementType().isInteger(64) ? DType::I64
                                                     : DType::I32;
+    // Integers of either width are read as the input's (converted below).
     bool integers =
         want != DType::F32 && (h.dtype == DType::I32 || h.dtype == DType::I64);
-    if (integers && h.dtype != want)
-      if (llvm::Error e = convertIntegers(path, name, h, want))
-        return std::move(e);
-    bool shapeOk = h.dtype == want && h.shape.size() == size_t(t.getRank()) &&
+    bool shapeOk = (h.dtype == want || integers) &&
+                   h.shape.size() == size_t(t.getRank()) &&
                    std::equal(h.shape.begin() + 1, h.shape.end(),
                               t.getShape().begin() + 1);
     if (!shapeOk || (j > 0 && h.shape[0] != src->count))
       return sourceError(path + ": tensor '" + name + "' is " +
                          dtypeName(h.dtype) + " " + formatShape(h.shape) +
-                         "; it must be [samples, ...] " + dtypeName(want) +
+                         "; it must be [samples, ...] " +
+                         (want == DType::F32 ? "F32" : "I32 or I64") +
                          " matching input #" + llvm::Twine(j) + " " +
                          typeStr(t) + " (the same sample count for all)");
+    if (integers && h.dtype != want)
+      if (llvm::Error e = convertIntegers(path, name, h, want))
+        return std::move(e);
     src->count = h.shape[0];
     // A NaN or infinity in the features would surface as a diverging loss
     // (fp32) or as skipped windows (loss scaling): name it where it is.

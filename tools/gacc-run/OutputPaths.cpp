@@ -108,10 +108,11 @@ checkpointDirectories(const RunPaths &paths,
 }
 
 /// What a stream output opens, as "stream <device>:<inode>"; empty when
-/// it cannot be inspected.
+/// it cannot be inspected, or is the null device (which any number of
+/// outputs may write).
 static std::string streamIdentity(llvm::StringRef path) {
   struct stat st;
-  if (::stat(path.str().c_str(), &st) != 0)
+  if (::stat(path.str().c_str(), &st) != 0 || isNullDevice(path))
     return "";
   return "stream " + std::to_string(st.st_dev) + ":" +
          std::to_string(st.st_ino);
@@ -169,6 +170,13 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
     taken.push_back({file, (flag + " " + path).str()});
   }
   return true;
+}
+
+bool gaccrt::isNullDevice(llvm::StringRef path) {
+  struct stat file, null;
+  return !path.empty() && ::stat(path.str().c_str(), &file) == 0 &&
+         ::stat("/dev/null", &null) == 0 && S_ISCHR(file.st_mode) &&
+         file.st_rdev == null.st_rdev;
 }
 
 bool gaccrt::isStandardOutput(llvm::StringRef path) {

@@ -59,6 +59,9 @@ struct RunPaths {
 /// or it the checkpoint).
 bool checkOutputPaths(const RunPaths &paths);
 
+/// Whether `path` is the null device (/dev/null, or a link to it).
+bool isNullDevice(llvm::StringRef path);
+
 /// Whether `path` names this process's standard output: /dev/stdout, or
 /// the file, pipe or terminal standard output is (compared by device and
 /// inode).

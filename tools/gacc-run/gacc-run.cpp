@@ -560,10 +560,11 @@ static bool checkOutputs() {
   for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Input)
       inputs.push_back({p.flag, *p.option});
-  // -o - is standard output, which no other output may be.
+  // -o - is standard output, which no other output may be (unless both
+  // are the null device).
   if (outFile == "-")
     for (const PathFlag &output : outputPaths())
-      if (isStandardOutput(output.path)) {
+      if (isStandardOutput(output.path) && !isNullDevice(output.path)) {
         reportError(output.flag + " " + output.path +
                     " is also standard output, which -o - writes: give "
                     "each output a file of its own");
