@@ -235,8 +235,18 @@ gaccrt::parseSafetensors(const std::string &path, llvm::StringRef bytes) {
   llvm::StringRef data = bytes.drop_front(8 + n);
   std::vector<Entry> entries;
   for (auto &[key, value] : *obj) {
-    if (key == "__metadata__")
+    // The format's metadata: a map of strings to strings.
+    if (key == "__metadata__") {
+      auto *meta = value.getAsObject();
+      if (!meta)
+        return fail(path, "corrupt safetensors header: __metadata__ is not "
+                          "a JSON object");
+      for (auto &[name, text] : *meta)
+        if (!text.getAsString())
+          return fail(path, "corrupt safetensors header: __metadata__ '" +
+                                name.str() + "' is not a string");
       continue;
+    }
     auto entry = parseEntry(path, key, value, data.size());
     if (!entry)
       return entry.takeError();

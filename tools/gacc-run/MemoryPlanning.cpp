@@ -160,9 +160,9 @@ int gaccrt::planMemory(ModuleOp model, TrainStepOp step, StringRef target,
       logStream() << ": micro-batch " << m << " × " << n
                   << " accumulation steps (effective batch " << eff
                   << (step.getDataParallel() ? " per rank" : "");
-      if (n * m != eff)
-        logStream() << ", last micro-batch ragged: " << eff - (n - 1) * m
-                    << " samples";
+      if (int64_t last = eff - (n - 1) * m; n * m != eff)
+        logStream() << ", last micro-batch ragged: " << last
+                    << (last == 1 ? " sample" : " samples");
       logStream() << "), planned peak " << formatBytes(chosen->heldPeakBytes);
       if (cheap != CheapRecompute::Unused)
         logStream() << ", with activation recomputation (--recompute cheap: "

@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <regex>
+#include <set>
 
 namespace gaccrt {
 
@@ -108,6 +109,15 @@ FileOrigin paramsLayoutOrigin(const std::string &layout,
   return {};
 }
 
+std::string paramsLayoutNames(const std::string &layout) {
+  if (layout != "gpt2")
+    return "";
+  std::string parts;
+  for (const Gpt2BlockPart &p : kGpt2BlockParts)
+    parts += (parts.empty() ? "" : ",") + std::string(p.gacc);
+  return "h{i}_{" + parts + "}_{w,b}, wte, wpe, lnf_w, lnf_b";
+}
+
 bool isKnownParamsLayout(const std::string &layout) {
   return layout == "gacc" || layout == "gpt2";
 }
@@ -122,6 +132,23 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                        "' (gacc or gpt2)");
   std::map<std::string, HostTensor> mapped;
   const HostTensor *head = nullptr;
+  // The blocks whose weights the file holds: a mask buffer
+  // (h.{i}.attn.bias) of any other block is a layer the model lacks.
+  static const std::regex blockOf(R"(^(?:transformer\.)?h\.(\d+)\.)");
+  std::set<std::string> blocks, maskBlocks;
+  for (const auto &entry : tensors) {
+    std::smatch m;
+    auto target = gpt2Name(entry.first);
+    if (!target || !std::regex_search(entry.first, m, blockOf))
+      continue;
+    (target->first.empty() ? maskBlocks : blocks).insert(m[1].str());
+  }
+  for (const std::string &b : maskBlocks)
+    if (!blocks.count(b))
+      return layoutError(path + ": the attention mask of GPT-2 block " + b +
+                         " ('transformer.h." + b +
+                         ".attn.bias') is in the file, but no weight of that "
+                         "block: a layer the model lacks");
   for (auto &[name, tensor] : tensors) {
     auto target = gpt2Name(name);
     if (!target)
@@ -152,12 +179,23 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
     if (wte == mapped.end() || wte->second.dtype != head->dtype ||
         wte->second.shape != head->shape ||
         std::memcmp(wte->second.data(), head->data(),
-                    dtypeSize(head->dtype) * size_t(head->numElements())) != 0)
+                    dtypeSize(head->dtype) * size_t(head->numElements())) !=
+            0) {
+      auto described = [](const HostTensor &t) {
+        return std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape);
+      };
+      std::string why =
+          wte == mapped.end() ? "which the file lacks"
+          : wte->second.dtype != head->dtype || wte->second.shape != head->shape
+              ? "the head is " + described(*head) + ", the embedding " +
+                    described(wte->second)
+              : "the same shape, other values";
       return layoutError(
           path + ": 'lm_head.weight' is not the token embedding '" +
           (embedding != origin.end() ? embedding->second.name
                                      : "transformer.wte.weight") +
-          "': gacc's GPT ties its output head to the embedding");
+          "' (" + why + "): gacc's GPT ties its output head to the embedding");
+    }
   }
   tensors = std::move(mapped);
   return llvm::Error::success();

@@ -38,11 +38,12 @@ bool isKnownParamsLayout(const std::string &layout);
 ///   attn.c_proj → h{i}_proj_w/_b, mlp.c_fc → h{i}_fc_w/_b, mlp.c_proj →
 ///   h{i}_out_w/_b, their weights transposed from Conv1D's [in, out] to
 ///   torch.nn.Linear's [out, in]; transformer.ln_f → lnf_w/_b. The tied
-///   lm_head.weight and the attention-mask buffers (attn.bias,
-///   attn.masked_bias) are dropped; any other name is an error naming it,
-///   and so are two names of one gacc tensor (with and without
-///   "transformer."). A weight stored transposed is checked for NaN and
-///   infinity first, so that the error gives the file's index.
+///   lm_head.weight (which must equal the embedding) and the attention-mask
+///   buffers (attn.bias, attn.masked_bias) of blocks the file holds weights
+///   of are dropped; any other name is an error naming it, and so are two
+///   names of one gacc tensor (with and without "transformer."). A weight
+///   stored transposed is checked for NaN and infinity first, so that the error
+///   gives the file's index.
 /// `origin` maps each new name back to the file's, for error messages.
 llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
                             std::map<std::string, HostTensor> &tensors,
@@ -54,6 +55,11 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
 /// layout: what an error about a missing tensor names.
 FileOrigin paramsLayoutOrigin(const std::string &layout,
                               const std::string &name);
+
+/// The gacc names `layout` has a name for, as a sentence ("h{i}_ln1_w, ...,
+/// wte, wpe, lnf_w, lnf_b" for gpt2; empty for gacc, which names every
+/// parameter as it is).
+std::string paramsLayoutNames(const std::string &layout);
 
 } // namespace gaccrt
 

@@ -120,12 +120,14 @@ static void initialize(ArrayRef<RankedTensorType> types,
 /// unless `required` says it must be there. A tensor missing, of another
 /// type or of another shape is an error naming it as the file does
 /// (`fileName`, in the file's layout: its name and, for a weight stored
-/// transposed, its shape) and saying what the step expects. A tensor
+/// transposed, its shape) and saying what the step expects; a required one
+/// the layout has no name for says so (`layoutNames`: the names it has,
+/// empty for gacc's own layout). A tensor
 /// `nonNegative` marks (a variance) must hold no value below 0.
 static llvm::Error
 takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
            llvm::function_ref<FileOrigin(StringRef)> fileName,
-           ArrayRef<std::string> names, StringRef what,
+           StringRef layoutNames, ArrayRef<std::string> names, StringRef what,
            llvm::function_ref<bool(unsigned)> required,
            ArrayRef<bool> nonNegative, std::vector<HostTensor> &tensors,
            std::vector<std::string> &missing) {
@@ -149,6 +151,15 @@ takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
         (own.transposed ? ", stored transposed in this layout: [in, out] = " +
                               formatShape(reversed(tensor.shape))
                         : "");
+    // A name the file's layout has none for: the model, not the file,
+    // is named otherwise.
+    if (it == loaded.end() && own.name.empty() && !layoutNames.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          path + ": the " + what + " '" + name +
+              "' has no name in the --params-layout, which names " +
+              layoutNames +
+              " (examples/kjv_gpt.mlir's, scripts/make-gpt.py's)");
     if (it == loaded.end())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      path + ": no tensor '" + inFile + "'; " +
@@ -192,6 +203,7 @@ llvm::Error initialParameters(const StepSignature &sig,
   // initializer (LoRA adapters on loaded weights).
   bool anyFrozen = sig.numTrainable < sig.numParams;
   std::vector<std::string> missing;
+  std::string layoutNames = paramsLayoutNames(settings.paramsLayout);
   auto fileName = [&](StringRef name) {
     auto from = origin.find(name.str());
     return from != origin.end()
@@ -199,7 +211,8 @@ llvm::Error initialParameters(const StepSignature &sig,
                : paramsLayoutOrigin(settings.paramsLayout, name.str());
   };
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, fileName, sig.paramNames, "parameter",
+          settings.loadParams, *loaded, fileName, layoutNames, sig.paramNames,
+          "parameter",
           [&](unsigned i) {
             return !anyFrozen || !llvm::is_contained(sig.trainable, i);
           },
@@ -207,9 +220,10 @@ llvm::Error initialParameters(const StepSignature &sig,
     return e;
   // Running statistics are part of a trained model: always loaded.
   if (llvm::Error e = takeLoaded(
-          settings.loadParams, *loaded, fileName, sig.statisticNames,
-          "running statistic", [&](unsigned) { return true; },
-          sig.statisticNonNegative, statistics, missing))
+          settings.loadParams, *loaded, fileName, layoutNames,
+          sig.statisticNames, "running statistic",
+          [&](unsigned) { return true; }, sig.statisticNonNegative, statistics,
+          missing))
     return e;
   // A tensor the step has no place for is one error too: loading adapters
   // or extra layers into a model without them would drop them unseen.

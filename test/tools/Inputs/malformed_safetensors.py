@@ -1,6 +1,7 @@
 """Writes one safetensors file per rule of the format gacc enforces, each
 breaking that rule only: overlapping data offsets, a gap, bytes after the
-last tensor, a name that appears twice, a header longer than the file."""
+last tensor, a name that appears twice, metadata that is not strings, a
+header longer than the file."""
 import os
 import struct
 import sys
@@ -36,6 +37,10 @@ write("trailing.safetensors", "{" + entry("a", "[2]", 0, 8) + "}", floats)
 write("duplicate.safetensors",
       "{" + entry("a", "[2]", 0, 8) + ", " + entry("a", "[2]", 8, 16) + "}",
       floats)
+# __metadata__ maps strings to strings: a number is not one.
+write("metadata.safetensors",
+      '{"__metadata__": {"format": 5}, ' + entry("a", "[2]", 0, 8) + "}",
+      floats[:8])
 # The header claims more bytes than the file has.
 with open(os.path.join(out, "short.safetensors"), "wb") as f:
     f.write(struct.pack("<Q", 4096) + b"{}")
