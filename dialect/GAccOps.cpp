@@ -207,11 +207,9 @@ static LogicalResult verifyLossOp(TrainStepOp step) {
     return diag << "a block argument";
   diag << "the result of '" << def->getName() << "'";
   // What a user means by computing on the loss.
-  if (isa<arith::AddFOp, arith::SubFOp>(def))
-    diag << " (a term added after the loss op is not supported; weight "
-            "decay is the optimizer's)";
-  else if (def->getNumOperands() > 0)
-    diag << " (the loss op's result is the loss as it is: its "
+  if (def->getNumOperands() > 0)
+    diag << " (nothing is computed on the loss op's result: a term added "
+            "is not supported, weight decay is the optimizer's; the loss's "
             "normalization is the step's `normalization`, its scale the "
             "learning rate's)";
   return diag;

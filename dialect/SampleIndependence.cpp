@@ -256,9 +256,35 @@ LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
   });
   if (walk.wasInterrupted())
     return failure();
-  if (ownSamples)
-    for (Value result : op->getResults())
-      set(result, 0);
+  if (!ownSamples)
+    return success();
+  // The gather is then how `op` reads the samples: no operand may carry
+  // them too (through another loop they would meet), and the row loop's
+  // index serves the gathers only (otherwise it is the sample's position).
+  for (Value operand : op->getOperands())
+    if (of(operand))
+      return mixes(op, "gathers each sample's row inside its region and "
+                       "also takes the samples of the micro-batch as an "
+                       "operand, so that different samples may meet");
+  WalkResult position = op->walk([&](linalg::IndexOp index) {
+    if (index.getDim() != *rowLoop || index->getParentOp() != op)
+      return WalkResult::advance();
+    for (OpOperand &use : index->getUses()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(use.getOwner());
+      std::optional<int64_t> dim =
+          extract ? of(extract.getTensor()) : std::nullopt;
+      if (!dim || use.getOperandNumber() != unsigned(1 + *dim))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (position.wasInterrupted())
+    return mixes(op, "reads the index of its samples' loop (linalg.index " +
+                         Twine(*rowLoop) +
+                         ") for more than gathering each sample's row: each "
+                         "sample's position in the micro-batch");
+  for (Value result : op->getResults())
+    set(result, 0);
   return success();
 }
 

@@ -78,9 +78,11 @@ static Value indexSource(Value v) {
 /// Indices that are not an input's: a constant's are checked against the
 /// table's `rows` here; computed ones (or a nested region's block argument)
 /// cannot be bounded before they are read (an index outside the table
-/// reads other memory), and are an error at `reader`.
+/// reads other memory), and are an error at `reader` (which says that
+/// integer range analysis found no bound where `rangeAnalyzed`).
 static LogicalResult checkUnboundedIndices(Operation *reader, Value source,
-                                           int64_t rows) {
+                                           int64_t rows,
+                                           bool rangeAnalyzed = false) {
   DenseIntElementsAttr constant;
   if (matchPattern(source, m_Constant(&constant))) {
     for (const APInt &index : constant.getValues<APInt>())
@@ -98,9 +100,12 @@ static LogicalResult checkUnboundedIndices(Operation *reader, Value source,
     diag << "from a block argument of a nested region";
   diag << ": indices are bounded only where they are an input (the data's "
           "are checked against the table's "
-       << rows
-       << " rows before training), and computed ones cannot be (an index "
-          "outside the table would read other memory); give the indices as "
+       << rows << " rows before training), and computed ones cannot be"
+       << (rangeAnalyzed ? " unless integer range analysis proves them "
+                           "inside it (a clamp)"
+                         : "")
+       << " (an index outside the table would read other memory); give the "
+          "indices as "
           "an input, moved (sliced, reshaped, widened) but not computed, or "
           "as a constant";
   diag.attachNote(source.getLoc()) << (def ? "computed here" : "defined here");
@@ -113,6 +118,9 @@ struct IndexBounds {
   TrainStepOp step;
   BlockArgument target;
   StepSignature &sig;
+  /// Integer range analysis of the step, run on the first computed index.
+  std::unique_ptr<DataFlowSolver> solver;
+  bool solved = true;
 
   /// `reader` reads a table of `rows` rows at the indices `indices` holds:
   /// the input they come from (indexSource) is bounded by `rows`. Errors at
@@ -172,37 +180,38 @@ struct IndexBounds {
       }
       // Computed from the data: bounded where integer range analysis
       // proves it inside the table (a clamp), refused otherwise.
-      if (!provenWithin(index, *rows, linalgOp))
-        return checkUnboundedIndices(extract, v, *rows);
+      if (!provenWithin(index, *rows))
+        return checkUnboundedIndices(extract, v, *rows,
+                                     /*rangeAnalyzed=*/true);
     }
     return success();
   }
 
-  /// The static size of `tensor`'s dimension `k`, looking through the
-  /// tensor.cast ops that made it dynamic.
+  /// The static size of `tensor`'s dimension `k` (the training step's
+  /// verifier allows a dynamic one only between tensor.casts).
   static FailureOr<int64_t> staticExtent(Value tensor, unsigned k) {
-    while (true) {
-      int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(k);
-      if (!ShapedType::isDynamic(size))
-        return size;
-      auto cast = tensor.getDefiningOp<tensor::CastOp>();
-      if (!cast)
-        return failure();
-      tensor = cast.getSource();
-    }
+    int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(k);
+    if (ShapedType::isDynamic(size))
+      return failure();
+    return size;
   }
 
-  /// Whether upstream integer range analysis bounds `index` within
-  /// [0, rows) (dataflow::IntegerRangeAnalysis over `root`).
-  static bool provenWithin(Value index, int64_t rows, Operation *root) {
-    DataFlowSolver solver;
-    solver.load<dataflow::DeadCodeAnalysis>();
-    solver.load<dataflow::SparseConstantPropagation>();
-    solver.load<dataflow::IntegerRangeAnalysis>();
-    if (failed(solver.initializeAndRun(root)))
+  /// Whether upstream integer range analysis (dataflow::
+  /// IntegerRangeAnalysis over the whole step, run once) bounds `index`
+  /// within [0, rows).
+  bool provenWithin(Value index, int64_t rows) {
+    if (!solver) {
+      solver = std::make_unique<DataFlowSolver>();
+      solver->load<dataflow::DeadCodeAnalysis>();
+      solver->load<dataflow::SparseConstantPropagation>();
+      solver->load<dataflow::IntegerRangeAnalysis>();
+      if (failed(solver->initializeAndRun(step)))
+        solved = false;
+    }
+    if (!solved)
       return false;
     auto *lattice =
-        solver.lookupState<dataflow::IntegerValueRangeLattice>(index);
+        solver->lookupState<dataflow::IntegerValueRangeLattice>(index);
     if (!lattice || lattice->getValue().isUninitialized())
       return false;
     const ConstantIntRanges &range = lattice->getValue().getValue();
@@ -218,8 +227,10 @@ struct IndexBounds {
       Value next = work.pop_back_val();
       if (!seen.insert(next).second)
         continue;
+      // The payload's elements, or a block argument of a region inside
+      // it (a loop's induction variable, whose bounds may be data).
       if (auto arg = dyn_cast<BlockArgument>(next)) {
-        if (arg.getOwner() == payload)
+        if (payload->getParent()->isAncestor(arg.getParentRegion()))
           return true;
         continue;
       }

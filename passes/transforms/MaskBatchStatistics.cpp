@@ -26,20 +26,19 @@ using namespace mlir::gacc;
 
 namespace {
 
-/// Whether `v` is computed from `root` (through the ops of the body).
-bool dependsOn(Value v, Value root) {
-  SmallVector<Value> work = {v};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value next = work.pop_back_val();
-    if (next == root)
-      return true;
-    if (!seen.insert(next).second)
-      continue;
-    if (Operation *def = next.getDefiningOp())
-      llvm::append_range(work, def->getOperands());
-  }
-  return false;
+/// Marks the padding mask this pass builds, so that a second run knows it.
+constexpr llvm::StringLiteral kPaddingMask = "gacc.padding_mask";
+
+/// Whether `mask` is this pass's padding mask, or a product with it.
+bool isMaskedForPadding(Value mask) {
+  auto marked = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && def->hasAttr(kPaddingMask);
+  };
+  if (marked(mask))
+    return true;
+  auto product = mask.getDefiningOp<arith::MulFOp>();
+  return product && llvm::any_of(product->getOperands(), marked);
 }
 
 struct MaskBatchStatisticsPass
@@ -67,17 +66,18 @@ struct MaskBatchStatisticsPass
         }
       }
       // One mask per step, from the targets, where they are defined; none
-      // where every op's mask is computed from them already (this pass's,
-      // on a second run: the pass is idempotent).
+      // where every op's mask holds it already (this pass's, on a second
+      // run: the pass is idempotent).
       Value targets = loss.getTargets();
       if (llvm::all_of(ops, [&](BatchStatisticsOpInterface op) {
-            return op.getSampleMask() && dependsOn(op.getSampleMask(), targets);
+            return op.getSampleMask() && isMaskedForPadding(op.getSampleMask());
           }))
         continue;
       OpBuilder b(step.getContext());
       b.setInsertionPointAfterValue(targets);
       Value mask = buildSampleMask(b, step.getLoc(), targets,
                                    loss.getPaddingTarget());
+      mask.getDefiningOp()->setAttr(kPaddingMask, b.getUnitAttr());
       // A mask the model gives (its own choice of samples, a constant or an
       // input, whose padding rows copy a real sample's) is multiplied by
       // the padding mask: a padding row never counts.
@@ -87,7 +87,7 @@ struct MaskBatchStatisticsPass
           op.setSampleMask(mask);
           continue;
         }
-        if (dependsOn(given, targets)) // masked already
+        if (isMaskedForPadding(given))
           continue;
         b.setInsertionPoint(op);
         op.setSampleMask(arith::MulFOp::create(b, op->getLoc(), given, mask));

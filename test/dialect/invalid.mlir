@@ -1838,8 +1838,8 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
 
 // -----
 
-// A loss scaled after the loss op: the hint is about normalization and
-// the learning rate, not about an added term.
+// A loss scaled after the loss op: the hint names normalization and the
+// learning rate as well as added terms.
 gacc.param @w : tensor<3x4xf32> = #gacc.zeros
 gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 2 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
 ^bb0(%w: tensor<3x4xf32>, %x: tensor<2x4xf32>, %y: tensor<2xi32>):
@@ -1847,6 +1847,6 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %l = gacc.cross_entropy %z, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
   %h = arith.constant dense<0.5> : tensor<f32>
   %s = arith.mulf %l, %h : tensor<f32>
-  // expected-error @below {{it is the result of 'arith.mulf' (the loss op's result is the loss as it is: its normalization is the step's `normalization`, its scale the learning rate's)}}
+  // expected-error @below {{it is the result of 'arith.mulf' (nothing is computed on the loss op's result: a term added is not supported, weight decay is the optimizer's; the loss's normalization is the step's `normalization`, its scale the learning rate's)}}
   gacc.yield %s : tensor<f32>
 }

@@ -213,6 +213,65 @@ gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 
 
 // -----
 
+// A gather of each sample's own row in an op that also takes samples as an
+// operand through another loop: sample j's row meets sample i's input.
+gacc.param @w : tensor<3x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %h = gacc.linear %x, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %e = tensor.empty() : tensor<4x4x3xf32>
+  // r[i][j][k] = h[j][k] + x[i][k]: sample j's row plus sample i's input
+  // expected-error @below {{'linalg.generic' op gathers each sample's row inside its region and also takes the samples of the micro-batch as an operand, so that different samples may meet}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%h : tensor<4x3xf32>) outs(%e : tensor<4x4x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %x[%i, %k] : tensor<4x4xf32>
+    %s = arith.addf %a, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4x3xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  // sum over i: sample j's logits = 4 h[j] + sum_i x[i]
+  %o = linalg.reduce ins(%r : tensor<4x4x3xf32>) outs(%z : tensor<4x3xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A gather of each sample's own row whose payload also reads the row
+// loop's index as a value: the sample's position.
+gacc.param @w : tensor<3x4xf32> = #gacc.normal<mean = 0.0, std = 0.5>
+gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 4 : i64, normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<4x4xf32>
+  // f[i][j] = x[i][j] + i: each sample's own row, plus its position in the micro-batch
+  // expected-error @below {{'linalg.generic' op reads the index of its samples' loop (linalg.index 0) for more than gathering each sample's row: each sample's position in the micro-batch}}
+  %f = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %x[%i, %j] : tensor<4x4xf32>
+    %ii = arith.index_cast %i : index to i64
+    %fi = arith.sitofp %ii : i64 to f32
+    %s = arith.addf %v, %fi : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %o = gacc.linear %f, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
 // A gather of the next sample's row (a shift along the samples): each
 // sample reads another's values.
 gacc.param @w : tensor<4x3xf32> = #gacc.zeros

@@ -33,6 +33,6 @@ gacc.train_step @s params [@g, @w] attributes {
   %z = gacc.linear %n, %w : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
   %l = gacc.cross_entropy %z, %y : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
   %r = arith.addf %l, %l : tensor<f32>
-  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction, targets and padding; it is the result of 'arith.addf' (a term added after the loss op is not supported; weight decay is the optimizer's)}}
+  // expected-error @below {{'gacc.yield' op the yielded loss must be produced by a loss op (an op implementing LossOpInterface, such as gacc.cross_entropy), which defines the step's prediction, targets and padding; it is the result of 'arith.addf' (nothing is computed on the loss op's result: a term added is not supported, weight decay is the optimizer's; the loss's normalization is the step's `normalization`, its scale the learning rate's)}}
   gacc.yield %r : tensor<f32>
 }

@@ -135,20 +135,24 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
   // The blocks whose weights the file holds: a mask buffer
   // (h.{i}.attn.bias) of any other block is a layer the model lacks.
   static const std::regex blockOf(R"(^(?:transformer\.)?h\.(\d+)\.)");
-  std::set<std::string> blocks, maskBlocks;
+  std::set<std::string> blocks;
+  std::map<std::string, std::string> masks; // block → a mask's name
   for (const auto &entry : tensors) {
     std::smatch m;
     auto target = gpt2Name(entry.first);
     if (!target || !std::regex_search(entry.first, m, blockOf))
       continue;
-    (target->first.empty() ? maskBlocks : blocks).insert(m[1].str());
+    if (target->first.empty())
+      masks.try_emplace(m[1].str(), entry.first);
+    else
+      blocks.insert(m[1].str());
   }
-  for (const std::string &b : maskBlocks)
+  for (const auto &[b, name] : masks)
     if (!blocks.count(b))
       return layoutError(path + ": the attention mask of GPT-2 block " + b +
-                         " ('transformer.h." + b +
-                         ".attn.bias') is in the file, but no weight of that "
-                         "block: a layer the model lacks");
+                         " ('" + name +
+                         "') is in the file, but no weight of that block: a "
+                         "layer the model lacks");
   for (auto &[name, tensor] : tensors) {
     auto target = gpt2Name(name);
     if (!target)
