@@ -151,7 +151,7 @@ struct IndexBounds {
   /// computed from the payload's elements otherwise must be proven inside
   /// the table by integer range analysis (a clamp), or is an error (one
   /// from linalg.index or constants alone is the loops'). A table whose
-  /// dimension has no static size, even through its casts, is an error.
+  /// dimension has no static size is an error.
   LogicalResult boundGather(tensor::ExtractOp extract,
                             linalg::LinalgOp linalgOp) {
     Block *payload = linalgOp.getBlock();

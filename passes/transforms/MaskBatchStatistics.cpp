@@ -13,6 +13,7 @@
 #include "dialect/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #define DEBUG_TYPE "gacc-mask-batch-statistics"
 
@@ -29,16 +30,20 @@ namespace {
 /// Marks the padding mask this pass builds, so that a second run knows it.
 constexpr llvm::StringLiteral kPaddingMask = "gacc.padding_mask";
 
-/// Whether `mask` is this pass's padding mask, or a product with it.
-bool isMaskedForPadding(Value mask) {
-  auto marked = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    return def && def->hasAttr(kPaddingMask);
+/// Whether `mask` is this pass's padding mask of `targets` (the tagged
+/// linalg.generic reading them, as re-typing keeps it), or a product with
+/// it.
+bool isMaskedForPadding(Value mask, Value targets) {
+  auto padding = [&](Value v) {
+    auto generic = v.getDefiningOp<linalg::GenericOp>();
+    return generic && generic->hasAttr(kPaddingMask) &&
+           generic.getInputs().size() == 1 &&
+           generic.getInputs().front() == targets;
   };
-  if (marked(mask))
+  if (padding(mask))
     return true;
   auto product = mask.getDefiningOp<arith::MulFOp>();
-  return product && llvm::any_of(product->getOperands(), marked);
+  return product && llvm::any_of(product->getOperands(), padding);
 }
 
 struct MaskBatchStatisticsPass
@@ -70,7 +75,8 @@ struct MaskBatchStatisticsPass
       // run: the pass is idempotent).
       Value targets = loss.getTargets();
       if (llvm::all_of(ops, [&](BatchStatisticsOpInterface op) {
-            return op.getSampleMask() && isMaskedForPadding(op.getSampleMask());
+            return op.getSampleMask() &&
+                   isMaskedForPadding(op.getSampleMask(), targets);
           }))
         continue;
       OpBuilder b(step.getContext());
@@ -87,7 +93,7 @@ struct MaskBatchStatisticsPass
           op.setSampleMask(mask);
           continue;
         }
-        if (isMaskedForPadding(given))
+        if (isMaskedForPadding(given, targets))
           continue;
         b.setInsertionPoint(op);
         op.setSampleMask(arith::MulFOp::create(b, op->getLoc(), given, mask));

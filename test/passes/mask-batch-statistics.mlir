@@ -107,3 +107,28 @@ gacc.train_step @s params [@g, @w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// The tag alone is not trusted: a model's own mask that carries it (here a
+// constant) is not the padding mask of the targets, and is multiplied.
+// CHECK-LABEL: gacc.train_step @tagged
+// CHECK: %[[PAD:.+]] = linalg.generic {{.*}}gacc.padding_mask
+// CHECK: %[[K:.+]] = arith.constant {gacc.padding_mask} dense<1.000000e+00> : tensor<4xf32>
+// CHECK: %[[BOTH:.+]] = arith.mulf %[[K]], %[[PAD]] : tensor<4xf32>
+// CHECK-NEXT: gacc.batch_norm %{{.+}} mask %[[BOTH]]
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+gacc.statistic @mean1 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var1 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @tagged params [@g, @w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64, effective_batch = 7 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%g: tensor<3xf32>, %w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %k = arith.constant {gacc.padding_mask} dense<1.0> : tensor<4xf32>
+  %n = gacc.batch_norm %x, %g, %g mask %k running(@mean1, @var1) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4xf32>
+  %z = gacc.linear %n, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
