@@ -166,8 +166,12 @@ struct IndexBounds {
       bool fromPayload = readsPayload(v, payload);
       if (!fromPayload)
         continue;
-      FailureOr<int64_t> rows = staticExtent(extract.getTensor(), k);
-      if (failed(rows))
+      // The verifier allows a dynamic size only between tensor.casts.
+      auto table = cast<RankedTensorType>(extract.getTensor().getType());
+      std::optional<int64_t> rows;
+      if (ShapedType::isStatic(table.getDimSize(k)))
+        rows = table.getDimSize(k);
+      if (!rows)
         return extract.emitOpError("reads a table whose dimension ")
                << k << " has no static size at indices from the data; "
                << "they cannot be bounded";
@@ -185,15 +189,6 @@ struct IndexBounds {
                                      /*rangeAnalyzed=*/true);
     }
     return success();
-  }
-
-  /// The static size of `tensor`'s dimension `k` (the training step's
-  /// verifier allows a dynamic one only between tensor.casts).
-  static FailureOr<int64_t> staticExtent(Value tensor, unsigned k) {
-    int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(k);
-    if (ShapedType::isDynamic(size))
-      return failure();
-    return size;
   }
 
   /// Whether upstream integer range analysis (dataflow::

@@ -46,17 +46,14 @@ bool anyNonFinite(const HostTensor &a, const HostTensor &b) {
   return !allFinite(a) || !allFinite(b);
 }
 
-/// max |a − b| / max |b| over the elements of two same-shaped tensors
-/// (infinity where either is not finite).
-double relativeDifference(const HostTensor &a, const HostTensor &b) {
+/// max |a − b| over the elements (infinity where either is not finite).
+double absoluteDifference(const HostTensor &a, const HostTensor &b) {
   if (anyNonFinite(a, b))
     return std::numeric_limits<double>::infinity();
-  double diff = 0, scale = 0;
-  for (int64_t i = 0, e = b.numElements(); i < e; ++i) {
+  double diff = 0;
+  for (int64_t i = 0, e = b.numElements(); i < e; ++i)
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
-    scale = std::max(scale, std::fabs(double(b.f32()[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
+  return diff;
 }
 
 /// max |x| over the elements of `t`.
@@ -65,6 +62,16 @@ double largestMagnitude(const HostTensor &t) {
   for (int64_t i = 0, e = t.numElements(); i < e; ++i)
     largest = std::max(largest, std::fabs(double(t.f32()[i])));
   return largest;
+}
+
+/// max |a − b| / max |b| over the elements of two same-shaped tensors
+/// (infinity where either is not finite).
+double relativeDifference(const HostTensor &a, const HostTensor &b) {
+  double diff = absoluteDifference(a, b);
+  if (std::isinf(diff))
+    return diff;
+  double scale = largestMagnitude(b);
+  return scale > 0 ? diff / scale : diff;
 }
 
 /// The gradients' difference: per tensor max |a − b| / max |b|, except for
@@ -76,15 +83,10 @@ double largestMagnitude(const HostTensor &t) {
 /// rounding) and is measured against `largest` instead.
 double gradientDifference(const HostTensor &a, const HostTensor &b,
                           double largest) {
-  double own = largestMagnitude(b);
-  if (own > std::ldexp(largest, -16) || !(largest > 0))
+  if (largestMagnitude(b) > std::ldexp(largest, -16) ||
+      !(largest > 0 && std::isfinite(largest)))
     return relativeDifference(a, b);
-  if (anyNonFinite(a, b))
-    return std::numeric_limits<double>::infinity();
-  double diff = 0;
-  for (int64_t i = 0, e = b.numElements(); i < e; ++i)
-    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
-  return diff / largest;
+  return absoluteDifference(a, b) / largest;
 }
 
 /// How one optimizer step's update follows from its gradient: the
@@ -125,16 +127,6 @@ double relativeDifferenceWhereDetermined(const HostTensor &a,
     diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
   }
   return scale > 0 ? diff / scale : diff;
-}
-
-/// max |a − b| over the elements (infinity where either is not finite).
-double absoluteDifference(const HostTensor &a, const HostTensor &b) {
-  if (anyNonFinite(a, b))
-    return std::numeric_limits<double>::infinity();
-  double diff = 0;
-  for (int64_t i = 0, e = b.numElements(); i < e; ++i)
-    diff = std::max(diff, std::fabs(double(a.f32()[i]) - b.f32()[i]));
-  return diff;
 }
 
 /// Why an accumulated step with batch statistics differs from the large

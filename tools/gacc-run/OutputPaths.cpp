@@ -107,12 +107,15 @@ checkpointDirectories(const RunPaths &paths,
   return true;
 }
 
-/// What a stream output opens, as "stream <device>:<inode>"; empty when
-/// it cannot be inspected, or is the null device (which any number of
-/// outputs may write).
+/// What a stream output opens ("-": standard output), as "stream
+/// <device>:<inode>"; empty when it cannot be inspected, or is the null
+/// device (which any number of outputs may write).
 static std::string streamIdentity(llvm::StringRef path) {
-  struct stat st;
-  if (::stat(path.str().c_str(), &st) != 0 || isNullDevice(path))
+  struct stat st, null;
+  int rc = path == "-" ? ::fstat(STDOUT_FILENO, &st)
+                       : ::stat(path.str().c_str(), &st);
+  if (rc != 0 || (S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 &&
+                  st.st_rdev == null.st_rdev))
     return "";
   return "stream " + std::to_string(st.st_dev) + ":" +
          std::to_string(st.st_ino);
@@ -148,10 +151,11 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
         }
       return false;
     };
-    if (insideCheckpoints(canonicalPath(path)))
+    bool standardOutput = path == "-";
+    if (!standardOutput && insideCheckpoints(canonicalPath(path)))
       return false;
     std::string file;
-    if (!checkOutputPath(flag, path, file))
+    if (!standardOutput && !checkOutputPath(flag, path, file))
       return false;
     // A stream is told apart by the file it opens (a FIFO, a pipe,
     // a terminal): two outputs to standard output would interleave.
@@ -167,16 +171,12 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
       }
     if (insideCheckpoints(file)) // through a link
       return false;
-    taken.push_back({file, (flag + " " + path).str()});
+    taken.push_back(
+        {file, standardOutput
+                   ? ("standard output, which " + flag + " - writes").str()
+                   : (flag + " " + path).str()});
   }
   return true;
-}
-
-bool gaccrt::isNullDevice(llvm::StringRef path) {
-  struct stat file, null;
-  return !path.empty() && ::stat(path.str().c_str(), &file) == 0 &&
-         ::stat("/dev/null", &null) == 0 && S_ISCHR(file.st_mode) &&
-         file.st_rdev == null.st_rdev;
 }
 
 bool gaccrt::isStandardOutput(llvm::StringRef path) {

@@ -42,7 +42,8 @@ struct RunPaths {
   /// Files the run reads (--data, --order-file, --load-params); a
   /// directory among them is skipped.
   llvm::ArrayRef<PathFlag> inputs;
-  /// Files the run writes (-o, --metrics, --save-params, ...).
+  /// Files the run writes (-o, --metrics, --save-params, ...; "-" is
+  /// standard output).
   llvm::ArrayRef<PathFlag> outputs;
   /// --checkpoint-dir and --resume ("" when absent).
   llvm::StringRef checkpointDir, resumeDir;
@@ -58,9 +59,6 @@ struct RunPaths {
 /// checkpoint directory or a file in one (a checkpoint would overwrite it,
 /// or it the checkpoint).
 bool checkOutputPaths(const RunPaths &paths);
-
-/// Whether `path` is the null device (/dev/null, or a link to it).
-bool isNullDevice(llvm::StringRef path);
 
 /// Whether `path` names this process's standard output: /dev/stdout, or
 /// the file, pipe or terminal standard output is (compared by device and

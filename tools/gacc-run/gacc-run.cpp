@@ -543,14 +543,12 @@ static bool checkPathsNotEmpty() {
   return true;
 }
 
-/// The output files, each with its flag (-o -, standard output, as none).
+/// The output files, each with its flag (-o -: standard output).
 static SmallVector<PathFlag> outputPaths() {
   SmallVector<PathFlag> outputs;
   for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Output)
-      outputs.push_back({p.flag, *p.option == "-" && p.option == &outFile
-                                     ? StringRef()
-                                     : StringRef(*p.option)});
+      outputs.push_back({p.flag, *p.option});
   return outputs;
 }
 
@@ -560,16 +558,6 @@ static bool checkOutputs() {
   for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Input)
       inputs.push_back({p.flag, *p.option});
-  // -o - is standard output, which no other output may be (unless both
-  // are the null device).
-  if (outFile == "-")
-    for (const PathFlag &output : outputPaths())
-      if (isStandardOutput(output.path) && !isNullDevice(output.path)) {
-        reportError(output.flag + " " + output.path +
-                    " is also standard output, which -o - writes: give "
-                    "each output a file of its own");
-        return false;
-      }
   return checkOutputPaths(
       {inputFile, inputs, outputPaths(), checkpointDir, resumeDir});
 }
