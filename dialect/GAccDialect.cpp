@@ -94,6 +94,7 @@ void mlir::gacc::registerGAccExternalModels(DialectRegistry &registry) {
   registerLinalgAdjointModels(registry);
   registerTensorAdjointModels(registry);
   registerSoftmaxShardingModel(registry);
+  registerLinalgIndexRangeModel(registry);
 }
 
 //===----------------------------------------------------------------------===//

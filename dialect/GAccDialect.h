@@ -174,13 +174,17 @@ LogicalResult verifyNoUndefinedReads(TrainStepOp step);
 /// Registers the external models gacc attaches: bufferization of
 /// gacc.matmul_accumulate and gacc.all_reduce, the adjoint rules of
 /// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h), and
-/// linalg.softmax's iteration space (shard::ShardingInterface).
+/// linalg.softmax's iteration space (shard::ShardingInterface), and
+/// linalg.index's integer range (InferIntRangeInterface).
 void registerGAccExternalModels(DialectRegistry &registry);
 /// The bufferization models alone (GAccBufferization.cpp).
 void registerGAccBufferizationModels(DialectRegistry &registry);
 /// linalg.softmax's loops and indexing maps as shard::ShardingInterface
 /// states them for the layer ops (GAccShardingInterface.cpp).
 void registerSoftmaxShardingModel(DialectRegistry &registry);
+/// linalg.index's range, [0, its loop's static range - 1], for upstream
+/// integer range analysis (LinalgIndexRange.cpp).
+void registerLinalgIndexRangeModel(DialectRegistry &registry);
 /// The element type a micro-batch body of `precision` rounds its values
 /// to: bf16 or f16; null for fp32 (no rounding).
 FloatType getLowPrecisionType(MLIRContext *ctx, Precision precision);

@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <optional>
@@ -115,7 +116,7 @@ private:
   LogicalResult visitLoopNest(Operation *op, const LoopNest &nest,
                               bool sumsSamples = false);
   LogicalResult visitRandom(Operation *op);
-  LogicalResult visitNestedExtracts(Operation *op);
+  FailureOr<bool> visitNestedExtracts(Operation *op);
   LogicalResult visitIndexUses(linalg::LinalgOp op);
   LogicalResult visitElementwise(Operation *op);
   void visitBatchStatistics(Operation *op,
@@ -152,7 +153,8 @@ private:
 };
 
 LogicalResult SampleDimensions::visit(Operation *op) {
-  if (failed(visitNestedExtracts(op)))
+  FailureOr<bool> gathersRows = visitNestedExtracts(op);
+  if (failed(gathersRows))
     return failure();
   // The operands that carry samples, with the dimension that indexes them.
   SmallVector<std::pair<unsigned, int64_t>> carried;
@@ -172,7 +174,8 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     if (failed(visitLoopNest(op, LoopNest::of(linalgOp))))
       return failure();
-    return visitIndexUses(linalgOp);
+    // A gather of each sample's row reads the row loop's index.
+    return *gathersRows ? success() : visitIndexUses(linalgOp);
   }
   if (auto loops = dyn_cast<shard::ShardingInterface>(op)) {
     // The loss sums over the samples by definition, but still pairs each
@@ -207,19 +210,23 @@ LogicalResult SampleDimensions::visit(Operation *op) {
   return success();
 }
 
-/// A region that reads an element of a tensor holding the samples, defined
-/// above it (a gather in a linalg.generic's payload), reads the sample its
-/// index computes. Each sample's own: the index at the samples' dimension
-/// is the linalg.index of a parallel loop of `op` (a linalg op) that is
+/// A region that uses a tensor holding the samples, defined above it (a
+/// gather in a linalg.generic's payload), reads the sample its index
+/// computes. Each sample's own: every use is a tensor.extract whose index
+/// at the samples' dimension is the linalg.index of the row loop of `op`
+/// (a linalg op): a parallel loop over the micro-batch's samples that is
 /// dimension 0 of every result, whose results then hold the samples there.
-/// Any other index takes some sample's value for others, as a
+/// Any other use takes some sample's values for others, as a
 /// tensor.extract in the body does (with a micro-batch of one sample there
-/// are no others).
-LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
+/// are no others); an operand that carries the samples must read them
+/// through the row loop too. Returns whether `op` gathers its samples'
+/// rows this way (its row loop's index then serves the gathers only).
+FailureOr<bool> SampleDimensions::visitNestedExtracts(Operation *op) {
   if (op->getNumRegions() == 0 || microBatch <= 1)
-    return success();
+    return false;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  // The loop of `op` that is dimension 0 of every result, if parallel.
+  // The loop of `op` that is dimension 0 of every result, if parallel and
+  // over the micro-batch's samples.
   std::optional<unsigned> rowLoop;
   if (linalgOp && linalgOp->getNumResults()) {
     for (OpResult result : linalgOp->getResults()) {
@@ -236,36 +243,63 @@ LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
                        utils::IteratorType::parallel)
       rowLoop = std::nullopt;
   }
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
   bool ownSamples = false;
-  WalkResult walk = op->walk([&](tensor::ExtractOp extract) {
-    std::optional<int64_t> dim = of(extract.getTensor());
+  for (Value tensor : captured) {
+    std::optional<int64_t> dim = of(tensor);
     if (!dim)
-      return WalkResult::advance();
-    auto index = extract.getIndices()[*dim].getDefiningOp<linalg::IndexOp>();
-    if (index && rowLoop && index->getParentOp() == op &&
-        index.getDim() == *rowLoop) {
+      continue;
+    for (Operation *user : tensor.getUsers()) {
+      if (!op->isProperAncestor(user))
+        continue;
+      auto extract = dyn_cast<tensor::ExtractOp>(user);
+      if (!extract)
+        return mixes(user, "takes a tensor that holds the samples of the "
+                           "micro-batch (dimension " +
+                               Twine(*dim) +
+                               ", defined above this region) for anything but "
+                               "reading each sample's own elements "
+                               "(tensor.extract at the index of the "
+                               "samples' loop)");
+      auto index = extract.getIndices()[*dim].getDefiningOp<linalg::IndexOp>();
+      if (!index || !rowLoop || index->getParentOp() != op ||
+          index.getDim() != *rowLoop)
+        return mixes(extract, "reads one element of a tensor that holds the "
+                              "samples of the micro-batch (dimension " +
+                                  Twine(*dim) +
+                                  ", defined above this region), a value "
+                                  "other samples then share");
+      int64_t rows = linalgOp.getStaticLoopRanges()[*rowLoop];
+      if (rows != microBatch)
+        return mixes(extract,
+                     "reads the samples of the micro-batch at the "
+                     "index of loop " +
+                         Twine(*rowLoop) + ", which runs over " +
+                         (ShapedType::isDynamic(rows) ? Twine("a dynamic range")
+                                                      : Twine(rows)) +
+                         " rows, not its " + Twine(microBatch) + " samples");
       ownSamples = true;
-      return WalkResult::advance();
     }
-    (void)mixes(extract, "reads one element of a tensor that holds the "
-                         "samples of the micro-batch (dimension " +
-                             Twine(*dim) +
-                             ", defined above this region), a value other "
-                             "samples then share");
-    return WalkResult::interrupt();
-  });
-  if (walk.wasInterrupted())
-    return failure();
+  }
   if (!ownSamples)
-    return success();
-  // The gather is then how `op` reads the samples: no operand may carry
-  // them too (through another loop they would meet), and the row loop's
-  // index serves the gathers only (otherwise it is the sample's position).
-  for (Value operand : op->getOperands())
-    if (of(operand))
-      return mixes(op, "gathers each sample's row inside its region and "
-                       "also takes the samples of the micro-batch as an "
-                       "operand, so that different samples may meet");
+    return false;
+  // An operand that carries the samples must index them by the row loop
+  // (through another loop different samples would meet).
+  LoopNest nest = LoopNest::of(linalgOp);
+  for (auto [number, map] : llvm::enumerate(nest.operandMaps)) {
+    std::optional<int64_t> dim = of(op->getOperand(number));
+    if (dim && map &&
+        map.getResult(*dim) != getAffineDimExpr(*rowLoop, op->getContext()))
+      return mixes(op, "gathers each sample's row inside its region at loop " +
+                           Twine(*rowLoop) +
+                           " and reads the samples of operand #" +
+                           Twine(number) +
+                           " through another index, so that different "
+                           "samples meet");
+  }
+  // The row loop's index serves the gathers only (otherwise it is the
+  // sample's position).
   WalkResult position = op->walk([&](linalg::IndexOp index) {
     if (index.getDim() != *rowLoop || index->getParentOp() != op)
       return WalkResult::advance();
@@ -285,7 +319,7 @@ LogicalResult SampleDimensions::visitNestedExtracts(Operation *op) {
                          "sample's position in the micro-batch");
   for (Value result : op->getResults())
     set(result, 0);
-  return success();
+  return true;
 }
 
 /// An op with batch statistics takes its samples in operand 0's leading

@@ -145,16 +145,20 @@ struct IndexBounds {
   }
 
   /// A gather in a linalg payload (also inside a region of it):
-  /// `extract` reads a table defined above at indices converted
-  /// (index_cast, extsi, extui) from the payload's elements of an operand,
-  /// which bound that operand's source as a lookup's indices do; an index
-  /// computed from the payload's elements otherwise must be proven inside
-  /// the table by integer range analysis (a clamp), or is an error (one
-  /// from linalg.index or constants alone is the loops'). A table whose
-  /// dimension has no static size is an error.
+  /// `extract` reads a table defined above. Each index, followed through
+  /// the conversions (index_cast, extsi, extui), must be one of
+  ///  - the payload's element of an operand, or a nested tensor.extract of
+  ///    a tensor defined above (a sample's own row): it bounds that
+  ///    tensor's source as a lookup's indices do;
+  ///  - anything else (the loops' linalg.index, constants, scf.for
+  ///    induction variables, clamps of the data) proven inside the table
+  ///    by integer range analysis, which knows each linalg.index's loop
+  ///    range (registerLinalgIndexRangeModel).
+  /// Errors at `extract`: an index nothing bounds, one from a loop larger
+  /// than the table, a table dimension without a static size.
   LogicalResult boundGather(tensor::ExtractOp extract,
                             linalg::LinalgOp linalgOp) {
-    Block *payload = linalgOp.getBlock();
+    auto table = cast<RankedTensorType>(extract.getTensor().getType());
     for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
       Value v = index;
       while (Operation *def = v.getDefiningOp()) {
@@ -163,30 +167,35 @@ struct IndexBounds {
           break;
         v = def->getOperand(0);
       }
-      bool fromPayload = readsPayload(v, payload);
-      if (!fromPayload)
-        continue;
       // The verifier allows a dynamic size only between tensor.casts.
-      auto table = cast<RankedTensorType>(extract.getTensor().getType());
-      std::optional<int64_t> rows;
-      if (ShapedType::isStatic(table.getDimSize(k)))
-        rows = table.getDimSize(k);
-      if (!rows)
+      if (ShapedType::isDynamic(table.getDimSize(k)))
         return extract.emitOpError("reads a table whose dimension ")
-               << k << " has no static size at indices from the data; "
-               << "they cannot be bounded";
+               << k << " has no static size; its indices cannot be bounded";
+      int64_t rows = table.getDimSize(k);
       if (auto arg = dyn_cast<BlockArgument>(v);
-          arg && arg.getOwner() == payload) {
+          arg && arg.getOwner() == linalgOp.getBlock()) {
         if (failed(bound(extract, linalgOp.getMatchingOpOperand(arg)->get(),
-                         *rows)))
+                         rows)))
           return failure();
         continue;
       }
-      // Computed from the data: bounded where integer range analysis
-      // proves it inside the table (a clamp), refused otherwise.
-      if (!provenWithin(index, *rows))
-        return checkUnboundedIndices(extract, v, *rows,
-                                     /*rangeAnalyzed=*/true);
+      if (auto nested = v.getDefiningOp<tensor::ExtractOp>();
+          nested && !linalgOp->getRegion(0).isAncestor(
+                        nested.getTensor().getParentRegion())) {
+        if (failed(bound(extract, nested.getTensor(), rows)))
+          return failure();
+        continue;
+      }
+      if (provenWithin(index, rows))
+        continue;
+      if (auto loop = v.getDefiningOp<linalg::IndexOp>())
+        return extract.emitOpError("reads dimension ")
+               << k << " of its table (" << rows << " rows) at loop "
+               << loop.getDim() << " of '" << linalgOp->getName()
+               << "', which runs over "
+               << linalgOp.getStaticLoopRanges()[loop.getDim()]
+               << " (an index outside the table would read other memory)";
+      return checkUnboundedIndices(extract, v, rows, /*rangeAnalyzed=*/true);
     }
     return success();
   }
@@ -212,28 +221,6 @@ struct IndexBounds {
     const ConstantIntRanges &range = lattice->getValue().getValue();
     return range.smin().getSExtValue() >= 0 &&
            range.smax().getSExtValue() < rows;
-  }
-
-  /// Whether `v` is computed from the arguments of `payload`.
-  static bool readsPayload(Value v, Block *payload) {
-    SmallVector<Value> work = {v};
-    llvm::DenseSet<Value> seen;
-    while (!work.empty()) {
-      Value next = work.pop_back_val();
-      if (!seen.insert(next).second)
-        continue;
-      // The payload's elements, or a block argument of a region inside
-      // it (a loop's induction variable, whose bounds may be data).
-      if (auto arg = dyn_cast<BlockArgument>(next)) {
-        if (payload->getParent()->isAncestor(arg.getParentRegion()))
-          return true;
-        continue;
-      }
-      Operation *def = next.getDefiningOp();
-      if (payload->getParent()->isAncestor(def->getParentRegion()))
-        llvm::append_range(work, def->getOperands());
-    }
-    return false;
   }
 };
 } // namespace

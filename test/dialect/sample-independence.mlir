@@ -221,7 +221,7 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
   %h = gacc.linear %x, %w : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
   %e = tensor.empty() : tensor<4x4x3xf32>
   // r[i][j][k] = h[j][k] + x[i][k]: sample j's row plus sample i's input
-  // expected-error @below {{'linalg.generic' op gathers each sample's row inside its region and also takes the samples of the micro-batch as an operand, so that different samples may meet}}
+  // expected-error @below {{'linalg.generic' op gathers each sample's row inside its region at loop 0 and reads the samples of operand #0 through another index, so that different samples meet}}
   %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%h : tensor<4x3xf32>) outs(%e : tensor<4x4x3xf32>) {
   ^bb0(%a: f32, %out: f32):
@@ -241,6 +241,83 @@ gacc.train_step @s params [@w] attributes {accum_steps = 2 : i64, micro_batch = 
       linalg.yield %s : f32
     }
   %l = gacc.cross_entropy %o, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The same gather with the samples also an operand read through the row
+// loop: out[i][j] = z[i][j] * x[i][j], no sample meets another.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %z = linalg.matmul ins(%x, %w : tensor<5x4xf32>, tensor<4x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<5x3xf32>) outs(%e2 : tensor<5x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %x[%i, %j] : tensor<5x4xf32>
+    %m = arith.mulf %a, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The samples sliced inside the region (or cast, or used by any op but a
+// tensor.extract): sample 0's row for every sample.
+gacc.param @w : tensor<4x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %e4 = tensor.empty() : tensor<5x4xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e4 : tensor<5x4xf32>) {
+  ^bb0(%out: f32):
+    %c0i = arith.constant 0 : index
+    %j = linalg.index 1 : index
+    // expected-error @below {{'tensor.extract_slice' op takes a tensor that holds the samples of the micro-batch (dimension 0, defined above this region) for anything but reading each sample's own elements (tensor.extract at the index of the samples' loop)}}
+    %s = tensor.extract_slice %x[0, 0] [1, 4] [1, 1] : tensor<5x4xf32> to tensor<1x4xf32>
+    %v = tensor.extract %s[%c0i, %j] : tensor<1x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<5x4xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.matmul ins(%f, %w : tensor<5x4xf32>, tensor<4x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// The "own row" loop runs over 10 rows of a 5-sample micro-batch: rows
+// 5..9 read past %x, and after the reshape sample 0 holds samples 0 and 1.
+gacc.param @w : tensor<8x3xf32> = #gacc.zeros
+gacc.train_step @s params [@w] attributes {accum_steps = 1 : i64, micro_batch = 5 : i64, normalization = #gacc.normalization<sum>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<8x3xf32>, %x: tensor<5x4xf32>, %y: tensor<5xi32>):
+  %e = tensor.empty() : tensor<10x4xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<10x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    // expected-error @below {{'tensor.extract' op reads the samples of the micro-batch at the index of loop 0, which runs over 10 rows, not its 5 samples}}
+    %v = tensor.extract %x[%i, %j] : tensor<5x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<10x4xf32>
+  %g = tensor.expand_shape %f [[0, 1], [2]] output_shape [5, 2, 4] : tensor<10x4xf32> into tensor<5x2x4xf32>
+  %h = tensor.collapse_shape %g [[0], [1, 2]] : tensor<5x2x4xf32> into tensor<5x8xf32>
+  %c0 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<5x3xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %o = linalg.matmul ins(%h, %w : tensor<5x8xf32>, tensor<8x3xf32>) outs(%z0 : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %l = gacc.cross_entropy %o, %y : tensor<5x3xf32>, tensor<5xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
 
