@@ -181,9 +181,12 @@ def GAcc_TrainStepOp : GAcc_Op<"train_step", [
     forward that mixes the samples of the micro-batch before the loss
     (reduces over them, reads them at anything but one loop index,
     combines two of them, or, in a tensor op, keeps some of them or moves
-    them from their positions: verifySampleIndependence follows the inputs'
-    leading dimension through the ops whose layout it knows), whose step
-    would depend on the split into micro-batches and on padding.
+    them from their positions; a linalg payload may read a tensor of
+    samples defined above it only with tensor.extract of each sample's own
+    row, at the linalg.index of a parallel loop over the micro-batch that
+    is dimension 0 of every result: verifySampleIndependence follows the
+    inputs' leading dimension through the ops whose layout it knows), whose
+    step would depend on the split into micro-batches and on padding.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$params,

@@ -98,9 +98,10 @@ struct StepSignature : public ::gacc::abi::StepLayout {
 /// gacc.statistic, the yielded loss is not produced by an op
 /// implementing LossOpInterface, its targets are not an input of the body,
 /// the optimizer is unknown, or a table read (a TableLookupOpInterface op,
-/// a tensor.extract in a linalg payload at indices from the payload's
-/// elements) takes indices that are computed, the loss targets, or a
-/// constant outside the table.
+/// a tensor.extract in a linalg payload) takes indices that are computed
+/// (unless integer range analysis proves them inside the table: a clamp, a
+/// loop's linalg.index), the loss targets, a constant outside the table,
+/// or a loop's index where the loop runs past the table.
 FailureOr<StepSignature> getStepSignature(TrainStepOp op);
 
 } // namespace mlir::gacc
