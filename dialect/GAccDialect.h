@@ -171,6 +171,12 @@ LogicalResult verifySampleIndependence(TrainStepOp step);
 /// reading op, naming the operand.
 LogicalResult verifyNoUndefinedReads(TrainStepOp step);
 
+/// Whether the slice `op` (tensor.extract_slice, insert_slice) takes or
+/// writes dimension `dim` of a tensor of `extent` there whole: offset 0,
+/// size `extent`, stride 1, all static.
+bool coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
+                 int64_t extent);
+
 /// Registers the external models gacc attaches: bufferization of
 /// gacc.matmul_accumulate and gacc.all_reduce, the adjoint rules of
 /// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h), and

@@ -40,6 +40,14 @@
 using namespace mlir;
 using namespace mlir::gacc;
 
+/// Whether the slice takes or writes dimension `dim` whole (GAccDialect.h).
+bool mlir::gacc::coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
+                             int64_t extent) {
+  return !op.isDynamicOffset(dim) && op.getStaticOffset(dim) == 0 &&
+         !op.isDynamicSize(dim) && op.getStaticSize(dim) == extent &&
+         !op.isDynamicStride(dim) && op.getStaticStride(dim) == 1;
+}
+
 namespace {
 
 /// A loop nest as the analysis reads it: each loop's iterator type, each
@@ -81,15 +89,6 @@ struct LoopNest {
     return nest;
   }
 };
-
-/// Whether the slice `op` takes or writes dimension `dim` of a tensor of
-/// `extent` there whole: offset 0, size `extent`, stride 1.
-static bool coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
-                        int64_t extent) {
-  return !op.isDynamicOffset(dim) && op.getStaticOffset(dim) == 0 &&
-         !op.isDynamicSize(dim) && op.getStaticSize(dim) == extent &&
-         !op.isDynamicStride(dim) && op.getStaticStride(dim) == 1;
-}
 
 /// Where the samples of the micro-batch lie in the values of a forward:
 /// for each tensor the analysis follows, the dimension that indexes them.

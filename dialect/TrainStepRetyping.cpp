@@ -1,14 +1,17 @@
 //===- TrainStepRetyping.cpp - a body re-typed for another micro-batch ----===//
 //
 // TrainStepOp::setSchedule: the step specialized for N micro-batches of m
-// samples again. The inputs' leading dimension becomes m and every op is
-// re-typed in order from its operands: ops that infer their types (the layer
-// ops), elementwise ops (a splat constant or fill operand made at the new
-// shape), linalg ops (their loop sizes from their inputs, their inits remade at
-// the new shape), linalg.softmax, and the tensor reshapes, slices, pads,
-// concatenations and casts. An op that cannot follow (a partial slice of the
-// batch, a non-splat constant used as an init, an op of another kind) is an
-// error naming it.
+// samples again. The inputs' leading dimension becomes m and every op whose
+// operands follow it is re-typed in order: ops that infer their types (the
+// layer ops), elementwise ops, linalg ops (their loop sizes from their
+// inputs), linalg.softmax, and the tensor reshapes, slices, inserts, pads,
+// concatenations and casts. A value no sample reaches keeps its type; where
+// such a value meets the samples (an elementwise operand, a linalg input or
+// init, an inserted slice) it is made again at their size if its value
+// does not depend on that size: an empty tensor, a fill, a splat constant,
+// a linalg op that broadcasts along the dimensions that change. An op that
+// cannot follow (a partial slice of the batch, a non-splat constant that
+// meets the samples, an op of another kind) is an error naming it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,10 +61,36 @@ public:
     for (Operation *op : ops)
       if (failed(retype(op)))
         return failure();
+    eraseOrphans();
     return success();
   }
 
 private:
+  /// `operand` set to `v` (a value remade at the new shape); the op that
+  /// made the old value is erased at the end where nothing else uses it.
+  void substitute(OpOperand &operand, Value v) {
+    if (operand.get() == v)
+      return;
+    if (Operation *def = operand.get().getDefiningOp())
+      orphans.push_back(def);
+    operand.set(v);
+  }
+
+  /// Erases the ops whose values were all remade (and the ops that made
+  /// their operands, where nothing else uses those).
+  void eraseOrphans() {
+    while (!orphans.empty()) {
+      Operation *op = orphans.pop_back_val();
+      if (erased.contains(op) || !op->use_empty() || !isPure(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          orphans.push_back(def);
+      erased.insert(op);
+      rewriter.eraseOp(op);
+    }
+  }
+
   bool operandsChanged(Operation *op) {
     return llvm::any_of(op->getOperands(),
                         [&](Value v) { return changed.contains(v); });
@@ -94,7 +123,8 @@ private:
 
   /// `v` made again at `type` before `user`, where its value does not
   /// depend on its shape: a new tensor.empty, linalg.fill or splat constant
-  /// (each element the same value); null otherwise.
+  /// (each element the same value), or a linalg op that broadcasts along
+  /// each dimension that changes (remadeBroadcast); null otherwise.
   Value remadeAt(Value v, RankedTensorType type, Operation *user) {
     if (v.getType() == type)
       return v;
@@ -119,7 +149,51 @@ private:
         return arith::ConstantOp::create(rewriter, cst.getLoc(), type,
                                          dense.resizeSplat(type))
             .getResult();
+    if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(def))
+      return remadeBroadcast(linalgOp, cast<OpResult>(v), type);
     return nullptr;
+  }
+
+  /// `result` of `op` (a linalg op of one init whose operands keep their
+  /// types: a bias or positional table broadcast to the micro-batch) made
+  /// again at `type`, where each dimension that changes is a loop no input
+  /// reads and the payload does not index (each position along it holds
+  /// the same value); null otherwise. Made on demand, for a user that
+  /// combines it with the samples: a use that does not keeps the value it
+  /// had (a broadcast to 4 rows that is summed stays 4 rows whatever the
+  /// micro-batch).
+  Value remadeBroadcast(linalg::LinalgOp op, OpResult result,
+                        RankedTensorType type) {
+    if (op.getNumDpsInits() != 1 || operandsChanged(op))
+      return nullptr;
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap map = op.getMatchingIndexingMap(init);
+    auto old = cast<RankedTensorType>(result.getType());
+    if (old.getRank() != type.getRank() || !map.isProjectedPermutation())
+      return nullptr;
+    for (int64_t i = 0; i < old.getRank(); ++i) {
+      if (old.getDimSize(i) == type.getDimSize(i))
+        continue;
+      unsigned loop = cast<AffineDimExpr>(map.getResult(i)).getPosition();
+      bool read = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+        return op.getMatchingIndexingMap(in).isFunctionOfDim(loop);
+      });
+      bool indexed = op->walk([&](linalg::IndexOp index) {
+                         return index.getDim() == loop ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+                       }).wasInterrupted();
+      if (read || indexed)
+        return nullptr;
+    }
+    Value newInit = remadeAt(init->get(), type, op);
+    if (!newInit)
+      return nullptr;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(init->getOperandNumber(), newInit);
+    clone->getResult(0).setType(type);
+    return clone->getResult(0);
   }
 
   /// A value of `type` to use as an init of `user` in place of `init`
@@ -133,41 +207,51 @@ private:
   }
 
   /// Loop sizes from the inputs, inits remade at the shapes their maps
-  /// give, results typed like the inits. A loop no input sizes (a
-  /// broadcast, a fill) that indexes an init's leading dimension of the old
-  /// micro-batch size is the micro-batch.
+  /// give, results typed like the inits. A loop no input sizes keeps its
+  /// size: a broadcast to the micro-batch follows it where a user combines
+  /// it with the samples (remadeBroadcast).
   LogicalResult retypeLinalg(linalg::LinalgOp op) {
+    // The inputs that follow the micro-batch size the loops first; another
+    // input on a loop they size is remade at it where it broadcasts along
+    // it (remadeBroadcast), and is an error otherwise.
     SmallVector<int64_t> loops(op.getNumLoops(), ShapedType::kDynamic);
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      auto type = dyn_cast<RankedTensorType>(in->get().getType());
-      if (!type)
-        continue;
-      for (auto [i, e] :
-           llvm::enumerate(op.getMatchingIndexingMap(in).getResults())) {
-        auto d = dyn_cast<AffineDimExpr>(e);
-        if (!d)
+    for (bool follows : {true, false}) {
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        auto type = dyn_cast<RankedTensorType>(in->get().getType());
+        if (!type || changed.contains(in->get()) != follows)
           continue;
-        // An operand of a fixed size (a parameter) on the micro-batch's
-        // loop: the loop cannot follow the new micro-batch.
-        int64_t &loop = loops[d.getPosition()];
-        if (!ShapedType::isDynamic(loop) && loop != type.getDimSize(i))
-          return cannot(op, "its operands give loop " + Twine(d.getPosition()) +
-                                " the sizes " + Twine(loop) + " and " +
-                                Twine(type.getDimSize(i)) + " (operand #" +
+        SmallVector<int64_t> shape(type.getShape());
+        // The first loop the input disagrees on, and its size there.
+        std::optional<std::pair<unsigned, int64_t>> conflict;
+        for (auto [i, e] :
+             llvm::enumerate(op.getMatchingIndexingMap(in).getResults())) {
+          auto d = dyn_cast<AffineDimExpr>(e);
+          if (!d)
+            continue;
+          int64_t &loop = loops[d.getPosition()];
+          if (!ShapedType::isDynamic(loop) && loop != type.getDimSize(i)) {
+            if (!conflict)
+              conflict = {d.getPosition(), type.getDimSize(i)};
+            shape[i] = loop;
+            continue;
+          }
+          loop = type.getDimSize(i);
+        }
+        if (!conflict)
+          continue;
+        Value remade =
+            follows ? Value() : remadeAt(in->get(), type.clone(shape), op);
+        auto [loop, size] = *conflict;
+        if (!remade)
+          return cannot(op, "its operands give loop " + Twine(loop) +
+                                " the sizes " + Twine(loops[loop]) + " and " +
+                                Twine(size) + " (operand #" +
                                 Twine(in->getOperandNumber()) +
                                 " keeps its size; an operand of a fixed size, "
                                 "such as a parameter, cannot be indexed by the "
                                 "micro-batch's loop)");
-        loop = type.getDimSize(i);
+        substitute(*in, remade);
       }
-    }
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      auto type = cast<RankedTensorType>(init.get().getType());
-      AffineMap map = op.getMatchingIndexingMap(&init);
-      if (type.getRank() > 0 && type.getDimSize(0) == oldM)
-        if (auto d = dyn_cast<AffineDimExpr>(map.getResult(0)))
-          if (ShapedType::isDynamic(loops[d.getPosition()]))
-            loops[d.getPosition()] = m;
     }
     SmallVector<Type> resultTypes;
     for (OpOperand &init : op.getDpsInitsMutable()) {
@@ -181,66 +265,81 @@ private:
       FailureOr<Value> v = initOfType(init.get(), type.clone(shape), op);
       if (failed(v))
         return failure();
-      init.set(*v);
+      substitute(init, *v);
       resultTypes.push_back(v->getType());
     }
     setResultTypes(op, resultTypes);
     return success();
   }
 
-  /// A source dimension that changed, in a slice: the slice must take it
-  /// whole (offset 0, the old size, stride 1), and then takes it whole
-  /// again.
-  FailureOr<SmallVector<int64_t>>
-  wholeSizes(Operation *op, RankedTensorType oldType, RankedTensorType newType,
-             ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-             ArrayRef<int64_t> strides) {
-    SmallVector<int64_t> result(sizes);
-    for (int64_t d = 0; d < oldType.getRank(); ++d) {
-      if (oldType.getDimSize(d) == newType.getDimSize(d))
-        continue;
-      if (offsets[d] != 0 || strides[d] != 1 ||
-          sizes[d] != oldType.getDimSize(d))
-        return cannot(op, "it takes part of the micro-batch dimension");
-      result[d] = newType.getDimSize(d);
-    }
-    return result;
-  }
-
   LogicalResult retypeExtractSlice(tensor::ExtractSliceOp op,
                                    RankedTensorType oldSource) {
-    FailureOr<SmallVector<int64_t>> sizes =
-        wholeSizes(op, oldSource, op.getSourceType(), op.getStaticOffsets(),
-                   op.getStaticSizes(), op.getStaticStrides());
-    if (failed(sizes))
-      return failure();
+    // A source dimension that changed must have been taken whole, and is
+    // taken whole again.
+    SmallVector<int64_t> sizes(op.getStaticSizes());
+    for (int64_t d = 0; d < oldSource.getRank(); ++d) {
+      if (oldSource.getDimSize(d) == op.getSourceType().getDimSize(d))
+        continue;
+      if (!coversWhole(op, d, oldSource.getDimSize(d)))
+        return cannot(op, "it takes part of the micro-batch dimension");
+      sizes[d] = op.getSourceType().getDimSize(d);
+    }
     auto dropped = computeRankReductionMask(op.getStaticSizes(),
                                             op.getType().getShape());
     RankedTensorType full =
-        tensor::ExtractSliceOp::inferResultType(op.getSourceType(), *sizes);
+        tensor::ExtractSliceOp::inferResultType(op.getSourceType(), sizes);
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < full.getRank(); ++d)
       if (!dropped || !dropped->contains(d))
         shape.push_back(full.getDimSize(d));
-    op.setStaticSizes(*sizes);
+    op.setStaticSizes(sizes);
     setResultTypes(op, {op.getType().clone(shape)});
     return success();
   }
 
+  /// A slice written into a tensor: a destination dimension that changed
+  /// must have been written whole (offset 0, the old size, stride 1), and
+  /// is written whole again, by a source that follows it or is remade at
+  /// it (a splat constant, a broadcast: remadeAt); otherwise the sizes
+  /// follow the source, which must still fit the destination.
   LogicalResult retypeInsertSlice(tensor::InsertSliceOp op,
-                                  RankedTensorType oldSource) {
-    // The sizes follow the source; the destination may grow alone.
+                                  RankedTensorType oldSource,
+                                  RankedTensorType oldDest) {
+    auto dest = cast<RankedTensorType>(op.getDest().getType());
+    RankedTensorType source = op.getSourceType();
     SmallVector<int64_t> sizes(op.getStaticSizes());
-    auto dropped = computeRankReductionMask(op.getStaticSizes(),
-                                            oldSource.getShape());
-    int64_t s = 0;
-    for (int64_t d = 0; d < int64_t(sizes.size()); ++d) {
+    SmallVector<int64_t> sourceShape(source.getShape());
+    auto dropped = computeRankReductionMask(sizes, oldSource.getShape());
+    for (int64_t d = 0, s = 0; d < int64_t(sizes.size()); ++d) {
+      bool destChanged = oldDest.getDimSize(d) != dest.getDimSize(d);
+      if (destChanged && !coversWhole(op, d, oldDest.getDimSize(d)))
+        return cannot(op, "it writes part of the micro-batch dimension " +
+                              Twine(d) + " of its destination");
       if (dropped && dropped->contains(d))
         continue;
-      sizes[d] = op.getSourceType().getDimSize(s++);
+      if (destChanged)
+        sourceShape[s] = dest.getDimSize(d);
+      else if (op.isDynamicOffset(d) ||
+               op.getStaticOffset(d) + sourceShape[s] > dest.getDimSize(d))
+        return cannot(op, "the source's dimension " + Twine(s) + " (" +
+                              Twine(sourceShape[s]) +
+                              ") no longer fits its destination's");
+      sizes[d] = sourceShape[s++];
+    }
+    if (ArrayRef<int64_t>(sourceShape) != source.getShape()) {
+      Value remade =
+          changed.contains(op.getSource())
+              ? Value()
+              : remadeAt(op.getSource(), source.clone(sourceShape), op);
+      if (!remade)
+        return cannot(op, "its source does not follow the micro-batch of its "
+                          "destination, and is no splat constant, fill or "
+                          "broadcast that could be made at the new shape");
+      substitute(op.getSourceMutable(), remade);
     }
     op.setStaticSizes(sizes);
-    setResultTypes(op, {op.getDestType()});
+    // (InsertSliceOp::getDestType is the result's type.)
+    setResultTypes(op, {dest});
     return success();
   }
 
@@ -271,17 +370,16 @@ private:
   }
 
   LogicalResult retype(Operation *op) {
-    bool operands = operandsChanged(op);
+    if (!operandsChanged(op))
+      return success();
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       return retypeLinalg(linalgOp);
-    if (!operands)
-      return success();
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
       auto type = cast<RankedTensorType>(softmax.getInput().getType());
       FailureOr<Value> init = initOfType(softmax.getOutput(), type, op);
       if (failed(init))
         return failure();
-      softmax.getOutputMutable().assign(*init);
+      substitute(softmax.getOutputMutable(), *init);
       setResultTypes(op, {type});
       return success();
     }
@@ -309,7 +407,7 @@ private:
                             "the micro-batch, another does not and is no "
                             "splat constant or fill that could be made at "
                             "the new shape)");
-        operand.set(same);
+        substitute(operand, same);
       }
       SmallVector<Type> types;
       for (Type t : op->getResultTypes())
@@ -328,7 +426,8 @@ private:
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
       return retypeExtractSlice(slice, previous.lookup(slice.getSource()));
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-      return retypeInsertSlice(insert, previous.lookup(insert.getSource()));
+      return retypeInsertSlice(insert, previous.lookup(insert.getSource()),
+                               previous.lookup(insert.getDest()));
     if (auto pad = dyn_cast<tensor::PadOp>(op)) {
       setResultTypes(op, {tensor::PadOp::inferResultType(
                              pad.getSourceType(), pad.getStaticLow(),
@@ -341,13 +440,20 @@ private:
       return success();
     }
     if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
-      auto source = cast<RankedTensorType>(castOp.getSource().getType());
+      // A chain of casts (4x5 -> ?x? -> 4x5) keeps the sizes of the value
+      // it starts from where a cast makes them static again; the result
+      // follows the micro-batch even where its type hides it.
+      Value origin = castOp.getSource();
+      while (auto inner = origin.getDefiningOp<tensor::CastOp>())
+        origin = inner.getSource();
+      auto source = cast<RankedTensorType>(origin.getType());
       auto old = cast<RankedTensorType>(castOp.getType());
       SmallVector<int64_t> shape(source.getShape());
       for (int64_t d = 0; d < int64_t(shape.size()); ++d)
         if (old.isDynamicDim(d))
           shape[d] = ShapedType::kDynamic;
       setResultTypes(op, {old.clone(shape)});
+      changed.insert(castOp.getResult());
       return success();
     }
     if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
@@ -368,6 +474,8 @@ private:
   IRRewriter rewriter;
   int64_t m, oldM;
   llvm::DenseSet<Value> changed;
+  SmallVector<Operation *> orphans;
+  llvm::DenseSet<Operation *> erased;
   llvm::DenseMap<Value, RankedTensorType> previous;
 };
 

@@ -98,3 +98,24 @@ gacc.train_step @differentiated params [@w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<16x10xf32>, tensor<16xi32> -> tensor<f32>
   gacc.yield %l, %w : tensor<f32>, tensor<10x784xf32>
 }
+
+// -----
+
+// A slice written over the whole micro-batch from a constant that is not
+// a splat (each sample's row its own value) cannot follow another size.
+
+gacc.param @w : tensor<6x5xf32> = #gacc.zeros
+gacc.train_step @rows params [@w] attributes {
+    accum_steps = 3 : i64, micro_batch = 16 : i64, effective_batch = 48 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<6x5xf32>, %x: tensor<16x6xf32>, %y: tensor<16xi32>):
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x5xf32>) -> tensor<16x5xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<16x6xf32>, tensor<6x5xf32>) outs(%f : tensor<16x5xf32>) -> tensor<16x5xf32>
+  %c = arith.constant dense<[[0.0, 0.5], [1.0, 1.5], [2.0, 2.5], [3.0, 3.5], [4.0, 4.5], [5.0, 5.5], [6.0, 6.5], [7.0, 7.5], [8.0, 8.5], [9.0, 9.5], [10.0, 10.5], [11.0, 11.5], [12.0, 12.5], [13.0, 13.5], [14.0, 14.5], [15.0, 15.5]]> : tensor<16x2xf32>
+  // expected-error @below {{'tensor.insert_slice' op cannot be re-typed for micro-batch size 24: its source does not follow the micro-batch of its destination, and is no splat constant, fill or broadcast that could be made at the new shape}}
+  %i = tensor.insert_slice %c into %mm[0, 1] [16, 2] [1, 1] : tensor<16x2xf32> into tensor<16x5xf32>
+  %l = gacc.cross_entropy %i, %y : tensor<16x5xf32>, tensor<16xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

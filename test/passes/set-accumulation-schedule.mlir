@@ -36,7 +36,7 @@ gacc.train_step @s params [@w] attributes {
 
 // A body of upstream ops follows the micro-batch too: linalg ops get their
 // loop sizes from their inputs and new inits (empty, fill) at the new
-// shape, a broadcast's batch loop comes from its init's leading dimension,
+// shape, a broadcast added to the samples is made again at their size,
 // and softmax, reshapes (the batch is the outer part of a merged
 // dimension), pads and whole slices are re-typed.
 
@@ -118,5 +118,84 @@ gacc.train_step @reshaped_slice params [@w] attributes {
   %z = gacc.linear %all, %w : tensor<32x1x8xf32>, tensor<10x8xf32> -> tensor<32x1x10xf32>
   %z2 = tensor.collapse_shape %z [[0, 1], [2]] : tensor<32x1x10xf32> into tensor<32x10xf32>
   %l = gacc.cross_entropy %z2, %y : tensor<32x10xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A broadcast to the micro-batch's size that no sample reaches keeps its
+// size (the sum of 32 copies of @v stays 32 copies: the size is the
+// model's, not the micro-batch's); one added to the samples is made again
+// at the new size, and the one it replaced is erased.
+
+gacc.param @w : tensor<6x5xf32> = #gacc.zeros
+gacc.param @v : tensor<5xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @unrelated_broadcast
+// M: linalg.broadcast ins(%{{.+}} : tensor<5xf32>) outs(%{{.+}} : tensor<32x5xf32>) dimensions = [0]
+// M: linalg.reduce ins(%{{.+}} : tensor<32x5xf32>)
+// M-NOT: tensor<32x5xf32>
+// M: linalg.broadcast ins(%{{.+}} : tensor<5xf32>) outs(%{{.+}} : tensor<64x5xf32>) dimensions = [0]
+// M-NEXT: arith.addf %{{.+}}, %{{.+}} : tensor<64x5xf32>
+gacc.train_step @unrelated_broadcast params [@w, @v] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<6x5xf32>, %v: tensor<5xf32>, %x: tensor<32x6xf32>, %y: tensor<32xi32>):
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x5xf32>) -> tensor<32x5xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<32x6xf32>, tensor<6x5xf32>) outs(%f : tensor<32x5xf32>) -> tensor<32x5xf32>
+  %vb = linalg.broadcast ins(%v : tensor<5xf32>) outs(%e : tensor<32x5xf32>) dimensions = [0]
+  %e5 = tensor.empty() : tensor<5xf32>
+  %f5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<5xf32>) -> tensor<5xf32>
+  %s = linalg.reduce ins(%vb : tensor<32x5xf32>) outs(%f5 : tensor<5xf32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sb = linalg.broadcast ins(%s : tensor<5xf32>) outs(%e : tensor<32x5xf32>) dimensions = [0]
+  %lg = arith.addf %mm, %sb : tensor<32x5xf32>
+  %l = gacc.cross_entropy %lg, %y : tensor<32x5xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A weight broadcast along a batch_matmul's batch loop follows the samples
+// that loop reads; a splat constant written over a whole column block of
+// the samples is made at their new size, and the destination's type is the
+// result's; a chain of casts through a dynamic shape back to the static one
+// follows the micro-batch.
+
+gacc.param @w : tensor<4x5xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @broadcast_input
+// M: linalg.broadcast ins(%{{.+}} : tensor<4x5xf32>) outs(%{{.+}} : tensor<64x4x5xf32>) dimensions = [0]
+// M: linalg.batch_matmul ins(%{{.+}}, %{{.+}} : tensor<64x3x4xf32>, tensor<64x4x5xf32>) outs(%{{.+}} : tensor<64x3x5xf32>)
+// M: %[[HALF:.+]] = arith.constant dense<5.000000e-01> : tensor<64x2xf32>
+// M: tensor.insert_slice %[[HALF]] into %{{.+}}[0, 1] [64, 2] [1, 1] : tensor<64x2xf32> into tensor<64x5xf32>
+// M: tensor.cast %{{.+}} : tensor<64x5xf32> to tensor<?x?xf32>
+// M: tensor.cast %{{.+}} : tensor<?x?xf32> to tensor<64x5xf32>
+// M: gacc.cross_entropy %{{.+}}, %{{.+}} : tensor<64x5xf32>, tensor<64xi32> -> tensor<f32>
+gacc.train_step @broadcast_input params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<4x5xf32>, %x: tensor<32x3x4xf32>, %y: tensor<32xi32>):
+  %zero = arith.constant 0.0 : f32
+  %eb = tensor.empty() : tensor<32x4x5xf32>
+  %wb = linalg.broadcast ins(%w : tensor<4x5xf32>) outs(%eb : tensor<32x4x5xf32>) dimensions = [0]
+  %ez = tensor.empty() : tensor<32x3x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<32x3x5xf32>) -> tensor<32x3x5xf32>
+  %bm = linalg.batch_matmul ins(%x, %wb : tensor<32x3x4xf32>, tensor<32x4x5xf32>) outs(%z : tensor<32x3x5xf32>) -> tensor<32x3x5xf32>
+  %er = tensor.empty() : tensor<32x5xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<32x5xf32>) -> tensor<32x5xf32>
+  %r = linalg.reduce ins(%bm : tensor<32x3x5xf32>) outs(%fr : tensor<32x5xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  %half = arith.constant dense<0.5> : tensor<32x2xf32>
+  %i = tensor.insert_slice %half into %r[0, 1] [32, 2] [1, 1] : tensor<32x2xf32> into tensor<32x5xf32>
+  %d = tensor.cast %i : tensor<32x5xf32> to tensor<?x?xf32>
+  %c = tensor.cast %d : tensor<?x?xf32> to tensor<32x5xf32>
+  %l = gacc.cross_entropy %c, %y : tensor<32x5xf32>, tensor<32xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
