@@ -381,6 +381,8 @@ int main(int argc, char **argv) {
     NVVMPipelineOptions chipOptions;
     chipOptions.chip = compileOnly;
     std::string problem = validateNVVMPipelineOptions(chipOptions);
+    if (problem.empty())
+      problem = checkNVVMToolchain(chipOptions);
     if (!problem.empty())
       fail("--compile-only: " + problem, 2);
     std::unique_ptr<CpuJit> deviceJit = compile(*model, true, compileOnly);

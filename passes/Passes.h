@@ -66,11 +66,12 @@ inline constexpr int64_t kFuseLogitsBytes = int64_t(64) << 20;
 /// kernels and gacc-merge-single-thread-loops' merged ones.
 inline constexpr int64_t kPtxKernelParameterBytes = 4352;
 
+/// ... and from PTX ISA 8.1 on (CUDA 12.1, Volta and later).
+inline constexpr int64_t kPtxIsa81KernelParameterBytes = 32764;
+
 /// The most CPU threads a step's loops run on (the CPU pipeline's threads,
 /// gacc-parallelize-loops' threads, gacc-run's --cpu-threads).
 inline constexpr int64_t kMaxCpuThreads = 1024;
-/// ... and from PTX ISA 8.1 on (CUDA 12.1, Volta and later).
-inline constexpr int64_t kPtxIsa81KernelParameterBytes = 32764;
 
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"

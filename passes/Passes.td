@@ -1329,9 +1329,9 @@ def GAccParallelizeLoopsPass
     }
     ```
 
-    Errors: `threads` or `min-iterations` below 1 (one error, before any
-    function runs); an op that upstream tiling cannot split (one error at
-    the op).
+    Errors: `threads` or `min-iterations` below 1, or `threads` above 1024
+    (kMaxCpuThreads; one error, before any function runs); an op that
+    upstream tiling cannot split (one error at the op).
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"1",

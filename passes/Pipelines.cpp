@@ -424,11 +424,6 @@ mlir::gacc::validateNVVMPipelineOptions(const NVVMPipelineOptions &options) {
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "format must be isa, bin or fatbin, got '" + options.format + "'";
-  // A cubin is assembled by ptxas at the end of the pipeline: a chip it
-  // lacks is refused now, not in an error pinned to a line of the model.
-  if (options.format != "isa")
-    if (std::string problem = checkPtxasChip(options.chip); !problem.empty())
-      return problem;
   if (options.cudaGraph && options.resumable)
     return "cuda-graph excludes resumable: the resumable functions' "
            "micro-batch bounds are host values that change from call to "
@@ -501,7 +496,21 @@ void mlir::gacc::registerGAccPipelines() {
       "gacc-lower-to-nvvm-pipeline",
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
       "ptxas) with host code in the LLVM dialect",
-      validateNVVMPipelineOptions, buildLowerToNVVMPipeline);
+      +[](const NVVMPipelineOptions &options) {
+        std::string problem = validateNVVMPipelineOptions(options);
+        if (problem.empty())
+          problem = checkNVVMToolchain(options);
+        if (!problem.empty() && options.format != "isa")
+          problem += "; PTX (format=isa) needs no ptxas";
+        return problem;
+      },
+      buildLowerToNVVMPipeline);
+}
+
+std::string mlir::gacc::checkNVVMToolchain(const NVVMPipelineOptions &options) {
+  // A cubin is assembled by ptxas at the end of the pipeline: a chip it
+  // lacks is refused now, not in an error pinned to a line of the model.
+  return options.format == "isa" ? "" : checkPtxasChip(options.chip);
 }
 
 void mlir::gacc::configureCUDAToolkit() {

@@ -189,10 +189,16 @@ void buildLowerToNVVMPipeline(OpPassManager &pm,
 /// knows and not older than the chip's, format isa, bin or fatbin,
 /// block-size in [1, 1024], opt-level 0–3, defer-window-bytes >= 0,
 /// cublaslt only with cublas and cublaslt-gelu only with cublaslt,
-/// cuda-graph not with resumable, and for bin and fatbin a chip that the
-/// ptxas the serializer will run lists (checkPtxasChip: it runs
-/// `ptxas --help`). Returns the problem, or an empty string.
+/// cuda-graph not with resumable. Returns the problem, or an empty string.
+/// Reads the options alone (checkNVVMToolchain looks at the machine).
 std::string validateNVVMPipelineOptions(const NVVMPipelineOptions &options);
+
+/// The toolchain the NVVM pipeline will run, checked before it starts: for
+/// format bin and fatbin, a chip that the ptxas the serializer will run
+/// lists (checkPtxasChip, which runs `ptxas --help` once per ptxas and
+/// process). Returns the problem, a clause to which the caller adds the
+/// flag that changes it, or an empty string.
+std::string checkNVVMToolchain(const NVVMPipelineOptions &options);
 
 /// Registers gacc-lower-to-cpu-pipeline and gacc-lower-to-nvvm-pipeline.
 void registerGAccPipelines();

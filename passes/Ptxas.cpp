@@ -94,7 +94,5 @@ std::string mlir::gacc::checkPtxasChip(llvm::StringRef chip) {
   if (chips.empty() || llvm::is_contained(chips, chip))
     return "";
   return ptxas + " does not assemble chip " + chip.str() + " (it takes " +
-         llvm::join(chips, ", ") +
-         "): give one of those; PTX (format=isa, gacc-run --emit ptx) needs "
-         "no ptxas";
+         llvm::join(chips, ", ") + ")";
 }

@@ -28,10 +28,10 @@ std::string findPtxas();
 /// and process.
 std::vector<std::string> ptxasChips(llvm::StringRef ptxas);
 
-/// Empty when a cubin for `chip` can be attempted; otherwise a sentence
+/// Empty when a cubin for `chip` can be attempted; otherwise a clause
 /// naming the ptxas found and the chips it takes (`chip` not among the
-/// chips it lists). No ptxas, or one that lists nothing, is left to the
-/// serializer, which says so.
+/// chips it lists), to which each tool adds the flag that changes it. No ptxas,
+/// or one that lists nothing, is left to the serializer, which says so.
 std::string checkPtxasChip(llvm::StringRef chip);
 
 } // namespace mlir::gacc

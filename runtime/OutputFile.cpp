@@ -68,7 +68,10 @@ llvm::Expected<OutputTarget> gaccrt::resolveOutputPath(llvm::StringRef path) {
     if (ref.starts_with("/proc/")) {
       struct stat st;
       if (::stat(p.c_str(), &st) != 0)
-        return failErrno(path, "cannot inspect " + p);
+        return errno == ENOENT
+                   ? fail(path, "no file can be created in /proc (" + p +
+                                    " does not exist)")
+                   : failErrno(path, "cannot inspect " + p);
       // This process's own descriptors: /proc/self/fd/N or what
       // /proc/self resolves to (/proc/<pid>/fd/N, the pid as this /proc
       // numbers it, which in another PID namespace is not getpid()'s).

@@ -66,10 +66,19 @@ uint64_t mlir::gacc::kernelArgumentBytes(TypeRange types,
       place(descriptorBytes(memref.getRank()), 8); // 8-byte fields
     else if (t.isIntOrIndexOrFloat())
       placePtx(layout.getTypeSizeInBits(t));
-    else if (vector && !vector.isScalable())
-      placePtx(layout.getTypeSizeInBits(vector.getElementType()) *
-               uint64_t(vector.getNumElements()));
-    else if (isa<DataLayoutTypeInterface>(t) && !vector)
+    else if (vector && !vector.isScalable()) {
+      // A vector of rank > 1 lowers to an array of its innermost vectors
+      // (vector<3x3xf32>: [3 x <3 x float>], `.align 16 .b8 [48]`): each
+      // padded as one, aligned as one.
+      uint64_t inner = llvm::PowerOf2Ceil(std::max<uint64_t>(
+          llvm::divideCeil(layout.getTypeSizeInBits(vector.getElementType()) *
+                               uint64_t(vector.getShape().back()),
+                           8),
+          1));
+      place(inner * uint64_t(vector.getNumElements() /
+                             std::max<int64_t>(vector.getShape().back(), 1)),
+            inner);
+    } else if (isa<DataLayoutTypeInterface>(t) && !vector)
       place(std::max<uint64_t>(layout.getTypeSize(t), 1),
             std::max<uint64_t>(layout.getTypeABIAlignment(t), 1));
     else

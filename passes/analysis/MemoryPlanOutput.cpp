@@ -176,7 +176,9 @@ void mlir::gacc::drawMemoryPlanSvg(const MemoryPlan &plan, raw_ostream &os) {
   os << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\">live bytes of @"
      << escapeXml(plan.step) << " on " << escapeXml(plan.target)
      << ", micro-batch " << plan.microBatch << " × " << plan.accumSteps
-     << llvm::format(": peak %.2f MiB", mib(plan.peakBytes())) << "</text>\n";
+     << llvm::format(": peak %.2f %s", double(plan.peakBytes()) / unitBytes,
+                     unit)
+     << "</text>\n";
   // One filled polygon per series, stacked: a step per op.
   for (unsigned s = 0; s < 4; ++s) {
     std::string upper, lower;

@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 #define DEBUG_TYPE "gacc-mask-batch-statistics"
 
@@ -30,15 +32,36 @@ namespace {
 /// Marks the padding mask this pass builds, so that a second run knows it.
 constexpr llvm::StringLiteral kPaddingMask = "gacc.padding_mask";
 
-/// Whether `mask` is this pass's padding mask of `targets` (the tagged
-/// linalg.generic reading them, as re-typing keeps it), or a product with
-/// it.
-bool isMaskedForPadding(Value mask, Value targets) {
+/// Whether `v` is this pass's padding mask of `targets`: the tagged
+/// linalg.generic that buildSampleMask makes from them (compared op for op
+/// with one built afresh, so that a model's own mask carrying the tag is
+/// not taken for it), its init a fill of 0.
+bool isPaddingMask(Value v, Value targets, int64_t paddingTarget) {
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !generic->hasAttr(kPaddingMask) ||
+      generic.getInputs().size() != 1 || generic.getInputs().front() != targets)
+    return false;
+  auto fill = generic.getOutputs().front().getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+    return false;
+  // Built in a scratch module, which takes the ops (and their uses of the
+  // targets) with it when it goes.
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(generic.getLoc());
+  OpBuilder b = OpBuilder::atBlockBegin(scratch->getBody());
+  auto fresh = buildSampleMask(b, generic.getLoc(), targets, paddingTarget)
+                   .getDefiningOp<linalg::GenericOp>();
+  return generic.getIndexingMaps() == fresh.getIndexingMaps() &&
+         generic.getIteratorTypes() == fresh.getIteratorTypes() &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &generic.getRegion(), &fresh.getRegion(),
+             OperationEquivalence::IgnoreLocations);
+}
+
+/// Whether `mask` is the padding mask of `targets` (isPaddingMask), or a
+/// product with it.
+bool isMaskedForPadding(Value mask, Value targets, int64_t paddingTarget) {
   auto padding = [&](Value v) {
-    auto generic = v.getDefiningOp<linalg::GenericOp>();
-    return generic && generic->hasAttr(kPaddingMask) &&
-           generic.getInputs().size() == 1 &&
-           generic.getInputs().front() == targets;
+    return isPaddingMask(v, targets, paddingTarget);
   };
   if (padding(mask))
     return true;
@@ -76,7 +99,8 @@ struct MaskBatchStatisticsPass
       Value targets = loss.getTargets();
       if (llvm::all_of(ops, [&](BatchStatisticsOpInterface op) {
             return op.getSampleMask() &&
-                   isMaskedForPadding(op.getSampleMask(), targets);
+                   isMaskedForPadding(op.getSampleMask(), targets,
+                                      loss.getPaddingTarget());
           }))
         continue;
       OpBuilder b(step.getContext());
@@ -93,7 +117,7 @@ struct MaskBatchStatisticsPass
           op.setSampleMask(mask);
           continue;
         }
-        if (isMaskedForPadding(given, targets))
+        if (isMaskedForPadding(given, targets, loss.getPaddingTarget()))
           continue;
         b.setInsertionPoint(op);
         op.setSampleMask(arith::MulFOp::create(b, op->getLoc(), given, mask));

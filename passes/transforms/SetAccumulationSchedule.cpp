@@ -38,13 +38,14 @@ struct SetAccumulationSchedulePass
                       : n * m;
     // Either option alone beyond the window limit cannot make a valid step
     // (and would not fit the attributes' signed integers).
+    // (An optimizer step holds at least one sample per micro-batch.)
     for (auto [value, what] :
-         {std::make_pair(uint64_t(microBatch), "micro-batch size "),
+         {std::make_pair(uint64_t(microBatch), "a micro-batch size of "),
           std::make_pair(uint64_t(accumSteps), "accumulation steps ")})
       if (value > uint64_t(kMaxWindowSamples))
         return step.emitOpError(what)
-               << value << " exceeds the limit of " << kMaxWindowSamples
-               << " samples per optimizer step";
+               << value << " would hold more than " << kMaxWindowSamples
+               << " samples per optimizer step, the limit";
     int64_t newM = microBatch, newN = accumSteps;
     if (newM > 0 && newN > 0)
       return std::make_pair(newN, newM);

@@ -68,3 +68,29 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A vector of rank 2 is an array of its innermost vectors, each padded and
+// aligned as one (vector<3x3xf32>: [3 x <3 x float>], llc's `.align 16
+// .b8 [48]`): a rank-2 descriptor (56) and the vector at 64 (112), over
+// 100. The vector alone (48) would fit: it is not counted as one 64-byte
+// vector.
+module attributes {gpu.container_module} {
+  gpu.module @matrix {
+    // expected-error @below {{kernel @k takes 112 bytes of parameters (2 arguments), more than the 100}}
+    gpu.func @k(%m: memref<8x8xf32>, %v: vector<3x3xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @matrix_fits {
+    gpu.func @k(%a: memref<8xf32>, %v: vector<3x3xf32>) kernel {
+      gpu.return
+    }
+  }
+}

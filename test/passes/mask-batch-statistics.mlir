@@ -132,3 +132,38 @@ gacc.train_step @tagged params [@g, @w] attributes {
   %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// Nor on a linalg.generic that reads the targets: a model's own mask
+// (y != 1) carrying the tag is not the padding mask (a padding row, target
+// -100, is != 1), and is multiplied by it.
+// CHECK-LABEL: gacc.train_step @tagged_generic
+// CHECK: %[[PAD:.+]] = linalg.generic {{.*}}gacc.padding_mask
+// CHECK: %[[K:.+]] = linalg.generic
+// CHECK: %[[BOTH:.+]] = arith.mulf %[[K]], %[[PAD]] : tensor<4xf32>
+// CHECK-NEXT: gacc.batch_norm %{{.+}} mask %[[BOTH]]
+gacc.param @g : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.param @w : tensor<2x3xf32> = #gacc.zeros
+gacc.statistic @mean1 : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var1 : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @tagged_generic params [@g, @w] attributes {
+    accum_steps = 2 : i64, micro_batch = 4 : i64, effective_batch = 7 : i64,
+    normalization = #gacc.normalization<mean>,
+    optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%g: tensor<3xf32>, %w: tensor<2x3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %e = tensor.empty() : tensor<4xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%y : tensor<4xi32>) outs(%e : tensor<4xf32>) attrs = {gacc.padding_mask} {
+  ^bb0(%a: i32, %o: f32):
+    %c1 = arith.constant 1 : i32
+    %ne = arith.cmpi ne, %a, %c1 : i32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.select %ne, %one, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %n = gacc.batch_norm %x, %g, %g mask %k running(@mean1, @var1) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4xf32>
+  %z = gacc.linear %n, %w : tensor<4x3xf32>, tensor<2x3xf32> -> tensor<4x2xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x2xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

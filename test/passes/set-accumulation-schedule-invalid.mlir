@@ -60,7 +60,7 @@ gacc.train_step @dense params [@w] attributes {
 }
 
 // STEPS: error: 'gacc.train_step' op accumulation steps 3 do not divide the effective batch 256
-// HUGE: error: 'gacc.train_step' op accumulation steps 18446744073709551615 exceeds the limit of 16777216 samples per optimizer step
+// HUGE: error: 'gacc.train_step' op accumulation steps 18446744073709551615 would hold more than 16777216 samples per optimizer step, the limit
 // WINDOW: error: 'gacc.train_step' op an effective batch of 65536 × 65536 samples (micro-batch × accumulation steps) is larger than the limit of 16777216 samples per optimizer step
 
 // -----

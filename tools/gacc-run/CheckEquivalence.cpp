@@ -14,6 +14,7 @@
 #include "passes/analysis/MemoryPlan.h"
 
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -81,12 +82,13 @@ double relativeDifference(const HostTensor &a, const HostTensor &b) {
 /// rounding noise relative to itself (a bias that a normalization cancels:
 /// a conv bias before a group norm of one channel per group, 0 up to
 /// rounding) and is measured against `largest` instead.
+/// Sets `floored` where it measured against `largest`.
 double gradientDifference(const HostTensor &a, const HostTensor &b,
-                          double largest) {
-  if (largestMagnitude(b) > std::ldexp(largest, -16) ||
-      !(largest > 0 && std::isfinite(largest)))
-    return relativeDifference(a, b);
-  return absoluteDifference(a, b) / largest;
+                          double largest, bool &floored) {
+  floored = !(largestMagnitude(b) > std::ldexp(largest, -16)) && largest > 0 &&
+            std::isfinite(largest);
+  return floored ? absoluteDifference(a, b) / largest
+                 : relativeDifference(a, b);
 }
 
 /// How one optimizer step's update follows from its gradient: the
@@ -263,6 +265,8 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   std::vector<double> gradMargins(sig.numParams, -1.0);
   std::vector<std::array<HostTensor, 2>> grads(sig.numTrainable);
   double largestGrad = 0;
+  // The parameters whose gradient is measured against largestGrad.
+  std::vector<std::string> flooredGrads;
   for (unsigned t = 0; t < sig.numTrainable; ++t) {
     for (int k = 0; k < 2; ++k) {
       HostTensor &g = grads[t][k];
@@ -274,8 +278,12 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
   }
   for (unsigned t = 0; t < sig.numTrainable; ++t) {
     auto &[g0, g1] = grads[t];
-    gradDiff = std::max(gradDiff, gradientDifference(g0, g1, largestGrad));
     unsigned i = sig.trainable[t];
+    bool floored;
+    gradDiff =
+        std::max(gradDiff, gradientDifference(g0, g1, largestGrad, floored));
+    if (floored)
+      flooredGrads.push_back(sig.paramNames[i]);
     gradMargins[i] = absoluteDifference(g0, g1);
     referenceGrads[i] = std::move(g1);
   }
@@ -338,6 +346,11 @@ int gaccrt::checkEquivalence(ModuleOp model, TrainStepOp step,
       (long long)eff, results[0][kCount], results[1][kCount],
       results[0][kObjective], results[1][kObjective], gradDiff,
       paramText.c_str(), tolerance);
+  if (!flooredGrads.empty())
+    logStream() << "  gradients measured against the step's largest "
+                   "gradient element (each at most 2^-16 of it, where f32 "
+                   "rounding dominates): "
+                << llvm::join(flooredGrads, ", ") << "\n";
   if (undetermined)
     logStream() << "  updated parameters left out: " << undetermined
                 << " elements whose update the two runs' gradient "

@@ -254,6 +254,8 @@ buildCharacterSource(const std::vector<std::string> &sequences,
                          " rows but the corpus has " + llvm::Twine(src->vocab) +
                          " distinct bytes (its characters are bytes)");
   std::vector<double> freq(src->vocab, 1.0); // add-one smoothing
+  // Sequences of fewer than 2 bytes have no next-character target.
+  int64_t untargeted[2] = {0, 0};
   for (size_t i = 0; i < sequences.size(); ++i) {
     const std::string &l = sequences[i];
     if (int64_t(l.size()) - 1 > src->seqLen)
@@ -263,21 +265,36 @@ buildCharacterSource(const std::vector<std::string> &sequences,
                          "sequence length " +
                          llvm::Twine(src->seqLen) + " holds verses of up to " +
                          llvm::Twine(src->seqLen + 1) + " bytes");
-    if (l.size() < 2)
+    bool val = i % 20 == 19;
+    if (l.size() < 2) {
+      ++untargeted[val];
       continue;
+    }
     std::vector<int32_t> ids;
     for (unsigned char c : l)
       ids.push_back(index[c]);
-    bool val = i % 20 == 19;
     if (!val)
       for (size_t j = 1; j < ids.size(); ++j)
         freq[ids[j]] += 1;
     (val ? src->valVerses : src->trainVerses).push_back(std::move(ids));
   }
-  if (src->trainVerses.empty() || src->valVerses.empty())
-    return sourceError("the corpus has too few " + unit +
-                       " for a training and a validation split (every 20th "
-                       "validates)");
+  for (bool val : {false, true}) {
+    size_t kept = val ? src->valVerses.size() : src->trainVerses.size();
+    if (kept)
+      continue;
+    if (untargeted[val])
+      return sourceError(origin + ": none of its " +
+                         (val ? "validation " : "training ") + unit +
+                         " (every 20th validates) has a next-character "
+                         "target: " +
+                         llvm::Twine(untargeted[val]) +
+                         " hold fewer than 2 bytes");
+    return sourceError(origin + ": the corpus has " +
+                       llvm::Twine(sequences.size()) + " " +
+                       (sequences.size() == 1 ? unit.drop_back() : unit) +
+                       ", too few for a training and a validation split "
+                       "(every 20th validates, so at least 20 are needed)");
+  }
   double total = 0;
   for (double f : freq)
     total += f;

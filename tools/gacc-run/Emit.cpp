@@ -61,10 +61,16 @@ int gaccrt::emit(ModuleOp model, llvm::StringRef kind, llvm::StringRef outPath,
     options.format = kind == "ptx" ? "isa" : "bin";
     options.fp32Storage = fp32Storage;
     options.deferWindowBytes = deferWindowBytes;
-    // The pipeline's checks, a cubin's chip against ptxas's among them.
+    // The pipeline's checks, then a cubin's chip against ptxas's.
     std::string problem = mlir::gacc::validateNVVMPipelineOptions(options);
     if (!problem.empty()) {
-      reportError(problem);
+      reportError("--emit " + kind + " --chip " + chip + ": " + problem);
+      return kExitBadInput;
+    }
+    if (std::string toolchain = mlir::gacc::checkNVVMToolchain(options);
+        !toolchain.empty()) {
+      reportError(toolchain +
+                  ": give --chip one of those; --emit ptx needs no ptxas");
       return kExitBadInput;
     }
     mlir::gacc::buildLowerToNVVMPipeline(pm, options);

@@ -156,7 +156,7 @@ llvm::Expected<uint64_t> gaccrt::parseByteSize(llvm::StringRef text) {
 
 std::string gaccrt::formatBytes(uint64_t bytes) {
   if (bytes < 1024)
-    return llvm::formatv("{0} bytes", bytes).str();
+    return llvm::formatv("{0} byte{1}", bytes, bytes == 1 ? "" : "s").str();
   if (bytes < (1 << 20))
     return llvm::formatv("{0:F2} KiB", double(bytes) / 1024).str();
   if (bytes < (uint64_t(1) << 30))

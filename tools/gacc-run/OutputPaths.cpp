@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,18 +108,28 @@ checkpointDirectories(const RunPaths &paths,
   return true;
 }
 
-/// What a stream output opens ("-": standard output), as "stream
-/// <device>:<inode>"; empty when it cannot be inspected, or is the null
-/// device (which any number of outputs may write).
-static std::string streamIdentity(llvm::StringRef path) {
-  struct stat st, null;
-  int rc = path == "-" ? ::fstat(STDOUT_FILENO, &st)
-                       : ::stat(path.str().c_str(), &st);
-  if (rc != 0 || (S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 &&
-                  st.st_rdev == null.st_rdev))
+/// What `output` opens (standard output for -o -), as its status; none
+/// when it cannot be inspected.
+static std::optional<struct stat> fileStatus(const PathFlag &output) {
+  struct stat st;
+  int rc = output.standardOutput ? ::fstat(STDOUT_FILENO, &st)
+                                 : ::stat(output.path.str().c_str(), &st);
+  if (rc != 0)
+    return std::nullopt;
+  return st;
+}
+
+/// What a stream output opens, as "stream <device>:<inode>"; empty when
+/// it cannot be inspected, or is the null device (which any number of
+/// outputs may write).
+static std::string streamIdentity(const PathFlag &output) {
+  std::optional<struct stat> st = fileStatus(output);
+  struct stat null;
+  if (!st || (S_ISCHR(st->st_mode) && ::stat("/dev/null", &null) == 0 &&
+              st->st_rdev == null.st_rdev))
     return "";
-  return "stream " + std::to_string(st.st_dev) + ":" +
-         std::to_string(st.st_ino);
+  return "stream " + std::to_string(st->st_dev) + ":" +
+         std::to_string(st->st_ino);
 }
 
 bool gaccrt::checkOutputPaths(const RunPaths &paths) {
@@ -151,7 +162,7 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
         }
       return false;
     };
-    bool standardOutput = path == "-";
+    bool standardOutput = output.standardOutput;
     if (!standardOutput && insideCheckpoints(canonicalPath(path)))
       return false;
     std::string file;
@@ -160,7 +171,7 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
     // A stream is told apart by the file it opens (a FIFO, a pipe,
     // a terminal): two outputs to standard output would interleave.
     if (file.empty())
-      file = streamIdentity(path);
+      file = streamIdentity(output);
     if (file.empty())
       continue;
     for (const auto &[other, owner] : taken)
@@ -179,11 +190,14 @@ bool gaccrt::checkOutputPaths(const RunPaths &paths) {
   return true;
 }
 
-bool gaccrt::isStandardOutput(llvm::StringRef path) {
-  struct stat out, file;
-  return !path.empty() && ::fstat(STDOUT_FILENO, &out) == 0 &&
-         ::stat(path.str().c_str(), &file) == 0 && out.st_dev == file.st_dev &&
-         out.st_ino == file.st_ino;
+bool gaccrt::isStandardOutput(const PathFlag &output) {
+  if (output.path.empty())
+    return false;
+  std::optional<struct stat> file = fileStatus(output);
+  std::optional<struct stat> out =
+      fileStatus({"", "-", /*standardOutput=*/true});
+  return file && out && out->st_dev == file->st_dev &&
+         out->st_ino == file->st_ino;
 }
 
 static bool logToErrors = false;

@@ -18,10 +18,13 @@
 namespace gaccrt {
 
 /// A command-line flag that names a file or directory: its spelling
-/// ("--metrics", "-o") and the path given ("" when the flag is absent).
+/// ("--metrics", "-o") and the path given ("" when the flag is absent);
+/// `standardOutput` where the path is "-" and the flag writes that to
+/// standard output (-o; for any other flag "-" is a file of that name).
 struct PathFlag {
   llvm::StringRef flag;
   llvm::StringRef path;
+  bool standardOutput = false;
 };
 
 /// The absolute path of a file, its links and dots resolved where it
@@ -42,7 +45,7 @@ struct RunPaths {
   /// Files the run reads (--data, --order-file, --load-params); a
   /// directory among them is skipped.
   llvm::ArrayRef<PathFlag> inputs;
-  /// Files the run writes (-o, --metrics, --save-params, ...; "-" is
+  /// Files the run writes (-o, --metrics, --save-params, ...; -o - is
   /// standard output).
   llvm::ArrayRef<PathFlag> outputs;
   /// --checkpoint-dir and --resume ("" when absent).
@@ -60,10 +63,10 @@ struct RunPaths {
 /// or it the checkpoint).
 bool checkOutputPaths(const RunPaths &paths);
 
-/// Whether `path` names this process's standard output: /dev/stdout, or
-/// the file, pipe or terminal standard output is (compared by device and
-/// inode).
-bool isStandardOutput(llvm::StringRef path);
+/// Whether `output` writes this process's standard output: -o -,
+/// /dev/stdout, or the file, pipe or terminal standard output is (compared
+/// by device and inode).
+bool isStandardOutput(const PathFlag &output);
 
 /// Where gacc-run's progress, report and note lines go: standard output,
 /// or standard error once logToStandardError was called (an output file is

@@ -115,7 +115,9 @@ std::string paramsLayoutNames(const std::string &layout) {
   std::string parts;
   for (const Gpt2BlockPart &p : kGpt2BlockParts)
     parts += (parts.empty() ? "" : ",") + std::string(p.gacc);
-  return "h{i}_{" + parts + "}_{w,b}, wte, wpe, lnf_w, lnf_b";
+  return "h{i}_{" + parts +
+         "}_{w,b}, wte, wpe, lnf_w, lnf_b (examples/kjv_gpt.mlir's, "
+         "scripts/make-gpt.py's)";
 }
 
 bool isKnownParamsLayout(const std::string &layout) {

@@ -56,9 +56,10 @@ llvm::Error mapParamsLayout(const std::string &layout, const std::string &path,
 FileOrigin paramsLayoutOrigin(const std::string &layout,
                               const std::string &name);
 
-/// The gacc names `layout` has a name for, as a sentence ("h{i}_ln1_w, ...,
-/// wte, wpe, lnf_w, lnf_b" for gpt2; empty for gacc, which names every
-/// parameter as it is).
+/// The gacc names `layout` has a name for, as a sentence, with the models
+/// that use them ("h{i}_ln1_w, ..., wte, wpe, lnf_w, lnf_b
+/// (examples/kjv_gpt.mlir's, ...)" for gpt2; empty for gacc, which names
+/// every parameter as it is).
 std::string paramsLayoutNames(const std::string &layout);
 
 } // namespace gaccrt

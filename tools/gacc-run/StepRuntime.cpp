@@ -158,8 +158,7 @@ takeLoaded(const std::string &path, std::map<std::string, HostTensor> &loaded,
           llvm::inconvertibleErrorCode(),
           path + ": the " + what + " '" + name +
               "' has no name in the --params-layout, which names " +
-              layoutNames +
-              " (examples/kjv_gpt.mlir's, scripts/make-gpt.py's)");
+              layoutNames);
     if (it == loaded.end())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      path + ": no tensor '" + inFile + "'; " +
@@ -386,6 +385,12 @@ compileStep(ModuleOp model, const StepSignature &sig,
         !problem.empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "--target cuda: " + problem);
+    if (std::string problem = checkNVVMToolchain(options); !problem.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--target cuda: " + problem +
+              ", the device's chip: put a CUDA toolkit that knows it first "
+              "on PATH");
     buildLowerToNVVMPipeline(pm, options);
   } else {
     CPUPipelineOptions pipelineOptions;

@@ -111,6 +111,7 @@ private:
               bool force = false);
   int writeMetric(llvm::StringRef kind, llvm::json::Object row);
   int reportDivergence(int64_t epoch, int64_t w, const StepOutcome &o);
+  int saveOutputs();
   int finish();
 
   // TrainerCheckpoints.cpp: resuming, stopping, checkpoints.

@@ -322,9 +322,71 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
            "margin\n";
 }
 
-/// The summary line and row, the metrics file, the saved parameters and
-/// gradients.
+/// The saved parameters, moving averages and gradients, on rank 0 (the
+/// gradients are gathered on every rank, a collective, before rank 0 alone
+/// may fail writing).
+int Trainer::saveOutputs() {
+  // The gradient of this run's last step (none after a resume that ran no
+  // step: the accumulators then hold no applied gradient), on every rank
+  // (a collective) before rank 0 alone may fail writing.
+  bool writeGradients =
+      !settings.saveGradients.empty() && !stepMs.empty() && !last.skipped;
+  std::vector<HostTensor> gradients;
+  if (writeGradients)
+    gradients =
+        appliedGradients(last.count, sig.lossScaling ? last.lossScale : 1.0f);
+  syncParamsToHost();
+  if (!lead)
+    return 0;
+  if (!settings.saveParams.empty()) {
+    NamedTensors named;
+    for (unsigned i = 0; i < sig.numParams; ++i)
+      named.push_back({sig.paramNames[i], TensorBytes(st.params[i])});
+    // Running statistics beside the weights, as torch's state_dict.
+    for (unsigned q = 0; q < sig.numStatistics; ++q)
+      named.push_back({sig.statisticNames[q], TensorBytes(st.statistics[q])});
+    if (llvm::Error e = saveSafetensors(settings.saveParams, named))
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-params " + llvm::toString(std::move(e))));
+  }
+  if (!settings.saveEma.empty()) {
+    if (emaWeights.empty())
+      for (const HostTensor &p : st.params)
+        emaWeights.emplace_back(p.dtype, p.shape);
+    copyMovingAverages();
+    NamedTensors named;
+    for (unsigned i = 0; i < sig.numParams; ++i)
+      named.push_back({sig.paramNames[i], TensorBytes(emaWeights[i])});
+    if (llvm::Error e = saveSafetensors(settings.saveEma, named))
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-ema " + llvm::toString(std::move(e))));
+  }
+  if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
+    reportError("--save-gradients: the last window's gradients were not "
+                "finite and loss scaling skipped its update; " +
+                settings.saveGradients + " is not written");
+    return 1;
+  }
+  if (writeGradients) {
+    NamedTensors named;
+    for (auto [k, i] : llvm::enumerate(sig.trainable))
+      named.push_back({sig.paramNames[i], TensorBytes(gradients[k])});
+    if (llvm::Error e = saveSafetensors(settings.saveGradients, named))
+      return reportFailure(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--save-gradients " + llvm::toString(std::move(e))));
+  }
+  return 0;
+  return 0;
+}
+
+/// The run's files (saveOutputs), then the summary line and row: a run
+/// whose files cannot be written does not report itself as done.
 int Trainer::finish() {
+  if (int status = saveOutputs())
+    return status;
   double median = 0, total = 0;
   if (!stepMs.empty()) {
     std::vector<double> sorted = stepMs;
@@ -399,59 +461,5 @@ int Trainer::finish() {
   }
   for (const Metric &mt : lastEval)
     summary[mt.key] = mt.value;
-  // The gradient of this run's last step (none after a resume that ran no
-  // step: the accumulators then hold no applied gradient), on every rank
-  // (a collective) before rank 0 alone may fail writing.
-  bool writeGradients =
-      !settings.saveGradients.empty() && !stepMs.empty() && !last.skipped;
-  std::vector<HostTensor> gradients;
-  if (writeGradients)
-    gradients =
-        appliedGradients(last.count, sig.lossScaling ? last.lossScale : 1.0f);
-  if (int status = writeMetric("summary", std::move(summary)))
-    return status;
-  syncParamsToHost();
-  if (!lead)
-    return 0;
-  if (!settings.saveParams.empty()) {
-    NamedTensors named;
-    for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], TensorBytes(st.params[i])});
-    // Running statistics beside the weights, as torch's state_dict.
-    for (unsigned q = 0; q < sig.numStatistics; ++q)
-      named.push_back({sig.statisticNames[q], TensorBytes(st.statistics[q])});
-    if (llvm::Error e = saveSafetensors(settings.saveParams, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-params " + llvm::toString(std::move(e))));
-  }
-  if (!settings.saveEma.empty()) {
-    if (emaWeights.empty())
-      for (const HostTensor &p : st.params)
-        emaWeights.emplace_back(p.dtype, p.shape);
-    copyMovingAverages();
-    NamedTensors named;
-    for (unsigned i = 0; i < sig.numParams; ++i)
-      named.push_back({sig.paramNames[i], TensorBytes(emaWeights[i])});
-    if (llvm::Error e = saveSafetensors(settings.saveEma, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-ema " + llvm::toString(std::move(e))));
-  }
-  if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
-    reportError("--save-gradients: the last window's gradients were not "
-                "finite and loss scaling skipped its update; " +
-                settings.saveGradients + " is not written");
-    return 1;
-  }
-  if (writeGradients) {
-    NamedTensors named;
-    for (auto [k, i] : llvm::enumerate(sig.trainable))
-      named.push_back({sig.paramNames[i], TensorBytes(gradients[k])});
-    if (llvm::Error e = saveSafetensors(settings.saveGradients, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-gradients " + llvm::toString(std::move(e))));
-  }
-  return 0;
+  return writeMetric("summary", std::move(summary));
 }

@@ -17,6 +17,7 @@
 #include "tools/gacc-run/Options.h"
 #include "tools/gacc-run/OutputPaths.h"
 #include "tools/gacc-run/ParamLayouts.h"
+#include "tools/gacc-run/StopSignals.h"
 
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -438,8 +439,16 @@ static int configureCpuThreads() {
                       : gaccrt::defaultCpuThreads(
                             collectives::launcherLocalSize());
   std::string problem = gaccrt::setCpuThreads(threads);
-  if (problem.empty())
+  if (problem.empty()) {
+    // OMP_THREAD_LIMIT caps the team: said where it lowers what was asked.
+    if (given && gaccrt::cpuThreads() < threads &&
+        collectives::launcherRank() == 0)
+      llvm::errs() << "gacc-run: note: --cpu-threads " << threads
+                   << ": OMP_THREAD_LIMIT caps the team at "
+                   << gaccrt::cpuThreads() << " thread"
+                   << (gaccrt::cpuThreads() == 1 ? "" : "s") << "\n";
     return 0;
+  }
   if (given) {
     reportError("--cpu-threads " + llvm::Twine(threads) + ": " + problem);
     return kExitBadInput;
@@ -548,7 +557,8 @@ static SmallVector<PathFlag> outputPaths() {
   SmallVector<PathFlag> outputs;
   for (const PathOption &p : pathOptions)
     if (p.role == PathRole::Output)
-      outputs.push_back({p.flag, *p.option});
+      outputs.push_back(
+          {p.flag, *p.option, p.option == &outFile && outFile == "-"});
   return outputs;
 }
 
@@ -566,10 +576,9 @@ static bool checkOutputs() {
 /// -o -): it then gets standard output alone, and the log goes to
 /// standard error.
 static bool writesStandardOutput() {
-  return outFile == "-" ||
-         llvm::any_of(outputPaths(), [](const PathFlag &output) {
-           return isStandardOutput(output.path);
-         });
+  return llvm::any_of(outputPaths(), [](const PathFlag &output) {
+    return isStandardOutput(output);
+  });
 }
 
 /// What a gacc-run command does: train (the default), --emit or
@@ -1210,6 +1219,10 @@ static int run(int argc, char **argv) {
   bool distributed;
   if (int status = startDataParallelism(distributed))
     return status;
+  // With checkpoints, SIGTERM and SIGINT stop the run at the first
+  // micro-batch boundary, also when they come while it compiles.
+  if (!checkpointDir.empty())
+    installStopSignalHandlers();
   mlir::gacc::configureCUDAToolkit();
   DialectRegistry registry;
   mlir::gacc::registerGAccDialectsAndInterfaces(registry);
@@ -1260,8 +1273,8 @@ static int run(int argc, char **argv) {
                     std::move(choices), std::move(plan), settings))
     return kExitBadInput;
   if (checkEquiv) {
-    if (!(tolerance > 0)) {
-      reportError("--tolerance must be positive");
+    if (!(tolerance > 0) || std::isinf(tolerance)) {
+      reportError("--tolerance must be positive and finite");
       return kExitBadInput;
     }
     return checkEquivalence(*model, step, *sig, settings, tolerance);
