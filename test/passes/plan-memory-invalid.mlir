@@ -9,7 +9,7 @@
 // FUSED: error: gacc-plan-memory: fused-attention plans the cuda target's step (cuDNN); give target=cuda
 
 // A micro-batch beyond the window limit is the schedule's error.
-// LIMIT: error: 'gacc.train_step' op micro-batch size 100000000 exceeds the limit
+// LIMIT: error: 'gacc.train_step' op a micro-batch size of 100000000 would hold more than 16777216 samples per optimizer step, the limit
 
 gacc.param @w : tensor<16x8xf32> = #gacc.kaiming_uniform<fan_in = 8>
 gacc.train_step @small params [@w] attributes {
