@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -58,14 +60,37 @@ public:
     SmallVector<Operation *> ops;
     for (Operation &op : step.getBodyBlock().without_terminator())
       ops.push_back(&op);
-    for (Operation *op : ops)
-      if (failed(retype(op)))
+    for (Operation *op : ops) {
+      replacement = nullptr;
+      if (failed(retype(op)) ||
+          failed(verifyRetyped(replacement ? replacement : op)))
         return failure();
+    }
     eraseOrphans();
     return success();
   }
 
 private:
+  /// An op re-typed into one its verifier refuses (operands that no longer
+  /// fit together: a layer op whose other operand kept the old micro-batch
+  /// size) is an error naming it and what no longer fits, not an invalid
+  /// body.
+  LogicalResult verifyRetyped(Operation *op) {
+    std::string problem;
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &d) {
+        if (problem.empty())
+          problem = d.str();
+        return success();
+      });
+      verified = verify(op, /*verifyRecursively=*/false);
+    }
+    if (succeeded(verified))
+      return success();
+    return cannot(op, "its operands no longer fit together (" + problem + ")");
+  }
+
   /// `operand` set to `v` (a value remade at the new shape); the op that
   /// made the old value is erased at the end where nothing else uses it.
   void substitute(OpOperand &operand, Value v) {
@@ -91,9 +116,17 @@ private:
     }
   }
 
+  /// Whether an operand of `op`, or a value its regions take from above
+  /// (a gather of each sample's row), follows the micro-batch.
   bool operandsChanged(Operation *op) {
-    return llvm::any_of(op->getOperands(),
-                        [&](Value v) { return changed.contains(v); });
+    auto follows = [&](Value v) { return changed.contains(v); };
+    if (llvm::any_of(op->getOperands(), follows))
+      return true;
+    if (op->getNumRegions() == 0)
+      return false;
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    return llvm::any_of(captured, follows);
   }
 
   /// Sets the result types of `op`, noting those that changed.
@@ -114,6 +147,7 @@ private:
       previous[r] = previous.lookup(old);
     }
     rewriter.replaceOp(op, replacement->getResults());
+    this->replacement = replacement;
   }
 
   LogicalResult cannot(Operation *op, const Twine &why) {
@@ -124,7 +158,8 @@ private:
   /// `v` made again at `type` before `user`, where its value does not
   /// depend on its shape: a new tensor.empty, linalg.fill or splat constant
   /// (each element the same value), or a linalg op that broadcasts along
-  /// each dimension that changes (remadeBroadcast); null otherwise.
+  /// each dimension that changes (remadeLinalg), or an elementwise op of
+  /// such values (remadeElementwise); null otherwise.
   Value remadeAt(Value v, RankedTensorType type, Operation *user) {
     if (v.getType() == type)
       return v;
@@ -150,20 +185,24 @@ private:
                                          dense.resizeSplat(type))
             .getResult();
     if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(def))
-      return remadeBroadcast(linalgOp, cast<OpResult>(v), type);
+      return remadeLinalg(linalgOp, cast<OpResult>(v), type);
+    if (def && def->hasTrait<OpTrait::Elementwise>() && isPure(def) &&
+        def->getNumResults() == 1)
+      return remadeElementwise(def, type);
     return nullptr;
   }
 
   /// `result` of `op` (a linalg op of one init whose operands keep their
   /// types: a bias or positional table broadcast to the micro-batch) made
-  /// again at `type`, where each dimension that changes is a loop no input
-  /// reads and the payload does not index (each position along it holds
-  /// the same value); null otherwise. Made on demand, for a user that
-  /// combines it with the samples: a use that does not keeps the value it
-  /// had (a broadcast to 4 rows that is summed stays 4 rows whatever the
-  /// micro-batch).
-  Value remadeBroadcast(linalg::LinalgOp op, OpResult result,
-                        RankedTensorType type) {
+  /// again at `type`, where along each dimension that changes every
+  /// position holds the same value: a loop the payload does not index,
+  /// whose inputs are made again along it (remadeAt: a broadcast's input
+  /// does not read it; another is itself uniform along it); null
+  /// otherwise. Made on demand, for a user that combines it with the
+  /// samples: a use that does not keeps the value it had (a broadcast to 4
+  /// rows that is summed stays 4 rows whatever the micro-batch).
+  Value remadeLinalg(linalg::LinalgOp op, OpResult result,
+                     RankedTensorType type) {
     if (op.getNumDpsInits() != 1 || operandsChanged(op))
       return nullptr;
     OpOperand *init = op.getDpsInitOperand(0);
@@ -171,19 +210,43 @@ private:
     auto old = cast<RankedTensorType>(result.getType());
     if (old.getRank() != type.getRank() || !map.isProjectedPermutation())
       return nullptr;
+    // The new size of each loop that changes.
+    llvm::SmallDenseMap<unsigned, int64_t> sizes;
     for (int64_t i = 0; i < old.getRank(); ++i) {
       if (old.getDimSize(i) == type.getDimSize(i))
         continue;
       unsigned loop = cast<AffineDimExpr>(map.getResult(i)).getPosition();
-      bool read = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-        return op.getMatchingIndexingMap(in).isFunctionOfDim(loop);
-      });
       bool indexed = op->walk([&](linalg::IndexOp index) {
                          return index.getDim() == loop ? WalkResult::interrupt()
                                                        : WalkResult::advance();
                        }).wasInterrupted();
-      if (read || indexed)
+      if (indexed)
         return nullptr;
+      sizes[loop] = type.getDimSize(i);
+    }
+    // The inputs that read a loop that changes, made again along it.
+    SmallVector<std::pair<unsigned, Value>> inputs;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto inType = dyn_cast<RankedTensorType>(in->get().getType());
+      if (!inType)
+        continue;
+      SmallVector<int64_t> shape(inType.getShape());
+      AffineMap inMap = op.getMatchingIndexingMap(in);
+      for (auto [j, e] : llvm::enumerate(inMap.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (d && sizes.count(d.getPosition()))
+          shape[j] = sizes.lookup(d.getPosition());
+        else if (!d && llvm::any_of(sizes, [&](auto loopSize) {
+                   return e.isFunctionOfDim(loopSize.first);
+                 }))
+          return nullptr;
+      }
+      if (ArrayRef<int64_t>(shape) == inType.getShape())
+        continue;
+      Value remade = remadeAt(in->get(), inType.clone(shape), op);
+      if (!remade)
+        return nullptr;
+      inputs.push_back({in->getOperandNumber(), remade});
     }
     Value newInit = remadeAt(init->get(), type, op);
     if (!newInit)
@@ -191,8 +254,37 @@ private:
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);
     Operation *clone = rewriter.clone(*op);
+    for (auto [number, remade] : inputs)
+      clone->setOperand(number, remade);
     clone->setOperand(init->getOperandNumber(), newInit);
     clone->getResult(0).setType(type);
+    return clone->getResult(0);
+  }
+
+  /// The elementwise op `op` (tanh of a broadcast bias) made again at
+  /// `type` from its operands made again at it; null where one cannot be.
+  Value remadeElementwise(Operation *op, RankedTensorType type) {
+    if (operandsChanged(op))
+      return nullptr;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(operand.getType());
+      if (!t) {
+        operands.push_back(operand);
+        continue;
+      }
+      Value remade = remadeAt(operand, t.clone(type.getShape()), op);
+      if (!remade)
+        return nullptr;
+      operands.push_back(remade);
+    }
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperands(operands);
+    clone->getResult(0).setType(
+        cast<RankedTensorType>(op->getResult(0).getType())
+            .clone(type.getShape()));
     return clone->getResult(0);
   }
 
@@ -206,19 +298,41 @@ private:
                         "constant that could be made at the new shape");
   }
 
-  /// Loop sizes from the inputs, inits remade at the shapes their maps
-  /// give, results typed like the inits. A loop no input sizes keeps its
-  /// size: a broadcast to the micro-batch follows it where a user combines
-  /// it with the samples (remadeBroadcast).
+  /// Loop sizes from the operands, inits remade at the shapes their maps
+  /// give, results typed like the inits. A loop no operand that follows
+  /// the micro-batch sizes keeps its size: a broadcast to the micro-batch
+  /// follows it where a user combines it with the samples (remadeLinalg).
   LogicalResult retypeLinalg(linalg::LinalgOp op) {
-    // The inputs that follow the micro-batch size the loops first; another
-    // input on a loop they size is remade at it where it broadcasts along
-    // it (remadeBroadcast), and is an error otherwise.
     SmallVector<int64_t> loops(op.getNumLoops(), ShapedType::kDynamic);
+    // A sample tensor the payload gathers each sample's row from
+    // (tensor.extract at a loop's linalg.index, as verifySampleIndependence
+    // allows) sizes that loop.
+    op->walk([&](tensor::ExtractOp extract) {
+      Value table = extract.getTensor();
+      auto index =
+          extract.getIndices().empty()
+              ? linalg::IndexOp()
+              : extract.getIndices()[0].getDefiningOp<linalg::IndexOp>();
+      RankedTensorType before = previous.lookup(table);
+      auto after = cast<RankedTensorType>(table.getType());
+      if (index && index->getParentOp() == op && changed.contains(table) &&
+          !op->isAncestor(table.getParentRegion()->getParentOp()) && before &&
+          before.getRank() && before.getDimSize(0) != after.getDimSize(0))
+        loops[index.getDim()] = after.getDimSize(0);
+    });
+    // The operands that follow the micro-batch (inputs and inits) size the
+    // loops first; another input on a loop they size is remade at it where
+    // it broadcasts along it (remadeLinalg), and is an error otherwise.
+    SmallVector<OpOperand *> followers, others;
+    for (OpOperand &operand : op->getOpOperands())
+      if (changed.contains(operand.get()))
+        followers.push_back(&operand);
+      else if (op.isDpsInput(&operand))
+        others.push_back(&operand);
     for (bool follows : {true, false}) {
-      for (OpOperand *in : op.getDpsInputOperands()) {
+      for (OpOperand *in : follows ? followers : others) {
         auto type = dyn_cast<RankedTensorType>(in->get().getType());
-        if (!type || changed.contains(in->get()) != follows)
+        if (!type)
           continue;
         SmallVector<int64_t> shape(type.getShape());
         // The first loop the input disagrees on, and its size there.
@@ -286,6 +400,11 @@ private:
     }
     auto dropped = computeRankReductionMask(op.getStaticSizes(),
                                             op.getType().getShape());
+    for (int64_t d = 0; d < oldSource.getRank(); ++d)
+      if (dropped && dropped->contains(d) &&
+          oldSource.getDimSize(d) != op.getSourceType().getDimSize(d))
+        return cannot(op, "it drops the micro-batch dimension " + Twine(d) +
+                              " (of one sample), which the new size keeps");
     RankedTensorType full =
         tensor::ExtractSliceOp::inferResultType(op.getSourceType(), sizes);
     SmallVector<int64_t> shape;
@@ -305,11 +424,37 @@ private:
   LogicalResult retypeInsertSlice(tensor::InsertSliceOp op,
                                   RankedTensorType oldSource,
                                   RankedTensorType oldDest) {
-    auto dest = cast<RankedTensorType>(op.getDest().getType());
     RankedTensorType source = op.getSourceType();
     SmallVector<int64_t> sizes(op.getStaticSizes());
     SmallVector<int64_t> sourceShape(source.getShape());
     auto dropped = computeRankReductionMask(sizes, oldSource.getShape());
+    // A source that follows the micro-batch, written over a whole
+    // destination dimension that does not: the destination is made again
+    // at its size (a fill, an empty tensor), or it is an error.
+    auto oldDestType = cast<RankedTensorType>(op.getDest().getType());
+    SmallVector<int64_t> destShape(oldDestType.getShape());
+    for (int64_t d = 0, s = 0; d < int64_t(sizes.size()); ++d) {
+      if (dropped && dropped->contains(d))
+        continue;
+      if (oldSource.getDimSize(s) != source.getDimSize(s) &&
+          oldDest.getDimSize(d) == oldDestType.getDimSize(d) &&
+          coversWhole(op, d, oldDest.getDimSize(d)))
+        destShape[d] = source.getDimSize(s);
+      ++s;
+    }
+    if (ArrayRef<int64_t>(destShape) != oldDestType.getShape()) {
+      Value remade =
+          changed.contains(op.getDest())
+              ? Value()
+              : remadeAt(op.getDest(), oldDestType.clone(destShape), op);
+      if (!remade)
+        return cannot(op, "it writes the samples over a whole dimension of a "
+                          "destination that does not follow the micro-batch "
+                          "and is no fill or empty tensor that could be made "
+                          "at the new shape");
+      substitute(op.getDestMutable(), remade);
+    }
+    auto dest = cast<RankedTensorType>(op.getDest().getType());
     for (int64_t d = 0, s = 0; d < int64_t(sizes.size()); ++d) {
       bool destChanged = oldDest.getDimSize(d) != dest.getDimSize(d);
       if (destChanged && !coversWhole(op, d, oldDest.getDimSize(d)))
@@ -435,6 +580,27 @@ private:
       return success();
     }
     if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+      // The tensors joined agree but along the joined dimension: one that
+      // does not follow the micro-batch is made again at its size.
+      Value follower = *llvm::find_if(
+          op->getOperands(), [&](Value v) { return changed.contains(v); });
+      auto shape = llvm::to_vector(
+          cast<RankedTensorType>(follower.getType()).getShape());
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto t = cast<RankedTensorType>(operand.get().getType());
+        shape[concat.getDim()] = t.getDimSize(concat.getDim());
+        if (t.getShape() == ArrayRef<int64_t>(shape))
+          continue;
+        Value remade = changed.contains(operand.get())
+                           ? Value()
+                           : remadeAt(operand.get(), t.clone(shape), op);
+        if (!remade)
+          return cannot(op, "the tensors it joins no longer agree (one "
+                            "follows the micro-batch, another does not and "
+                            "is no splat constant, fill or broadcast that "
+                            "could be made at the new shape)");
+        substitute(operand, remade);
+      }
       setResultTypes(op, {tensor::ConcatOp::inferResultType(
                              concat.getDim(), concat->getOperandTypes())});
       return success();
@@ -475,6 +641,8 @@ private:
   int64_t m, oldM;
   llvm::DenseSet<Value> changed;
   SmallVector<Operation *> orphans;
+  /// The op that replaced the one re-typed last, if one did (replace).
+  Operation *replacement = nullptr;
   llvm::DenseSet<Operation *> erased;
   llvm::DenseMap<Value, RankedTensorType> previous;
 };

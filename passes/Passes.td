@@ -36,8 +36,13 @@ def GAccSetAccumulationSchedulePass
     = E`, so the last micro-batch of each window holds E − (N − 1) · m
     samples and padding (what gacc-run's `--memory-budget` chooses).
 
-    The body is re-typed for m: every input's leading dimension and the
-    results of the ops that infer their types. `data-parallel` sets the
+    The body is re-typed for m (TrainStepOp::setSchedule): every input's
+    leading dimension, and every op the samples reach, from its operands.
+    A value no sample reaches keeps its type (a broadcast to 4 rows that
+    the model sums stays 4 rows); where it meets the samples it is made
+    again at their size if every position along the dimension that changes
+    holds the same value (an empty tensor, a fill, a splat constant, a
+    broadcast, an elementwise op of those). `data-parallel` sets the
     step's `data_parallel` unit attribute.
 
     ```mlir
@@ -50,7 +55,10 @@ def GAccSetAccumulationSchedulePass
     Errors: a negative option; a micro-batch or number of steps that does
     not divide the effective batch; a window of more than 2^24 samples; a
     body whose ops cannot be re-typed for m (an operand of a fixed size on
-    the micro-batch's loop); a new schedule for a step already
+    the micro-batch's loop, a non-splat constant that meets the samples, a
+    slice of part of the micro-batch; one error at the op, with the op's
+    own reason where its verifier refuses the new types); a new schedule
+    for a step already
     differentiated (it is set on the model, before gacc-autodiff).
   }];
   let options = [

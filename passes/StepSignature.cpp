@@ -144,10 +144,12 @@ struct IndexBounds {
     return success();
   }
 
-  /// A gather in a linalg payload (also inside a region of it):
-  /// `extract` reads a table defined above. Each index, followed through
-  /// the conversions (index_cast, extsi, extui), must be one of
-  ///  - the payload's element of an operand, or a nested tensor.extract of
+  /// A gather: `extract` reads a table, in the payload of `linalgOp` (also
+  /// inside a region of it) or elsewhere in the body (null: a
+  /// tensor.generate's, an scf loop's, the body's own). Each index, followed
+  /// through the conversions (index_cast, extsi, extui), must be one of
+  ///  - the payload's element of an input (or of an init where every loop
+  ///    is parallel), or a nested tensor.extract of
   ///    a tensor defined above (a sample's own row): it bounds that
   ///    tensor's source as a lookup's indices do;
   ///  - anything else (the loops' linalg.index, constants, scf.for
@@ -172,23 +174,28 @@ struct IndexBounds {
         return extract.emitOpError("reads a table whose dimension ")
                << k << " has no static size; its indices cannot be bounded";
       int64_t rows = table.getDimSize(k);
+      // An init's element is the data only where no loop reduces (one
+      // that does carries what the payload yielded before).
       if (auto arg = dyn_cast<BlockArgument>(v);
-          arg && arg.getOwner() == linalgOp.getBlock()) {
+          linalgOp && arg && arg.getOwner() == linalgOp.getBlock() &&
+          (linalgOp.isDpsInput(linalgOp.getMatchingOpOperand(arg)) ||
+           linalgOp.getNumLoops() == linalgOp.getNumParallelLoops())) {
         if (failed(bound(extract, linalgOp.getMatchingOpOperand(arg)->get(),
                          rows)))
           return failure();
         continue;
       }
       if (auto nested = v.getDefiningOp<tensor::ExtractOp>();
-          nested && !linalgOp->getRegion(0).isAncestor(
-                        nested.getTensor().getParentRegion())) {
+          linalgOp && nested &&
+          !linalgOp->getRegion(0).isAncestor(
+              nested.getTensor().getParentRegion())) {
         if (failed(bound(extract, nested.getTensor(), rows)))
           return failure();
         continue;
       }
       if (provenWithin(index, rows))
         continue;
-      if (auto loop = v.getDefiningOp<linalg::IndexOp>())
+      if (auto loop = v.getDefiningOp<linalg::IndexOp>(); loop && linalgOp)
         return extract.emitOpError("reads dimension ")
                << k << " of its table (" << rows << " rows) at loop "
                << loop.getDim() << " of '" << linalgOp->getName()
@@ -308,8 +315,8 @@ FailureOr<StepSignature> mlir::gacc::getStepSignature(TrainStepOp op) {
       result = bounds.bound(lookup, lookup.getTableIndices(),
                             lookup.getNumTableRows());
     else if (auto extract = dyn_cast<tensor::ExtractOp>(reader))
-      if (auto linalgOp = reader->getParentOfType<linalg::LinalgOp>())
-        result = bounds.boundGather(extract, linalgOp);
+      result = bounds.boundGather(extract,
+                                  reader->getParentOfType<linalg::LinalgOp>());
     return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (lookups.wasInterrupted())

@@ -119,3 +119,43 @@ gacc.train_step @rows params [@w] attributes {
   %l = gacc.cross_entropy %i, %y : tensor<16x5xf32>, tensor<16xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A micro-batch of one sample whose dimension a slice drops cannot become
+// a micro-batch of several.
+
+gacc.param @w : tensor<3x3xf32> = #gacc.zeros
+gacc.train_step @dropped params [@w] attributes {
+    accum_steps = 24 : i64, micro_batch = 1 : i64, effective_batch = 24 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x3xf32>, %x: tensor<1x3xf32>, %y: tensor<1xi32>):
+  // expected-error @below {{'tensor.extract_slice' op cannot be re-typed for micro-batch size 24: it drops the micro-batch dimension 0 (of one sample), which the new size keeps}}
+  %s = tensor.extract_slice %x[0, 0] [1, 3] [1, 1] : tensor<1x3xf32> to tensor<3xf32>
+  %r = tensor.expand_shape %s [[0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
+  %z = gacc.linear %r, %w : tensor<1x3xf32>, tensor<3x3xf32> -> tensor<1x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<1x3xf32>, tensor<1xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// What the re-typing leaves inconsistent is an error at the op, with the
+// op's own reason: a layer op whose other operand (a non-splat constant of
+// the old micro-batch size) does not follow.
+
+gacc.param @w : tensor<3x3xf32> = #gacc.zeros
+gacc.param @g : tensor<3xf32> = #gacc.zeros
+gacc.statistic @mean : tensor<3xf32> = #gacc.zeros
+gacc.statistic @var : tensor<3xf32> = #gacc.constant<value = 1.0>
+gacc.train_step @masked params [@w, @g] attributes {
+    accum_steps = 12 : i64, micro_batch = 4 : i64, effective_batch = 48 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x3xf32>, %g: tensor<3xf32>, %x: tensor<4x3xf32>, %y: tensor<4xi32>):
+  %mask = arith.constant dense<[1.0, 0.0, 1.0, 1.0]> : tensor<4xf32>
+  // expected-error @below {{'gacc.batch_norm' op cannot be re-typed for micro-batch size 24: its operands no longer fit together}}
+  %n = gacc.batch_norm %x, %g, %g mask %mask running(@mean, @var) {batch_statistics = #gacc.batch_statistics<per_window>} : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4xf32>
+  %z = gacc.linear %n, %w : tensor<4x3xf32>, tensor<3x3xf32> -> tensor<4x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -199,3 +199,77 @@ gacc.train_step @broadcast_input params [@w] attributes {
   %l = gacc.cross_entropy %c, %y : tensor<32x5xf32>, tensor<32xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
 }
+
+// -----
+
+// A broadcast follows the samples it meets through the init of a linalg op
+// (a bias added into the matmul's result, as upstream FoldAddIntoDest
+// writes it), through an elementwise op (tanh of the bias), and in a
+// tensor.concat along another dimension; a slice of samples written over
+// a whole fill makes the fill again at their size.
+
+gacc.param @w : tensor<5x3xf32> = #gacc.zeros
+gacc.param @b : tensor<3xf32> = #gacc.zeros
+gacc.param @c : tensor<2xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @meets_samples
+// M: %[[CB:.+]] = linalg.broadcast ins(%{{.+}} : tensor<2xf32>) outs(%{{.+}} : tensor<64x2xf32>)
+// M: tensor.concat dim(1) %{{.+}}, %[[CB]] : (tensor<64x3xf32>, tensor<64x2xf32>) -> tensor<64x5xf32>
+// M: %[[BB:.+]] = linalg.broadcast ins(%{{.+}} : tensor<3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
+// M: %[[BB2:.+]] = linalg.broadcast ins(%{{.+}} : tensor<3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
+// M: linalg.generic {{.+}} ins(%[[BB]] : tensor<64x3xf32>) outs(%{{.+}} : tensor<64x3xf32>)
+// M: %[[T:.+]] = math.tanh %[[BB2]] : tensor<64x3xf32>
+// M: arith.addf %{{.+}}, %[[T]] : tensor<64x3xf32>
+// M: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<64x3xf32>)
+// M: tensor.insert_slice %{{.+}} into %[[F]][0, 0] [64, 3] [1, 1] : tensor<64x3xf32> into tensor<64x3xf32>
+gacc.train_step @meets_samples params [@w, @b, @c] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<5x3xf32>, %b: tensor<3xf32>, %c: tensor<2xf32>, %x: tensor<32x3xf32>, %y: tensor<32xi32>):
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<32x2xf32>
+  %cb = linalg.broadcast ins(%c : tensor<2xf32>) outs(%e2 : tensor<32x2xf32>) dimensions = [0]
+  %xc = tensor.concat dim(1) %x, %cb : (tensor<32x3xf32>, tensor<32x2xf32>) -> tensor<32x5xf32>
+  %e = tensor.empty() : tensor<32x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %mm = linalg.matmul ins(%xc, %w : tensor<32x5xf32>, tensor<5x3xf32>) outs(%f : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %bb = linalg.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<32x3xf32>) dimensions = [0]
+  %biased = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%bb : tensor<32x3xf32>) outs(%mm : tensor<32x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<32x3xf32>
+  %t = math.tanh %bb : tensor<32x3xf32>
+  %lg = arith.addf %biased, %t : tensor<32x3xf32>
+  %g = linalg.fill ins(%zero : f32) outs(%e : tensor<32x3xf32>) -> tensor<32x3xf32>
+  %i = tensor.insert_slice %lg into %g[0, 0] [32, 3] [1, 1] : tensor<32x3xf32> into tensor<32x3xf32>
+  %l = gacc.cross_entropy %i, %y : tensor<32x3xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}
+
+// -----
+
+// A gather of each sample's own row (the samples taken from above the
+// region) sizes the loop that indexes them.
+
+gacc.param @w : tensor<3x4xf32> = #gacc.zeros
+// M-LABEL: gacc.train_step @row_gather
+// M: linalg.generic {{.+}} outs(%{{.+}} : tensor<64x4xf32>)
+// M: tensor.extract %{{.+}}[%{{.+}}, %{{.+}}] : tensor<64x4xf32>
+gacc.train_step @row_gather params [@w] attributes {
+    accum_steps = 8 : i64, micro_batch = 32 : i64, effective_batch = 256 : i64,
+    normalization = #gacc.normalization<mean>, optimizer = #gacc.sgd<lr = 0.1>} {
+^bb0(%w: tensor<3x4xf32>, %x: tensor<32x4xf32>, %y: tensor<32xi32>):
+  %e4 = tensor.empty() : tensor<32x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%e4 : tensor<32x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c3 = arith.constant 3 : index
+    %k = arith.subi %c3, %j : index
+    %v = tensor.extract %x[%i, %k] : tensor<32x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<32x4xf32>
+  %z = gacc.linear %r, %w : tensor<32x4xf32>, tensor<3x4xf32> -> tensor<32x3xf32>
+  %l = gacc.cross_entropy %z, %y : tensor<32x3xf32>, tensor<32xi32> -> tensor<f32>
+  gacc.yield %l : tensor<f32>
+}

@@ -1219,9 +1219,10 @@ static int run(int argc, char **argv) {
   bool distributed;
   if (int status = startDataParallelism(distributed))
     return status;
-  // With checkpoints, SIGTERM and SIGINT stop the run at the first
-  // micro-batch boundary, also when they come while it compiles.
-  if (!checkpointDir.empty())
+  // With checkpoints (--checkpoint-dir, or --resume's directory), SIGTERM
+  // and SIGINT stop the run at the first micro-batch boundary, also when
+  // they come while it compiles.
+  if (!checkpointDir.empty() || !resumeDir.empty())
     installStopSignalHandlers();
   mlir::gacc::configureCUDAToolkit();
   DialectRegistry registry;
