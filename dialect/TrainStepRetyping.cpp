@@ -288,6 +288,26 @@ private:
     return clone->getResult(0);
   }
 
+  /// `operand` of `op` at `shape`: as it is where it has that shape, made
+  /// again at it where it does not follow the micro-batch (remadeAt);
+  /// otherwise an error at `op` saying that `what` no longer agree.
+  LogicalResult operandAt(Operation *op, OpOperand &operand,
+                          ArrayRef<int64_t> shape, const Twine &what) {
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    if (type.getShape() == shape)
+      return success();
+    Value remade = changed.contains(operand.get())
+                       ? Value()
+                       : remadeAt(operand.get(), type.clone(shape), op);
+    if (!remade)
+      return cannot(op, what + " no longer agree (one follows the "
+                               "micro-batch, another does not and is no "
+                               "splat constant, fill or broadcast that could "
+                               "be made at the new shape)");
+    substitute(operand, remade);
+    return success();
+  }
+
   /// A value of `type` to use as an init of `user` in place of `init`
   /// (remadeAt); an error at `user` where it cannot be made.
   FailureOr<Value> initOfType(Value init, RankedTensorType type,
@@ -540,20 +560,10 @@ private:
       if (!follows)
         return cannot(op, "no tensor operand");
       auto shape = cast<RankedTensorType>(follows.getType()).getShape();
-      for (OpOperand &operand : op->getOpOperands()) {
-        auto rt = dyn_cast<RankedTensorType>(operand.get().getType());
-        if (!rt || rt.getShape() == shape)
-          continue;
-        Value same = changed.contains(operand.get())
-                         ? Value()
-                         : remadeAt(operand.get(), rt.clone(shape), op);
-        if (!same)
-          return cannot(op, "its operands' shapes no longer agree (one follows "
-                            "the micro-batch, another does not and is no "
-                            "splat constant or fill that could be made at "
-                            "the new shape)");
-        substitute(operand, same);
-      }
+      for (OpOperand &operand : op->getOpOperands())
+        if (isa<RankedTensorType>(operand.get().getType()) &&
+            failed(operandAt(op, operand, shape, "its operands' shapes")))
+          return failure();
       SmallVector<Type> types;
       for (Type t : op->getResultTypes())
         types.push_back(cast<RankedTensorType>(t).clone(shape));
@@ -587,19 +597,10 @@ private:
       auto shape = llvm::to_vector(
           cast<RankedTensorType>(follower.getType()).getShape());
       for (OpOperand &operand : op->getOpOperands()) {
-        auto t = cast<RankedTensorType>(operand.get().getType());
-        shape[concat.getDim()] = t.getDimSize(concat.getDim());
-        if (t.getShape() == ArrayRef<int64_t>(shape))
-          continue;
-        Value remade = changed.contains(operand.get())
-                           ? Value()
-                           : remadeAt(operand.get(), t.clone(shape), op);
-        if (!remade)
-          return cannot(op, "the tensors it joins no longer agree (one "
-                            "follows the micro-batch, another does not and "
-                            "is no splat constant, fill or broadcast that "
-                            "could be made at the new shape)");
-        substitute(operand, remade);
+        shape[concat.getDim()] = cast<RankedTensorType>(operand.get().getType())
+                                     .getDimSize(concat.getDim());
+        if (failed(operandAt(op, operand, shape, "the tensors it joins")))
+          return failure();
       }
       setResultTypes(op, {tensor::ConcatOp::inferResultType(
                              concat.getDim(), concat->getOperandTypes())});

@@ -53,7 +53,7 @@ gacc.train_step @dense params [@w] attributes {
 ^bb0(%w: tensor<10x784xf32>, %x: tensor<2x784xf32>, %y: tensor<2xi32>):
   %z = gacc.linear %x, %w : tensor<2x784xf32>, tensor<10x784xf32> -> tensor<2x10xf32>
   %scale = arith.constant dense<[[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]]> : tensor<2x10xf32>
-  // expected-error @below {{'arith.mulf' op cannot be re-typed for micro-batch size 24: its operands' shapes no longer agree (one follows the micro-batch, another does not and is no splat constant or fill that could be made at the new shape)}}
+  // expected-error @below {{'arith.mulf' op cannot be re-typed for micro-batch size 24: its operands' shapes no longer agree (one follows the micro-batch, another does not and is no splat constant, fill or broadcast that could be made at the new shape)}}
   %s = arith.mulf %z, %scale : tensor<2x10xf32>
   %l = gacc.cross_entropy %s, %y : tensor<2x10xf32>, tensor<2xi32> -> tensor<f32>
   gacc.yield %l : tensor<f32>
