@@ -177,6 +177,11 @@ LogicalResult verifyNoUndefinedReads(TrainStepOp step);
 bool coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
                  int64_t extent);
 
+/// Whether the payload of `op` (a linalg op) reads the index of its loop
+/// `loop` (a linalg.index of `op`'s own, also inside a region of the
+/// payload): its values then depend on the position along that loop.
+bool readsLoopIndex(linalg::LinalgOp op, unsigned loop);
+
 /// Registers the external models gacc attaches: bufferization of
 /// gacc.matmul_accumulate and gacc.all_reduce, the adjoint rules of
 /// upstream arith, math, linalg and tensor ops (StructuredAdjoints.h), and

@@ -25,7 +25,7 @@ struct LinalgIndexRange
     auto index = cast<linalg::IndexOp>(op);
     unsigned width = IndexType::kInternalStorageBitWidth;
     APInt largest = APInt::getSignedMaxValue(width);
-    if (auto linalgOp = op->getParentOfType<linalg::LinalgOp>()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op->getParentOp())) {
       SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
       if (index.getDim() < ranges.size() &&
           ShapedType::isStatic(ranges[index.getDim()]))

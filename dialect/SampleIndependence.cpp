@@ -48,6 +48,16 @@ bool mlir::gacc::coversWhole(OffsetSizeAndStrideOpInterface op, int64_t dim,
          !op.isDynamicStride(dim) && op.getStaticStride(dim) == 1;
 }
 
+bool mlir::gacc::readsLoopIndex(linalg::LinalgOp op, unsigned loop) {
+  return op
+      ->walk([&](linalg::IndexOp index) {
+        return index.getDim() == loop && index->getParentOp() == op
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 namespace {
 
 /// A loop nest as the analysis reads it: each loop's iterator type, each
@@ -421,11 +431,7 @@ LogicalResult SampleDimensions::visitIndexUses(linalg::LinalgOp op) {
         loop = d.getPosition();
   if (!loop)
     return success();
-  WalkResult found = op->walk([&](linalg::IndexOp index) {
-    return index.getDim() == *loop ? WalkResult::interrupt()
-                                   : WalkResult::advance();
-  });
-  if (!found.wasInterrupted())
+  if (!readsLoopIndex(op, *loop))
     return success();
   return mixes(op, "reads the index of its samples' loop (linalg.index " +
                        Twine(*loop) +

@@ -216,11 +216,7 @@ private:
       if (old.getDimSize(i) == type.getDimSize(i))
         continue;
       unsigned loop = cast<AffineDimExpr>(map.getResult(i)).getPosition();
-      bool indexed = op->walk([&](linalg::IndexOp index) {
-                         return index.getDim() == loop ? WalkResult::interrupt()
-                                                       : WalkResult::advance();
-                       }).wasInterrupted();
-      if (indexed)
+      if (readsLoopIndex(op, loop))
         return nullptr;
       sizes[loop] = type.getDimSize(i);
     }
@@ -290,9 +286,9 @@ private:
 
   /// `operand` of `op` at `shape`: as it is where it has that shape, made
   /// again at it where it does not follow the micro-batch (remadeAt);
-  /// otherwise an error at `op` saying that `what` no longer agree.
+  /// otherwise an error at `op` saying `why` it cannot be.
   LogicalResult operandAt(Operation *op, OpOperand &operand,
-                          ArrayRef<int64_t> shape, const Twine &what) {
+                          ArrayRef<int64_t> shape, const Twine &why) {
     auto type = cast<RankedTensorType>(operand.get().getType());
     if (type.getShape() == shape)
       return success();
@@ -300,12 +296,18 @@ private:
                        ? Value()
                        : remadeAt(operand.get(), type.clone(shape), op);
     if (!remade)
-      return cannot(op, what + " no longer agree (one follows the "
-                               "micro-batch, another does not and is no "
-                               "splat constant, fill or broadcast that could "
-                               "be made at the new shape)");
+      return cannot(op, why);
     substitute(operand, remade);
     return success();
+  }
+
+  /// Why two operands of shapes that must agree cannot be made to, for
+  /// operandAt: `what` (the operands) no longer agree.
+  static std::string disagree(StringRef what) {
+    return (what + " no longer agree (one follows the micro-batch, another "
+                   "does not and is no splat constant, fill or broadcast "
+                   "that could be made at the new shape)")
+        .str();
   }
 
   /// A value of `type` to use as an init of `user` in place of `init`
@@ -373,18 +375,16 @@ private:
         }
         if (!conflict)
           continue;
-        Value remade =
-            follows ? Value() : remadeAt(in->get(), type.clone(shape), op);
         auto [loop, size] = *conflict;
-        if (!remade)
-          return cannot(op, "its operands give loop " + Twine(loop) +
-                                " the sizes " + Twine(loops[loop]) + " and " +
-                                Twine(size) + " (operand #" +
-                                Twine(in->getOperandNumber()) +
-                                " keeps its size; an operand of a fixed size, "
-                                "such as a parameter, cannot be indexed by the "
-                                "micro-batch's loop)");
-        substitute(*in, remade);
+        if (failed(operandAt(
+                op, *in, shape,
+                "its operands give loop " + Twine(loop) + " the sizes " +
+                    Twine(loops[loop]) + " and " + Twine(size) + " (operand #" +
+                    Twine(in->getOperandNumber()) +
+                    " keeps its size; an operand of a fixed size, such as a "
+                    "parameter, cannot be indexed by the micro-batch's "
+                    "loop)")))
+          return failure();
       }
     }
     SmallVector<Type> resultTypes;
@@ -451,29 +451,23 @@ private:
     // A source that follows the micro-batch, written over a whole
     // destination dimension that does not: the destination is made again
     // at its size (a fill, an empty tensor), or it is an error.
-    auto oldDestType = cast<RankedTensorType>(op.getDest().getType());
-    SmallVector<int64_t> destShape(oldDestType.getShape());
+    auto destType = cast<RankedTensorType>(op.getDest().getType());
+    SmallVector<int64_t> destShape(destType.getShape());
     for (int64_t d = 0, s = 0; d < int64_t(sizes.size()); ++d) {
       if (dropped && dropped->contains(d))
         continue;
       if (oldSource.getDimSize(s) != source.getDimSize(s) &&
-          oldDest.getDimSize(d) == oldDestType.getDimSize(d) &&
+          oldDest.getDimSize(d) == destType.getDimSize(d) &&
           coversWhole(op, d, oldDest.getDimSize(d)))
         destShape[d] = source.getDimSize(s);
       ++s;
     }
-    if (ArrayRef<int64_t>(destShape) != oldDestType.getShape()) {
-      Value remade =
-          changed.contains(op.getDest())
-              ? Value()
-              : remadeAt(op.getDest(), oldDestType.clone(destShape), op);
-      if (!remade)
-        return cannot(op, "it writes the samples over a whole dimension of a "
-                          "destination that does not follow the micro-batch "
-                          "and is no fill or empty tensor that could be made "
-                          "at the new shape");
-      substitute(op.getDestMutable(), remade);
-    }
+    if (failed(operandAt(op, op.getDestMutable(), destShape,
+                         "it writes the samples over a whole dimension of a "
+                         "destination that does not follow the micro-batch "
+                         "and is no fill or empty tensor that could be made "
+                         "at the new shape")))
+      return failure();
     auto dest = cast<RankedTensorType>(op.getDest().getType());
     for (int64_t d = 0, s = 0; d < int64_t(sizes.size()); ++d) {
       bool destChanged = oldDest.getDimSize(d) != dest.getDimSize(d);
@@ -491,17 +485,11 @@ private:
                               ") no longer fits its destination's");
       sizes[d] = sourceShape[s++];
     }
-    if (ArrayRef<int64_t>(sourceShape) != source.getShape()) {
-      Value remade =
-          changed.contains(op.getSource())
-              ? Value()
-              : remadeAt(op.getSource(), source.clone(sourceShape), op);
-      if (!remade)
-        return cannot(op, "its source does not follow the micro-batch of its "
-                          "destination, and is no splat constant, fill or "
-                          "broadcast that could be made at the new shape");
-      substitute(op.getSourceMutable(), remade);
-    }
+    if (failed(operandAt(op, op.getSourceMutable(), sourceShape,
+                         "its source does not follow the micro-batch of its "
+                         "destination, and is no splat constant, fill or "
+                         "broadcast that could be made at the new shape")))
+      return failure();
     op.setStaticSizes(sizes);
     // (InsertSliceOp::getDestType is the result's type.)
     setResultTypes(op, {dest});
@@ -562,7 +550,8 @@ private:
       auto shape = cast<RankedTensorType>(follows.getType()).getShape();
       for (OpOperand &operand : op->getOpOperands())
         if (isa<RankedTensorType>(operand.get().getType()) &&
-            failed(operandAt(op, operand, shape, "its operands' shapes")))
+            failed(operandAt(op, operand, shape,
+                             disagree("its operands' shapes"))))
           return failure();
       SmallVector<Type> types;
       for (Type t : op->getResultTypes())
@@ -599,7 +588,8 @@ private:
       for (OpOperand &operand : op->getOpOperands()) {
         shape[concat.getDim()] = cast<RankedTensorType>(operand.get().getType())
                                      .getDimSize(concat.getDim());
-        if (failed(operandAt(op, operand, shape, "the tensors it joins")))
+        if (failed(operandAt(op, operand, shape,
+                             disagree("the tensors it joins"))))
           return failure();
       }
       setResultTypes(op, {tensor::ConcatOp::inferResultType(

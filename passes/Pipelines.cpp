@@ -497,12 +497,13 @@ void mlir::gacc::registerGAccPipelines() {
       "Lower gacc training steps to GPU kernels (NVVM, PTX, cubin through "
       "ptxas) with host code in the LLVM dialect",
       +[](const NVVMPipelineOptions &options) {
-        std::string problem = validateNVVMPipelineOptions(options);
-        if (problem.empty())
-          problem = checkNVVMToolchain(options);
-        if (!problem.empty() && options.format != "isa")
-          problem += "; PTX (format=isa) needs no ptxas";
-        return problem;
+        if (std::string problem = validateNVVMPipelineOptions(options);
+            !problem.empty())
+          return problem;
+        std::string toolchain = checkNVVMToolchain(options);
+        return toolchain.empty() ? toolchain
+                                 : toolchain + "; PTX (format=isa) needs no "
+                                               "ptxas";
       },
       buildLowerToNVVMPipeline);
 }

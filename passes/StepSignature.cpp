@@ -149,9 +149,9 @@ struct IndexBounds {
   /// tensor.generate's, an scf loop's, the body's own). Each index, followed
   /// through the conversions (index_cast, extsi, extui), must be one of
   ///  - the payload's element of an input (or of an init where every loop
-  ///    is parallel), or a nested tensor.extract of
-  ///    a tensor defined above (a sample's own row): it bounds that
-  ///    tensor's source as a lookup's indices do;
+  ///    is parallel), or a nested tensor.extract of a tensor defined above
+  ///    (a sample's own row): it bounds that tensor's source as a lookup's
+  ///    indices do;
   ///  - anything else (the loops' linalg.index, constants, scf.for
   ///    induction variables, clamps of the data) proven inside the table
   ///    by integer range analysis, which knows each linalg.index's loop
@@ -162,13 +162,8 @@ struct IndexBounds {
                             linalg::LinalgOp linalgOp) {
     auto table = cast<RankedTensorType>(extract.getTensor().getType());
     for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
-      Value v = index;
-      while (Operation *def = v.getDefiningOp()) {
-        if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-                 arith::ExtUIOp>(def))
-          break;
-        v = def->getOperand(0);
-      }
+      // A scalar index moves through the integer widenings alone.
+      Value v = indexSource(index);
       // The verifier allows a dynamic size only between tensor.casts.
       if (ShapedType::isDynamic(table.getDimSize(k)))
         return extract.emitOpError("reads a table whose dimension ")

@@ -29,9 +29,8 @@ using namespace gaccrt;
 int Trainer::resume() {
   if (!checkpointing())
     return 0;
-  // From now on SIGTERM and SIGINT stop the run at the next micro-batch
-  // boundary, with a checkpoint.
-  installStopSignalHandlers();
+  // SIGTERM and SIGINT stop the run at the next micro-batch boundary, with
+  // a checkpoint (their handlers are installed at start-up, run()).
   identity = identifyRun(model, sig, settings, *data, fixedOrder);
   if (!settings.resumeDir.empty()) {
     auto loaded = readCheckpoint(settings.resumeDir, settings.rank, identity,

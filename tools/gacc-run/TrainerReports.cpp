@@ -322,6 +322,17 @@ void Trainer::reportMemory(llvm::json::Object &summary) {
            "margin\n";
 }
 
+/// Writes `named` to `path`, the file of `flag`: 0, or the exit status
+/// after reporting the failure.
+static int saveNamed(llvm::StringRef flag, const std::string &path,
+                     const NamedTensors &named) {
+  if (llvm::Error e = saveSafetensors(path, named))
+    return reportFailure(
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                flag + " " + llvm::toString(std::move(e))));
+  return 0;
+}
+
 /// The saved parameters, moving averages and gradients, on rank 0 (the
 /// gradients are gathered on every rank, a collective, before rank 0 alone
 /// may fail writing).
@@ -345,10 +356,8 @@ int Trainer::saveOutputs() {
     // Running statistics beside the weights, as torch's state_dict.
     for (unsigned q = 0; q < sig.numStatistics; ++q)
       named.push_back({sig.statisticNames[q], TensorBytes(st.statistics[q])});
-    if (llvm::Error e = saveSafetensors(settings.saveParams, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-params " + llvm::toString(std::move(e))));
+    if (int status = saveNamed("--save-params", settings.saveParams, named))
+      return status;
   }
   if (!settings.saveEma.empty()) {
     if (emaWeights.empty())
@@ -358,10 +367,8 @@ int Trainer::saveOutputs() {
     NamedTensors named;
     for (unsigned i = 0; i < sig.numParams; ++i)
       named.push_back({sig.paramNames[i], TensorBytes(emaWeights[i])});
-    if (llvm::Error e = saveSafetensors(settings.saveEma, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-ema " + llvm::toString(std::move(e))));
+    if (int status = saveNamed("--save-ema", settings.saveEma, named))
+      return status;
   }
   if (!settings.saveGradients.empty() && !stepMs.empty() && last.skipped) {
     reportError("--save-gradients: the last window's gradients were not "
@@ -373,12 +380,10 @@ int Trainer::saveOutputs() {
     NamedTensors named;
     for (auto [k, i] : llvm::enumerate(sig.trainable))
       named.push_back({sig.paramNames[i], TensorBytes(gradients[k])});
-    if (llvm::Error e = saveSafetensors(settings.saveGradients, named))
-      return reportFailure(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--save-gradients " + llvm::toString(std::move(e))));
+    if (int status =
+            saveNamed("--save-gradients", settings.saveGradients, named))
+      return status;
   }
-  return 0;
   return 0;
 }
 
